@@ -1,0 +1,16 @@
+import { startTestBaton } from '../test/helpers/test-baton.ts';
+const s = await startTestBaton({}, { logger: { level: 'warn' } });
+console.log('started', s.url);
+const t = await s.request('POST', '/v1/threads', { agent: 'refund-desk' });
+console.log(t.status, t.body);
+const m = await s.request('POST', `/v1/threads/${t.body.id}/messages`, { content: 'I need approval to process a $500 refund' });
+console.log(m.status, JSON.stringify(m.body));
+await s.close();
+const s2 = await startTestBaton({}, { logger: { level: 'warn' } });
+const t2 = await s2.request('POST', '/v1/threads', { agent: 'refund-desk' });
+const m2 = await s2.request('POST', `/v1/threads/${t2.body.id}/messages`, { content: 'I need approval to process a $500 refund' });
+const callId = m2.body.choices[0].message.tool_calls[0].id;
+console.log('pending', (await s2.request('GET', `/v1/threads/${t2.body.id}`)).body.status);
+const r = await s2.request('POST', `/v1/threads/${t2.body.id}/messages`, { content: [{type:'tool_result', tool_call_id: callId, content: '{"approved":true}'}] });
+console.log(r.status, JSON.stringify(r.body));
+await s2.close();

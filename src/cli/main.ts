@@ -1,0 +1,36 @@
+import { runChat } from './chat.ts';
+import { runServe } from './serve.ts';
+
+const USAGE = `Usage:
+  baton serve                 start the server (config: ./baton.yaml or BATON_CONFIG; HOST, PORT, BATON_DATA_DIR, BATON_ADMIN_KEY)
+  baton chat AGENT            chat with an agent in the terminal, answering its client-executed tool calls at a prompt
+                              (BATON_URL, default http://127.0.0.1:8080; BATON_API_KEY)`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      return runServe();
+    case 'chat':
+      return runChat(rest);
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      console.log(USAGE);
+      return command === undefined ? 1 : 0;
+    default:
+      console.error(`Unknown command '${command}'.\n${USAGE}`);
+      return 1;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exitCode = 1;
+  },
+);

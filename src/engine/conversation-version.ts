@@ -1,0 +1,36 @@
+import type { ConversationPatch, Repositories } from '../store/store.ts';
+import type { ConversationRecord } from '../store/records.ts';
+import { EngineError } from './engine-error.ts';
+
+/**
+ * Compare-and-set on the conversation version inside a transaction. Every change of a
+ * conversation's state goes through here, so two writers that read the same version cannot both
+ * apply; the loser's transaction rolls back with a 409.
+ */
+export async function bumpConversation(
+  tx: Repositories,
+  appId: string,
+  conversationId: string,
+  patch: ConversationPatch,
+  expectedVersion?: number,
+): Promise<ConversationRecord> {
+  const current = await tx.conversations.get(appId, conversationId);
+  if (!current) throw new EngineError('not_found', 'thread_not_found', `No thread found with id '${conversationId}'.`);
+  const updated = await tx.conversations.compareAndSet(conversationId, expectedVersion ?? current.version, patch);
+  if (!updated) {
+    throw new EngineError(
+      'conflict',
+      'concurrent_update',
+      `Thread '${conversationId}' was changed by another request at the same time; read its state and retry if still needed.`,
+    );
+  }
+  return updated;
+}
+
+/** Thrown inside a turn's transaction when the turn is no longer ours to write (cancelled meanwhile). */
+export class TurnSupersededError extends Error {
+  constructor(turnId: string) {
+    super(`Turn ${turnId} changed state while running (cancelled or expired).`);
+    this.name = 'TurnSupersededError';
+  }
+}

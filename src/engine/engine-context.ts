@@ -1,0 +1,48 @@
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+import type { Store } from '../store/store.ts';
+import type { Clock } from './clock.ts';
+import type { IdGenerator } from './ids.ts';
+
+export interface ModelResolver {
+  resolve(modelId: string): LanguageModelV3;
+}
+
+export interface EngineLogger {
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
+}
+
+export interface EngineSettings {
+  /** Retries of a failing model call (exponential backoff, by the AI SDK) before the turn fails. */
+  maxModelRetries: number;
+  /** Model steps in a row that may produce only invalid calls before the turn fails. */
+  maxInvalidCallRounds: number;
+  /** An `in_progress` turn not updated for this long is considered orphaned by a dead process. */
+  staleTurnSeconds: number;
+}
+
+/** What every part of the engine shares. Built once by `createEngine`. */
+export interface EngineContext {
+  store: Store;
+  models: ModelResolver;
+  clock: Clock;
+  newId: IdGenerator;
+  settings: EngineSettings;
+  logger: EngineLogger;
+  /** Abort handles of turns running in this process, so cancel stops the model call at once. */
+  running: Map<string, AbortController>;
+  /** Work started without a caller waiting on it (resumes by the sweeper, queued input). */
+  background: Set<Promise<unknown>>;
+}
+
+export function nowIso(context: EngineContext): string {
+  return context.clock.now().toISOString();
+}
+
+/** Starts work nobody awaits, keeping a handle so shutdown can wait for it and failures are logged. */
+export function runInBackground(context: EngineContext, label: string, work: () => Promise<unknown>): void {
+  const promise = work()
+    .catch((error: unknown) => context.logger.error({ err: error, label }, 'background engine work failed'))
+    .finally(() => context.background.delete(promise));
+  context.background.add(promise);
+}

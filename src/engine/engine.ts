@@ -1,0 +1,415 @@
+import type {
+  AgentDefinition,
+  ContentPart,
+  ConversationRecord,
+  ItemRecord,
+  LedgerEntryRecord,
+  QueuedInputRecord,
+  TurnOptions,
+  TurnRecord,
+} from '../store/records.ts';
+import type { LedgerFilter, Page, PageRequest, Store } from '../store/store.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { bumpConversation } from './conversation-version.ts';
+import { EngineError, notFound } from './engine-error.ts';
+import { nowIso, runInBackground, type EngineContext, type EngineLogger, type EngineSettings, type ModelResolver } from './engine-context.ts';
+import type { EngineEventListener } from './events.ts';
+import { newId as defaultNewId, type IdGenerator } from './ids.ts';
+import {
+  applyResultsMessage,
+  beginResume,
+  checkResultsMessage,
+  resolveOneCall,
+  type SubmissionActor,
+  type ToolResultInput,
+} from './result-submission.ts';
+import { assertValidToolSet } from './tool-schema.ts';
+import { closeTurn } from './turn-closing.ts';
+import { runTurn, type TurnOutcome } from './turn-runner.ts';
+
+export interface EngineOptions {
+  store: Store;
+  models: ModelResolver;
+  clock?: Clock;
+  newId?: IdGenerator;
+  logger?: EngineLogger;
+  settings?: Partial<EngineSettings>;
+}
+
+export type ConversationStatus = 'idle' | 'running' | 'pending';
+
+export interface ConversationState {
+  conversation: ConversationRecord;
+  status: ConversationStatus;
+  activeTurn: TurnRecord | null;
+  pendingCalls: LedgerEntryRecord[];
+}
+
+export interface UserInput {
+  content: ContentPart[];
+  options: TurnOptions;
+}
+
+export interface RunOptions {
+  listener?: EngineEventListener;
+  submission: SubmissionActor;
+}
+
+/** New input accepted while calls were pending, under the agent's `queue` policy. */
+export interface QueuedOutcome {
+  queued: QueuedInputRecord;
+  pendingCallIds: string[];
+}
+
+const silentLogger: EngineLogger = { warn: () => {}, error: () => {} };
+const MAX_CONFLICT_RETRIES = 3;
+
+/**
+ * Baton's engine: conversations, turns, the agent loop and the pending-call ledger. Faces call
+ * these methods and translate; no face writes to the store or decides a rule itself.
+ */
+export class Engine {
+  readonly context: EngineContext;
+
+  constructor(options: EngineOptions) {
+    this.context = {
+      store: options.store,
+      models: options.models,
+      clock: options.clock ?? systemClock,
+      newId: options.newId ?? defaultNewId,
+      logger: options.logger ?? silentLogger,
+      settings: { maxModelRetries: 2, maxInvalidCallRounds: 2, staleTurnSeconds: 600, ...options.settings },
+      running: new Map(),
+      background: new Set(),
+    };
+  }
+
+  get store(): Store {
+    return this.context.store;
+  }
+
+  // ---- conversations -------------------------------------------------------------------------
+
+  async createConversation(appId: string, agentName: string, metadata: Record<string, string>): Promise<ConversationRecord> {
+    const agent = await this.context.store.agents.get(appId, agentName);
+    if (!agent) {
+      throw new EngineError('not_found', 'agent_not_found', `No agent named '${agentName}'. List agents with GET /v1/agents.`, { param: 'agent' });
+    }
+    const now = nowIso(this.context);
+    const conversation: ConversationRecord = {
+      id: this.context.newId('thread'),
+      appId,
+      agentId: agent.id,
+      agentName: agent.name,
+      version: 0,
+      activeTurnId: null,
+      headTurnId: null,
+      metadata,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.context.store.conversations.insert(conversation);
+    return conversation;
+  }
+
+  async getConversation(appId: string, conversationId: string): Promise<ConversationRecord> {
+    const conversation = await this.context.store.conversations.get(appId, conversationId);
+    if (!conversation) throw notFound('thread', conversationId);
+    return conversation;
+  }
+
+  /** The conversation with its derived status: `pending` comes from the ledger, never a stored flag. */
+  async getConversationState(appId: string, conversationId: string): Promise<ConversationState> {
+    const conversation = await this.getConversation(appId, conversationId);
+    const activeTurn = conversation.activeTurnId ? ((await this.context.store.turns.get(conversation.activeTurnId)) ?? null) : null;
+    const pendingCalls = activeTurn ? (await this.context.store.ledger.listByTurn(activeTurn.id)).filter((entry) => entry.state === 'pending') : [];
+    const status: ConversationStatus = pendingCalls.length > 0 ? 'pending' : activeTurn?.status === 'in_progress' ? 'running' : 'idle';
+    return { conversation, status, activeTurn, pendingCalls };
+  }
+
+  async listItems(appId: string, conversationId: string, page: PageRequest): Promise<Page<ItemRecord>> {
+    await this.getConversation(appId, conversationId);
+    return this.context.store.items.list(conversationId, page);
+  }
+
+  async getTurn(appId: string, turnId: string): Promise<TurnRecord> {
+    const turn = await this.context.store.turns.get(turnId);
+    if (!turn || turn.appId !== appId) throw notFound('turn', turnId);
+    return turn;
+  }
+
+  // ---- input ---------------------------------------------------------------------------------
+
+  /**
+   * Starts a turn with new user input. While calls are pending the input is refused with the
+   * pending ids (policy `reject`) or stored and applied once they resolve (policy `queue`).
+   */
+  async sendMessage(appId: string, conversationId: string, input: UserInput, options: RunOptions): Promise<TurnOutcome | QueuedOutcome> {
+    assertValidToolSet(input.options.tools, 'tools');
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.trySendMessage(appId, conversationId, input, options);
+      } catch (error) {
+        // A lost compare-and-set means someone changed the thread between our read and write:
+        // re-read once more so the caller gets the precise reason (busy, pending) instead.
+        if (error instanceof EngineError && error.code === 'concurrent_update' && attempt < MAX_CONFLICT_RETRIES) continue;
+        throw error;
+      }
+    }
+  }
+
+  private async trySendMessage(appId: string, conversationId: string, input: UserInput, options: RunOptions): Promise<TurnOutcome | QueuedOutcome> {
+    const state = await this.getConversationState(appId, conversationId);
+    const { conversation, activeTurn } = state;
+    const agentRecord = await this.context.store.agents.getById(conversation.agentId);
+    if (!agentRecord) {
+      throw new EngineError('unprocessable', 'agent_deleted', `Agent '${conversation.agentName}' of thread '${conversationId}' was deleted; create a new thread with an existing agent.`);
+    }
+    if (activeTurn) {
+      const pendingIds = state.pendingCalls.map((entry) => entry.id);
+      if (agentRecord.definition.inputPolicy === 'queue') {
+        const queued: QueuedInputRecord = {
+          id: this.context.newId('queued'),
+          appId,
+          conversationId,
+          content: input.content,
+          options: input.options,
+          createdAt: nowIso(this.context),
+        };
+        await this.context.store.queuedInputs.insert(queued);
+        // The turn may have ended between our read and the insert; make sure the queue is not stranded.
+        this.drainQueueLater(appId, conversationId);
+        return { queued, pendingCallIds: pendingIds };
+      }
+      if (state.status === 'pending') {
+        throw new EngineError(
+          'conflict',
+          'tool_calls_pending',
+          `Thread '${conversationId}' is waiting for the results of tool calls ${pendingIds.join(', ')}. Send them as tool_result blocks in one message, or cancel the turn with POST /v1/threads/${conversationId}/cancel, before sending new input.`,
+          { details: { pending_tool_call_ids: pendingIds } },
+        );
+      }
+      throw new EngineError(
+        'conflict',
+        'thread_busy',
+        `Thread '${conversationId}' is running turn '${activeTurn.id}'. Wait for its response, or cancel it with POST /v1/threads/${conversationId}/cancel.`,
+      );
+    }
+    const turn = await this.startTurn(conversation, agentRecord.id, agentRecord.version, [input]);
+    return this.run(turn, agentRecord.definition, options.listener);
+  }
+
+  /** Creates the turn and appends the user input, under compare-and-set on the conversation. */
+  private async startTurn(
+    conversation: ConversationRecord,
+    agentId: string,
+    agentVersion: number,
+    inputs: readonly UserInput[],
+    queuedIds: readonly string[] = [],
+  ): Promise<TurnRecord> {
+    const now = nowIso(this.context);
+    const last = inputs[inputs.length - 1];
+    const turn: TurnRecord = {
+      id: this.context.newId('turn'),
+      appId: conversation.appId,
+      conversationId: conversation.id,
+      agentId,
+      agentVersion,
+      status: 'in_progress',
+      options: last?.options ?? { tools: [] },
+      finishReason: null,
+      error: null,
+      stepCount: 0,
+      usage: { inputTokens: 0, outputTokens: 0 },
+      createdAt: now,
+      updatedAt: now,
+      completedAt: null,
+    };
+    await this.context.store.transaction(async (tx) => {
+      await bumpConversation(tx, conversation.appId, conversation.id, { activeTurnId: turn.id, headTurnId: turn.id, updatedAt: now }, conversation.version);
+      await tx.turns.insert(turn);
+      await tx.items.append(
+        inputs.map((input) => ({
+          id: this.context.newId('item'),
+          conversationId: conversation.id,
+          turnId: turn.id,
+          groupId: this.context.newId('msg'),
+          createdAt: now,
+          payload: { type: 'message' as const, role: 'user' as const, content: input.content },
+        })),
+      );
+      for (const id of queuedIds) await tx.queuedInputs.delete(id);
+    });
+    return turn;
+  }
+
+  /** Runs the loop for a turn this caller owns, then applies any queued input. */
+  private async run(turn: TurnRecord, agent: AgentDefinition, listener: EngineEventListener | undefined): Promise<TurnOutcome> {
+    const outcome = await runTurn(this.context, turn, agent, listener);
+    // Only agents with the `queue` policy ever store input; others skip the extra query.
+    if (outcome.turn.status !== 'requires_action' && agent.inputPolicy === 'queue') this.drainQueueLater(turn.appId, turn.conversationId);
+    return outcome;
+  }
+
+  private async agentForTurn(turn: TurnRecord): Promise<AgentDefinition> {
+    const version = await this.context.store.agents.getVersion(turn.agentId, turn.agentVersion);
+    if (!version) throw new EngineError('internal', 'agent_version_missing', `Agent version ${turn.agentVersion} of turn '${turn.id}' is missing.`);
+    return version.definition;
+  }
+
+  // ---- results -------------------------------------------------------------------------------
+
+  /** Answers every pending call of the conversation in one message, then resumes the turn. */
+  async submitResults(appId: string, conversationId: string, results: ToolResultInput[], options: RunOptions): Promise<TurnOutcome> {
+    const conversation = await this.getConversation(appId, conversationId);
+    const { turn } = await checkResultsMessage(this.context, conversation, results);
+    const resumed = await applyResultsMessage(this.context, turn, results, options.submission);
+    return this.run(resumed, await this.agentForTurn(resumed), options.listener);
+  }
+
+  /**
+   * Answers one call through the ledger. When it was the last pending call of its turn, the turn
+   * resumes here and its outcome is returned; otherwise `outcome` is null.
+   */
+  async submitCallResult(
+    appId: string,
+    callId: string,
+    result: { output: ContentPart[]; isError: boolean },
+    options: RunOptions,
+  ): Promise<{ entry: LedgerEntryRecord; outcome: TurnOutcome | null }> {
+    const entry = await resolveOneCall(this.context, appId, callId, result, options.submission);
+    // Checked in a transaction of its own, after the resolution committed, so that of two
+    // concurrent last answers at least the later one sees nothing pending and resumes.
+    const resumed = await this.context.store.transaction((tx) => beginResume(this.context, tx, entry.turnId));
+    if (!resumed) return { entry, outcome: null };
+    const outcome = await this.run(resumed, await this.agentForTurn(resumed), options.listener);
+    return { entry, outcome };
+  }
+
+  async getCall(appId: string, callId: string): Promise<LedgerEntryRecord> {
+    const entry = await this.context.store.ledger.get(appId, callId);
+    if (!entry) throw new EngineError('not_found', 'tool_call_not_found', `No tool call found with id '${callId}'.`);
+    return entry;
+  }
+
+  listCalls(filter: LedgerFilter, page: PageRequest): Promise<Page<LedgerEntryRecord>> {
+    return this.context.store.ledger.list(filter, page);
+  }
+
+  // ---- cancel, deadlines, recovery ----------------------------------------------------------
+
+  /** Cancels the running or paused turn; pending calls get synthetic results so history stays valid. */
+  async cancel(appId: string, conversationId: string, actor: string | null): Promise<{ turn: TurnRecord; cancelledCalls: LedgerEntryRecord[] }> {
+    const conversation = await this.getConversation(appId, conversationId);
+    if (!conversation.activeTurnId) {
+      throw new EngineError('conflict', 'thread_not_active', `Thread '${conversationId}' has nothing to cancel: no turn is running or waiting for tool results.`);
+    }
+    const closed = await closeTurn(this.context, conversation.activeTurnId, {
+      status: 'cancelled',
+      error: null,
+      syntheticResult: 'Cancelled: the turn was cancelled before this tool call received a result.',
+      actor,
+    });
+    if (!closed) {
+      throw new EngineError('conflict', 'thread_not_active', `Thread '${conversationId}' finished its turn before it could be cancelled.`);
+    }
+    this.drainQueueLater(appId, conversationId);
+    return { turn: closed.turn, cancelledCalls: closed.closedCalls };
+  }
+
+  /**
+   * Applies the deadline policy of every pending call that is due. Safe with several processes:
+   * each expiry is a conditional update, so only one process applies it.
+   */
+  async applyDueDeadlines(limit = 100): Promise<number> {
+    const now = this.context.clock.now();
+    const due = await this.context.store.ledger.listDue(now.toISOString(), limit);
+    let applied = 0;
+    for (const entry of due) {
+      const seconds = Math.round((now.getTime() - Date.parse(entry.createdAt)) / 1000);
+      const text = `Expired: tool call '${entry.id}' (${entry.toolName}) received no result within its deadline (${seconds} s after it was made).`;
+      if (entry.timeoutPolicy === 'error_result') {
+        const resolved = await this.context.store.ledger.resolve(entry.id, {
+          state: 'expired',
+          result: [{ type: 'text', text }],
+          isError: true,
+          submittedBy: 'baton:deadline',
+          submittedAt: now.toISOString(),
+          idempotencyKey: null,
+        });
+        if (!resolved) continue;
+        applied += 1;
+        runInBackground(this.context, 'resume after expiry', async () => {
+          const resumed = await this.context.store.transaction((tx) => beginResume(this.context, tx, entry.turnId));
+          if (resumed) await this.run(resumed, await this.agentForTurn(resumed), undefined);
+        });
+      } else {
+        const closed = await closeTurn(this.context, entry.turnId, {
+          status: entry.timeoutPolicy === 'fail' ? 'failed' : 'cancelled',
+          error: entry.timeoutPolicy === 'fail' ? { code: 'tool_call_expired', message: text } : null,
+          syntheticResult: `Cancelled: tool call '${entry.id}' expired, which ended the turn.`,
+          actor: 'baton:deadline',
+          expiredCallId: entry.id,
+          expiredResult: text,
+        });
+        if (!closed) continue;
+        applied += 1;
+        this.drainQueueLater(entry.appId, entry.conversationId);
+      }
+    }
+    return applied;
+  }
+
+  /** Fails turns left `in_progress` by a process that died, so their threads are usable again. */
+  async recoverStaleTurns(limit = 100): Promise<number> {
+    const before = new Date(this.context.clock.now().getTime() - this.context.settings.staleTurnSeconds * 1000).toISOString();
+    const stale = await this.context.store.turns.listStale(before, limit);
+    let recovered = 0;
+    for (const turn of stale) {
+      if (this.context.running.has(turn.id)) continue;
+      const closed = await closeTurn(this.context, turn.id, {
+        status: 'failed',
+        error: { code: 'interrupted', message: 'The server stopped while this turn was running. Send the message again.' },
+        syntheticResult: 'Cancelled: the server stopped before this tool call received a result.',
+        actor: 'baton:recovery',
+      });
+      if (closed) recovered += 1;
+    }
+    return recovered;
+  }
+
+  /** Starts a turn with queued input if the conversation is idle and has any. */
+  private drainQueueLater(appId: string, conversationId: string): void {
+    runInBackground(this.context, 'drain queued input', async () => {
+      const queued = await this.context.store.queuedInputs.listByConversation(conversationId);
+      if (queued.length === 0) return;
+      const conversation = await this.context.store.conversations.get(appId, conversationId);
+      if (!conversation || conversation.activeTurnId) return;
+      const agentRecord = await this.context.store.agents.getById(conversation.agentId);
+      if (!agentRecord) return;
+      let turn: TurnRecord;
+      try {
+        turn = await this.startTurn(
+          conversation,
+          agentRecord.id,
+          agentRecord.version,
+          queued.map((entry) => ({ content: entry.content, options: entry.options })),
+          queued.map((entry) => entry.id),
+        );
+      } catch (error) {
+        if (error instanceof EngineError && error.code === 'concurrent_update') return; // another process took it
+        throw error;
+      }
+      await this.run(turn, agentRecord.definition, undefined);
+    });
+  }
+
+  /** Waits for background work (resumes, queued input) to settle; used on shutdown and in tests. */
+  async idle(): Promise<void> {
+    while (this.context.background.size > 0) await Promise.allSettled([...this.context.background]);
+  }
+}
+
+export function isQueuedOutcome(outcome: TurnOutcome | QueuedOutcome): outcome is QueuedOutcome {
+  return 'queued' in outcome;
+}

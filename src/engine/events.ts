@@ -1,0 +1,17 @@
+import type { ItemRecord, LedgerEntryRecord, TurnRecord } from '../store/records.ts';
+
+/**
+ * Neutral events the engine emits while a turn runs. Faces translate them into their own wire
+ * events (Threads SSE, Responses SSE, CES stream); nothing here knows about any wire format.
+ */
+export type EngineEvent =
+  | { type: 'turn.started'; turn: TurnRecord }
+  | { type: 'text.delta'; groupId: string; delta: string }
+  | { type: 'call.started'; groupId: string; callId: string; name: string }
+  | { type: 'call.arguments.delta'; callId: string; delta: string }
+  | { type: 'item.added'; item: ItemRecord }
+  | { type: 'turn.paused'; turn: TurnRecord; pending: LedgerEntryRecord[] }
+  | { type: 'turn.completed'; turn: TurnRecord }
+  | { type: 'turn.failed'; turn: TurnRecord };
+
+export type EngineEventListener = (event: EngineEvent) => void;

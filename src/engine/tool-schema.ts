@@ -1,0 +1,120 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { ClientToolDefinition, JsonValue } from '../store/records.ts';
+import { EngineError } from './engine-error.ts';
+
+export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+export const MAX_TOOLS_PER_REQUEST = 128;
+
+// ajv-formats ships CJS; under NodeNext its default export is the module object.
+const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
+
+const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: false });
+(addFormats as unknown as (instance: Ajv) => void)(ajv);
+
+/**
+ * Compiled validators keyed by the schema's JSON text. Tool schemas repeat across turns, and
+ * compiling is far costlier than validating; the cache is bounded so per-request tools cannot grow it forever.
+ */
+const validators = new Map<string, ValidateFunction>();
+const MAX_CACHED_VALIDATORS = 2_000;
+
+function validatorFor(schema: object): ValidateFunction {
+  const key = JSON.stringify(schema);
+  let validate = validators.get(key);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    if (validators.size >= MAX_CACHED_VALIDATORS) {
+      const oldest = validators.keys().next().value;
+      if (oldest !== undefined) validators.delete(oldest);
+    }
+    validators.set(key, validate);
+  }
+  return validate;
+}
+
+function describeErrors(errors: ErrorObject[] | null | undefined): string {
+  if (!errors || errors.length === 0) return 'unknown schema violation';
+  return errors
+    .map((error) => {
+      const where = error.instancePath === '' ? 'the arguments' : `'${error.instancePath.slice(1).replace(/\//g, '.')}'`;
+      return `${where} ${error.message ?? 'is invalid'}`;
+    })
+    .join('; ');
+}
+
+/** Checks one tool declaration; `param` is where it sits in the request, for the error message. */
+export function assertValidToolDefinition(tool: ClientToolDefinition, param: string): void {
+  if (typeof tool.name !== 'string' || !TOOL_NAME_PATTERN.test(tool.name)) {
+    throw new EngineError(
+      'invalid_request',
+      'invalid_tool_name',
+      `Invalid tool name '${String(tool.name)}' at ${param}.name: names must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, '_' and '-', at most 64 characters).`,
+      { param: `${param}.name` },
+    );
+  }
+  const schema = tool.parameters as unknown;
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    throw new EngineError('invalid_request', 'invalid_tool_parameters', `${param}.parameters of tool '${tool.name}' must be a JSON Schema object.`, {
+      param: `${param}.parameters`,
+    });
+  }
+  if ((schema as { type?: unknown }).type !== undefined && (schema as { type?: unknown }).type !== 'object') {
+    throw new EngineError(
+      'invalid_request',
+      'invalid_tool_parameters',
+      `${param}.parameters of tool '${tool.name}' must describe an object ("type": "object"): tool arguments are always a JSON object.`,
+      { param: `${param}.parameters` },
+    );
+  }
+  try {
+    validatorFor(schema as object);
+  } catch (error) {
+    throw new EngineError(
+      'invalid_request',
+      'invalid_tool_parameters',
+      `${param}.parameters of tool '${tool.name}' is not a valid JSON Schema: ${(error as Error).message}`,
+      { param: `${param}.parameters` },
+    );
+  }
+}
+
+/** Checks a list of tools as one request sees them: each valid, names unique, at most 128. */
+export function assertValidToolSet(tools: readonly ClientToolDefinition[], param: string): void {
+  if (tools.length > MAX_TOOLS_PER_REQUEST) {
+    throw new EngineError(
+      'invalid_request',
+      'too_many_tools',
+      `Too many tools: ${tools.length} declared at ${param}, at most ${MAX_TOOLS_PER_REQUEST} are allowed per request.`,
+      { param },
+    );
+  }
+  const seen = new Set<string>();
+  tools.forEach((tool, index) => {
+    assertValidToolDefinition(tool, `${param}[${index}]`);
+    if (seen.has(tool.name)) {
+      throw new EngineError('invalid_request', 'duplicate_tool_name', `Duplicate tool name '${tool.name}' at ${param}[${index}].name: tool names must be unique.`, {
+        param: `${param}[${index}].name`,
+      });
+    }
+    seen.add(tool.name);
+  });
+}
+
+export type ArgumentCheck = { ok: true; value: JsonValue } | { ok: false; problem: string };
+
+/** Parses the model's argument text and validates it against the tool's schema. */
+export function checkToolArguments(tool: ClientToolDefinition, argumentText: string): ArgumentCheck {
+  let value: unknown;
+  try {
+    value = argumentText.trim() === '' ? {} : JSON.parse(argumentText);
+  } catch {
+    return { ok: false, problem: `the arguments are not valid JSON (${argumentText.slice(0, 200)})` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, problem: 'the arguments must be a JSON object' };
+  }
+  const validate = validatorFor(tool.parameters);
+  if (!validate(value)) return { ok: false, problem: describeErrors(validate.errors) };
+  return { ok: true, value: value as JsonValue };
+}

@@ -1,0 +1,103 @@
+import type { ItemRecord, LedgerEntryRecord, NewItem, TurnError, TurnRecord } from '../store/records.ts';
+import type { Repositories } from '../store/store.ts';
+import { bumpConversation } from './conversation-version.ts';
+import { nowIso, type EngineContext } from './engine-context.ts';
+
+/**
+ * Appends a `function_call_output` for every resolved client call of the turn that has none yet,
+ * in call order, as one group: the model sees a parallel set answered together. Used on resume,
+ * cancel, expiry and failure alike, which is what keeps every transcript valid.
+ */
+export async function writeMissingOutputs(
+  context: EngineContext,
+  tx: Repositories,
+  turn: TurnRecord,
+  entries: readonly LedgerEntryRecord[],
+): Promise<ItemRecord[]> {
+  const existing = await tx.items.listByTurn(turn.id);
+  const answered = new Set(existing.flatMap((item) => (item.payload.type === 'function_call_output' ? [item.payload.callId] : [])));
+  const groupId = context.newId('msg');
+  const createdAt = nowIso(context);
+  const outputs: NewItem[] = [...entries]
+    .filter((entry) => entry.state !== 'pending' && !answered.has(entry.id))
+    .sort((a, b) => (a.createdAt === b.createdAt ? a.callIndex - b.callIndex : a.createdAt < b.createdAt ? -1 : 1))
+    .map((entry) => ({
+      id: context.newId('item'),
+      conversationId: turn.conversationId,
+      turnId: turn.id,
+      groupId,
+      createdAt,
+      payload: {
+        type: 'function_call_output' as const,
+        callId: entry.id,
+        name: entry.toolName,
+        output: entry.result ?? [],
+        isError: entry.isError,
+        synthetic: entry.state === 'expired' || entry.state === 'cancelled',
+      },
+    }));
+  return outputs.length > 0 ? tx.items.append(outputs) : [];
+}
+
+export interface CloseTurnRequest {
+  status: 'cancelled' | 'failed' | 'expired';
+  error: TurnError | null;
+  /** Written as the result of every call still pending. */
+  syntheticResult: string;
+  actor: string | null;
+  /** A call that expired (marked `expired`, the others `cancelled`). */
+  expiredCallId?: string;
+  expiredResult?: string;
+}
+
+export interface ClosedTurn {
+  turn: TurnRecord;
+  closedCalls: LedgerEntryRecord[];
+}
+
+/**
+ * Ends a running or paused turn for good (cancel, deadline policy `fail`/`cancel`, a dead process).
+ * Every pending call gets a synthetic error result and an output item, so history stays valid.
+ * Returns undefined if the turn was no longer open.
+ */
+export async function closeTurn(context: EngineContext, turnId: string, request: CloseTurnRequest): Promise<ClosedTurn | undefined> {
+  const now = nowIso(context);
+  const closed = await context.store.transaction(async (tx) => {
+    const turn = await tx.turns.update(turnId, ['in_progress', 'requires_action'], {
+      status: request.status,
+      finishReason: request.status === 'cancelled' ? 'cancelled' : 'error',
+      error: request.error,
+      updatedAt: now,
+      completedAt: now,
+    });
+    if (!turn) return undefined;
+    const entries = await tx.ledger.listByTurn(turnId);
+    const closedCalls: LedgerEntryRecord[] = [];
+    const settled: LedgerEntryRecord[] = [];
+    for (const entry of entries) {
+      if (entry.state !== 'pending') {
+        settled.push(entry);
+        continue;
+      }
+      const expired = entry.id === request.expiredCallId;
+      const resolved = await tx.ledger.resolve(entry.id, {
+        state: expired ? 'expired' : 'cancelled',
+        result: [{ type: 'text', text: expired ? (request.expiredResult ?? request.syntheticResult) : request.syntheticResult }],
+        isError: true,
+        submittedBy: request.actor,
+        submittedAt: now,
+        idempotencyKey: null,
+      });
+      if (resolved) {
+        closedCalls.push(resolved);
+        settled.push(resolved);
+      }
+    }
+    await writeMissingOutputs(context, tx, turn, settled);
+    await bumpConversation(tx, turn.appId, turn.conversationId, { activeTurnId: null, updatedAt: now });
+    return { turn, closedCalls };
+  });
+  // Stop a model call of this turn running in this process; its writes would be refused anyway.
+  context.running.get(turnId)?.abort();
+  return closed;
+}

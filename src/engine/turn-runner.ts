@@ -1,0 +1,297 @@
+import { APICallError, RetryError } from 'ai';
+import type {
+  AgentDefinition,
+  ClientToolDefinition,
+  ItemRecord,
+  LedgerEntryRecord,
+  NewItem,
+  TurnError,
+  TurnRecord,
+  TurnStatus,
+} from '../store/records.ts';
+import { addSeconds } from './clock.ts';
+import { bumpConversation, TurnSupersededError } from './conversation-version.ts';
+import { nowIso, type EngineContext } from './engine-context.ts';
+import type { EngineEventListener } from './events.ts';
+import { hashArguments } from './arguments-hash.ts';
+import { runModelStep, StepAbortedError } from './model-step.ts';
+import { checkToolArguments } from './tool-schema.ts';
+import { toModelMessages, trimToUserBoundary } from './transcript.ts';
+
+/** Where a turn stands when the engine hands control back to the caller. */
+export interface TurnOutcome {
+  turn: TurnRecord;
+  /** Group id of the turn's last assistant reply: the id faces give the response message. */
+  replyGroupId: string;
+  /** Text of the last model step, if it said anything. */
+  text: string | null;
+  /** Client calls waiting for results, in call order (empty unless `requires_action`). */
+  pendingCalls: LedgerEntryRecord[];
+}
+
+/** The tools a turn may call: the agent's, with same-named per-request declarations taking precedence. */
+export function toolsForTurn(agent: AgentDefinition, turn: TurnRecord): ClientToolDefinition[] {
+  const byName = new Map<string, ClientToolDefinition>();
+  for (const tool of agent.tools) byName.set(tool.name, tool);
+  for (const tool of turn.options.tools) byName.set(tool.name, tool);
+  return [...byName.values()];
+}
+
+/**
+ * The agent loop for one turn that is `in_progress` and owned by the caller: step the model,
+ * validate calls, pause on client calls, answer invalid ones to the model, finish on text.
+ * Every step's writes (items, ledger rows, turn status, conversation version) commit together,
+ * so a crash leaves either the whole step or none of it.
+ */
+export async function runTurn(
+  context: EngineContext,
+  startingTurn: TurnRecord,
+  agent: AgentDefinition,
+  listener: EngineEventListener | undefined,
+): Promise<TurnOutcome> {
+  const emit: EngineEventListener = listener ?? (() => {});
+  const controller = new AbortController();
+  context.running.set(startingTurn.id, controller);
+  let turn = startingTurn;
+  let replyGroupId = context.newId('msg');
+  let lastText: string | null = null;
+  let invalidRounds = 0;
+  const tools = toolsForTurn(agent, turn);
+  const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
+  const maxSteps = turn.options.maxSteps ?? agent.maxSteps;
+  const parallel = turn.options.parallelToolCalls ?? agent.parallelToolCalls;
+  emit({ type: 'turn.started', turn });
+
+  try {
+    const model = context.models.resolve(agent.model);
+    while (turn.stepCount < maxSteps) {
+      const groupId = context.newId('msg');
+      const window = await context.store.items.listRecent(turn.conversationId, agent.historyLimit + 1);
+      const isWholeHistory = window.length <= agent.historyLimit;
+      const history = trimToUserBoundary(isWholeHistory ? window : window.slice(1), isWholeHistory);
+
+      const callIds = new Map<string, string>();
+      const mintCallId = (providerCallId: string): string => {
+        let callId = callIds.get(providerCallId);
+        if (!callId) {
+          callId = context.newId('call');
+          callIds.set(providerCallId, callId);
+        }
+        return callId;
+      };
+      const step = await runModelStep(
+        {
+          model,
+          instructions: agent.instructions,
+          messages: toModelMessages(history),
+          tools,
+          toolChoice: turn.options.toolChoice,
+          parallelToolCalls: parallel,
+          temperature: agent.temperature,
+          maxOutputTokens: agent.maxOutputTokens,
+          maxRetries: context.settings.maxModelRetries,
+          abortSignal: controller.signal,
+        },
+        {
+          onTextDelta: (delta) => emit({ type: 'text.delta', groupId, delta }),
+          onCallStarted: (providerCallId, name) => emit({ type: 'call.started', groupId, callId: mintCallId(providerCallId), name }),
+          onCallArgumentsDelta: (providerCallId, delta) => emit({ type: 'call.arguments.delta', callId: mintCallId(providerCallId), delta }),
+        },
+      );
+
+      const now = context.clock.now();
+      const createdAt = now.toISOString();
+      const items: NewItem[] = [];
+      const base = { conversationId: turn.conversationId, turnId: turn.id, createdAt };
+      if (step.text !== '') {
+        items.push({ ...base, id: context.newId('item'), groupId, payload: { type: 'message', role: 'assistant', content: [{ type: 'text', text: step.text }] } });
+      }
+      const entries: LedgerEntryRecord[] = [];
+      const invalidOutputs: NewItem[] = [];
+      for (const call of step.calls) {
+        const callId = mintCallId(call.providerCallId);
+        const tool = toolsByName.get(call.name);
+        const check = !tool
+          ? { ok: false as const, problem: `there is no tool named '${call.name}'; available tools: ${tools.map((t) => t.name).join(', ') || 'none'}` }
+          : !parallel && entries.length > 0
+            ? { ok: false as const, problem: 'parallel tool calls are disabled for this agent; call one tool at a time' }
+            : checkToolArguments(tool, call.argumentText);
+        const executor = check.ok ? 'client' : 'invalid';
+        items.push({ ...base, id: context.newId('item'), groupId, payload: { type: 'function_call', callId, name: call.name, arguments: call.argumentText, executor } });
+        if (check.ok && tool) {
+          const timeoutSeconds = turn.options.toolTimeoutSeconds ?? tool.timeoutSeconds ?? agent.toolTimeoutSeconds;
+          entries.push({
+            id: callId,
+            appId: turn.appId,
+            conversationId: turn.conversationId,
+            turnId: turn.id,
+            agentName: agent.name,
+            toolName: tool.name,
+            kind: 'client',
+            arguments: check.value,
+            argumentsHash: hashArguments(check.value),
+            callIndex: entries.length,
+            state: 'pending',
+            deadlineAt: timeoutSeconds === null || timeoutSeconds === undefined ? null : addSeconds(now, timeoutSeconds).toISOString(),
+            timeoutPolicy: tool.timeoutPolicy ?? agent.timeoutPolicy,
+            result: null,
+            isError: false,
+            submittedBy: null,
+            submittedAt: null,
+            idempotencyKey: null,
+            createdAt,
+            updatedAt: createdAt,
+          });
+        } else if (!check.ok) {
+          invalidOutputs.push({
+            ...base,
+            id: context.newId('item'),
+            groupId: `${groupId}_invalid`,
+            payload: {
+              type: 'function_call_output',
+              callId,
+              name: call.name,
+              output: [{ type: 'text', text: `Invalid call of tool '${call.name}': ${check.problem}. Correct the arguments and call the tool again.` }],
+              isError: true,
+              synthetic: true,
+            },
+          });
+        }
+      }
+      items.push(...invalidOutputs);
+      const stepCount = turn.stepCount + 1;
+      const usage = {
+        inputTokens: turn.usage.inputTokens + step.usage.inputTokens,
+        outputTokens: turn.usage.outputTokens + step.usage.outputTokens,
+      };
+      if (items.some((item) => item.payload.type === 'message' || item.payload.type === 'function_call')) {
+        replyGroupId = groupId;
+        lastText = step.text === '' ? null : step.text;
+      }
+
+      if (entries.length > 0) {
+        const { turn: paused, appended } = await commitStep(context, turn, items, 'requires_action', {
+          stepCount,
+          usage,
+          finishReason: 'tool_use',
+          entries,
+        });
+        turn = paused;
+        for (const item of appended) emit({ type: 'item.added', item });
+        emit({ type: 'turn.paused', turn, pending: entries });
+        return { turn, replyGroupId, text: lastText, pendingCalls: entries };
+      }
+
+      if (invalidOutputs.length > 0) {
+        invalidRounds += 1;
+        if (invalidRounds > context.settings.maxInvalidCallRounds) {
+          const error: TurnError = {
+            code: 'invalid_tool_calls',
+            message: `The model produced invalid tool calls ${invalidRounds} times in a row; the turn was stopped. Check the tool descriptions and schemas of agent '${agent.name}'.`,
+          };
+          const { turn: failed, appended } = await commitStep(context, turn, items, 'failed', { stepCount, usage, finishReason: 'error', error });
+          turn = failed;
+          for (const item of appended) emit({ type: 'item.added', item });
+          emit({ type: 'turn.failed', turn });
+          return { turn, replyGroupId, text: lastText, pendingCalls: [] };
+        }
+        const { turn: continued, appended } = await commitStep(context, turn, items, 'in_progress', { stepCount, usage });
+        turn = continued;
+        for (const item of appended) emit({ type: 'item.added', item });
+        continue;
+      }
+
+      const { turn: completed, appended } = await commitStep(context, turn, items, 'completed', {
+        stepCount,
+        usage,
+        finishReason: step.finishReason === 'length' ? 'length' : 'stop',
+      });
+      turn = completed;
+      for (const item of appended) emit({ type: 'item.added', item });
+      emit({ type: 'turn.completed', turn });
+      return { turn, replyGroupId, text: lastText, pendingCalls: [] };
+    }
+
+    const { turn: stopped } = await commitStep(context, turn, [], 'completed', { stepCount: turn.stepCount, usage: turn.usage, finishReason: 'max_steps' });
+    turn = stopped;
+    emit({ type: 'turn.completed', turn });
+    return { turn, replyGroupId, text: lastText, pendingCalls: [] };
+  } catch (error) {
+    if (error instanceof TurnSupersededError || error instanceof StepAbortedError || controller.signal.aborted) {
+      // Someone else (cancel, expiry) closed the turn; report it as it now stands.
+      const current = (await context.store.turns.get(turn.id)) ?? turn;
+      return { turn: current, replyGroupId, text: lastText, pendingCalls: [] };
+    }
+    const turnError = describeFailure(error);
+    context.logger.warn({ turnId: turn.id, code: turnError.code, err: error }, 'turn failed');
+    try {
+      const { turn: failed } = await commitStep(context, turn, [], 'failed', { stepCount: turn.stepCount, usage: turn.usage, finishReason: 'error', error: turnError });
+      turn = failed;
+      emit({ type: 'turn.failed', turn });
+    } catch (commitError) {
+      if (!(commitError instanceof TurnSupersededError)) throw commitError;
+      turn = (await context.store.turns.get(turn.id)) ?? turn;
+    }
+    return { turn, replyGroupId, text: lastText, pendingCalls: [] };
+  } finally {
+    context.running.delete(startingTurn.id);
+  }
+}
+
+interface StepCommit {
+  stepCount: number;
+  usage: TurnRecord['usage'];
+  finishReason?: TurnRecord['finishReason'];
+  error?: TurnError;
+  entries?: LedgerEntryRecord[];
+}
+
+/** Writes one step atomically: items, ledger rows, the turn's new status and the conversation version. */
+async function commitStep(
+  context: EngineContext,
+  turn: TurnRecord,
+  items: NewItem[],
+  status: TurnStatus,
+  commit: StepCommit,
+): Promise<{ turn: TurnRecord; appended: ItemRecord[] }> {
+  const updatedAt = nowIso(context);
+  const ends = status === 'completed' || status === 'failed';
+  return context.store.transaction(async (tx) => {
+    const updated = await tx.turns.update(turn.id, ['in_progress'], {
+      status,
+      stepCount: commit.stepCount,
+      usage: commit.usage,
+      updatedAt,
+      ...(commit.finishReason !== undefined ? { finishReason: commit.finishReason } : {}),
+      ...(commit.error !== undefined ? { error: commit.error } : {}),
+      ...(ends ? { completedAt: updatedAt } : {}),
+    });
+    if (!updated) throw new TurnSupersededError(turn.id);
+    const appended = items.length > 0 ? await tx.items.append(items) : [];
+    if (commit.entries && commit.entries.length > 0) await tx.ledger.insert(commit.entries);
+    if (status !== 'in_progress') {
+      await bumpConversation(tx, turn.appId, turn.conversationId, { updatedAt, ...(ends ? { activeTurnId: null } : {}) });
+    }
+    return { turn: updated, appended };
+  });
+}
+
+function describeFailure(error: unknown): TurnError {
+  if (RetryError.isInstance(error)) {
+    const last = error.lastError;
+    return {
+      code: 'model_error',
+      message: `The model provider failed after ${error.errors.length} attempts: ${last instanceof Error ? last.message : String(last)}. The input was saved; send a new message to try again.`,
+    };
+  }
+  if (APICallError.isInstance(error)) {
+    return {
+      code: 'model_error',
+      message: `The model provider answered ${error.statusCode ?? 'an error'}: ${error.message}. The input was saved; send a new message to try again.`,
+    };
+  }
+  if (error instanceof Error && (error as { code?: unknown }).code === 'unknown_model') {
+    return { code: 'model_not_configured', message: error.message };
+  }
+  return { code: 'model_error', message: `The model call failed: ${error instanceof Error ? error.message : String(error)}.` };
+}

@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { EngineError } from '../../engine/engine-error.ts';
+import { newId } from '../../engine/ids.ts';
+import { createApiKey, generateApiKeySecret } from '../../server/api-keys.ts';
+import type { FaceContext } from '../../server/build-server.ts';
+import type { Principal } from '../../server/authenticate.ts';
+import { parseRequest } from '../../server/parse-request.ts';
+
+const createAppBody = z.object({ name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'names must match ^[a-zA-Z0-9_-]{1,64}$') }).strict();
+const createKeyBody = z.object({ name: z.string().max(200).optional(), role: z.enum(['admin', 'member']).optional() }).strict();
+
+function requireAdmin(principal: Principal): void {
+  if (principal.role !== 'admin') {
+    throw new EngineError('forbidden', 'admin_key_required', 'This endpoint needs an admin API key.');
+  }
+}
+
+/** Apps (tenants) and API keys. Keys are shown once, at creation; only their hash is stored. */
+export function registerAdminRoutes(app: FastifyInstance, face: FaceContext): void {
+  app.post('/v1/apps', async (request, reply) => {
+    requireAdmin(request.principal);
+    const body = parseRequest(createAppBody, request.body);
+    if (await face.store.apps.getByName(body.name)) {
+      throw new EngineError('conflict', 'app_exists', `An app named '${body.name}' already exists.`, { param: 'name' });
+    }
+    const record = { id: newId('app'), name: body.name, createdAt: new Date().toISOString() };
+    await face.store.apps.insert(record);
+    const secret = generateApiKeySecret();
+    const key = await createApiKey(face.store, record.id, secret, 'admin', `first key of ${body.name}`);
+    return reply.status(201).send({
+      object: 'app',
+      id: record.id,
+      name: record.name,
+      created_at: record.createdAt,
+      api_key: { id: key.id, key: secret, role: key.role },
+    });
+  });
+
+  app.post('/v1/api-keys', async (request, reply) => {
+    requireAdmin(request.principal);
+    const body = parseRequest(createKeyBody, request.body);
+    const secret = generateApiKeySecret();
+    const key = await createApiKey(face.store, request.principal.appId, secret, body.role ?? 'member', body.name ?? null);
+    return reply.status(201).send({ object: 'api_key', id: key.id, key: secret, role: key.role, name: key.name, created_at: key.createdAt });
+  });
+}

@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { FaceContext } from '../../server/build-server.ts';
+import { parseRequest } from '../../server/parse-request.ts';
+import { agentFromWire, agentToWire, agentWireSchema } from './agent-wire.ts';
+import { pageQuerySchema, toPageRequest } from '../page-query.ts';
+
+const replaceBody = agentWireSchema.omit({ name: true }).extend({ name: z.string().optional(), expected_version: z.number().int().optional() }).strict();
+
+/** `/v1/agents`: CRUD; each update is a new version, and paused turns keep the version they started with. */
+export function registerAgentRoutes(app: FastifyInstance, face: FaceContext): void {
+  app.post('/v1/agents', async (request, reply) => {
+    const body = parseRequest(agentWireSchema, request.body);
+    const agent = await face.agents.create(request.principal.appId, agentFromWire(body));
+    return reply.status(201).send(agentToWire(agent));
+  });
+
+  app.get('/v1/agents', async (request) => {
+    const query = parseRequest(pageQuerySchema, request.query, 'query');
+    const page = await face.agents.list(request.principal.appId, toPageRequest(query));
+    return { object: 'list', data: page.data.map(agentToWire), has_more: page.nextCursor !== null, next_cursor: page.nextCursor };
+  });
+
+  app.get<{ Params: { name: string } }>('/v1/agents/:name', async (request) => agentToWire(await face.agents.get(request.principal.appId, request.params.name)));
+
+  app.put<{ Params: { name: string } }>('/v1/agents/:name', async (request) => {
+    const body = parseRequest(replaceBody, request.body);
+    const { expected_version: expectedVersion, name: _ignored, ...rest } = body;
+    const input = agentFromWire({ ...rest, name: request.params.name });
+    const agent = await face.agents.replace(request.principal.appId, request.params.name, input, expectedVersion);
+    return agentToWire(agent);
+  });
+
+  app.delete<{ Params: { name: string } }>('/v1/agents/:name', async (request) => {
+    await face.agents.delete(request.principal.appId, request.params.name);
+    return { object: 'agent.deleted', name: request.params.name, deleted: true };
+  });
+}

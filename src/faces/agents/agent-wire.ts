@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import type { AgentInput } from '../../engine/agent-definition.ts';
+import type { AgentRecord, ClientToolDefinition } from '../../store/records.ts';
+
+/**
+ * The snake_case wire form of tools and agents, shared by the REST API, the config file and
+ * per-request tool declarations. Deep rules (names, schemas, limits) are the engine's; zod only
+ * checks shapes and types so the messages can name the field.
+ */
+export const toolWireSchema = z
+  .object({
+    type: z.enum(['function', 'client', 'manual']).optional(),
+    name: z.string(),
+    description: z.string().max(10_000).optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    timeout_seconds: z.number().positive().optional(),
+    timeout_policy: z.enum(['error_result', 'fail', 'cancel']).optional(),
+  })
+  .strict();
+
+export type ToolWire = z.infer<typeof toolWireSchema>;
+
+export const agentWireSchema = z
+  .object({
+    name: z.string(),
+    model: z.string(),
+    instructions: z.string().max(100_000).optional(),
+    description: z.string().max(10_000).optional(),
+    tools: z.array(toolWireSchema).max(1_000).optional(),
+    max_steps: z.number().int().optional(),
+    parallel_tool_calls: z.boolean().optional(),
+    tool_timeout_seconds: z.number().nullable().optional(),
+    timeout_policy: z.enum(['error_result', 'fail', 'cancel']).optional(),
+    input_policy: z.enum(['reject', 'queue']).optional(),
+    history_limit: z.number().int().optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    max_output_tokens: z.number().int().positive().optional(),
+  })
+  .strict();
+
+export type AgentWire = z.infer<typeof agentWireSchema>;
+
+export function toolFromWire(tool: ToolWire): ClientToolDefinition {
+  const definition: ClientToolDefinition = {
+    name: tool.name,
+    description: tool.description ?? '',
+    parameters: (tool.parameters ?? { type: 'object', properties: {} }) as ClientToolDefinition['parameters'],
+  };
+  if (tool.timeout_seconds !== undefined) definition.timeoutSeconds = tool.timeout_seconds;
+  if (tool.timeout_policy !== undefined) definition.timeoutPolicy = tool.timeout_policy;
+  return definition;
+}
+
+export function toolToWire(tool: ClientToolDefinition): ToolWire {
+  return {
+    type: 'client',
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+    ...(tool.timeoutSeconds !== undefined ? { timeout_seconds: tool.timeoutSeconds } : {}),
+    ...(tool.timeoutPolicy !== undefined ? { timeout_policy: tool.timeoutPolicy } : {}),
+  };
+}
+
+export function agentFromWire(agent: AgentWire): AgentInput {
+  const input: AgentInput = { name: agent.name, model: agent.model, tools: (agent.tools ?? []).map(toolFromWire) };
+  if (agent.instructions !== undefined) input.instructions = agent.instructions;
+  if (agent.description !== undefined) input.description = agent.description;
+  if (agent.max_steps !== undefined) input.maxSteps = agent.max_steps;
+  if (agent.parallel_tool_calls !== undefined) input.parallelToolCalls = agent.parallel_tool_calls;
+  if (agent.tool_timeout_seconds !== undefined) input.toolTimeoutSeconds = agent.tool_timeout_seconds;
+  if (agent.timeout_policy !== undefined) input.timeoutPolicy = agent.timeout_policy;
+  if (agent.input_policy !== undefined) input.inputPolicy = agent.input_policy;
+  if (agent.history_limit !== undefined) input.historyLimit = agent.history_limit;
+  if (agent.temperature !== undefined) input.temperature = agent.temperature;
+  if (agent.max_output_tokens !== undefined) input.maxOutputTokens = agent.max_output_tokens;
+  return input;
+}
+
+export function agentToWire(agent: AgentRecord) {
+  const definition = agent.definition;
+  return {
+    object: 'agent',
+    id: agent.id,
+    name: agent.name,
+    version: agent.version,
+    model: definition.model,
+    instructions: definition.instructions,
+    description: definition.description ?? null,
+    tools: definition.tools.map(toolToWire),
+    max_steps: definition.maxSteps,
+    parallel_tool_calls: definition.parallelToolCalls,
+    tool_timeout_seconds: definition.toolTimeoutSeconds,
+    timeout_policy: definition.timeoutPolicy,
+    input_policy: definition.inputPolicy,
+    history_limit: definition.historyLimit,
+    temperature: definition.temperature ?? null,
+    max_output_tokens: definition.maxOutputTokens ?? null,
+    created_at: agent.createdAt,
+    updated_at: agent.updatedAt,
+  };
+}

@@ -1,0 +1,76 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { FaceContext } from '../../server/build-server.ts';
+import { parseRequest } from '../../server/parse-request.ts';
+import { pageQuerySchema, toPageRequest } from '../page-query.ts';
+import { ledgerEntryView, messageResponseView } from '../threads/thread-views.ts';
+import { parsePostedMessage, postMessageBody } from '../threads/thread-wire.ts';
+
+const listQuery = pageQuerySchema
+  .extend({
+    state: z.enum(['pending', 'completed', 'failed', 'denied', 'expired', 'cancelled']).optional(),
+    agent: z.string().max(64).optional(),
+    thread_id: z.string().max(200).optional(),
+    tool: z.string().max(64).optional(),
+  })
+  .strict();
+
+const resultBody = z
+  .object({
+    content: z.union([z.string(), z.array(z.record(z.string(), z.unknown()))]).optional(),
+    is_error: z.boolean().optional(),
+  })
+  .strict();
+
+/**
+ * The ledger face: pending calls as first-class records, across conversations. This is what an
+ * approval inbox or a worker fleet reads, and how results arrive one call at a time.
+ */
+export function registerLedgerRoutes(app: FastifyInstance, face: FaceContext): void {
+  const { engine } = face;
+
+  app.get('/v1/tool-calls', async (request) => {
+    const query = parseRequest(listQuery, request.query, 'query');
+    const page = await engine.listCalls(
+      {
+        appId: request.principal.appId,
+        ...(query.state ? { state: query.state } : {}),
+        ...(query.agent ? { agentName: query.agent } : {}),
+        ...(query.thread_id ? { conversationId: query.thread_id } : {}),
+        ...(query.tool ? { toolName: query.tool } : {}),
+      },
+      toPageRequest(query),
+    );
+    return { object: 'list', data: page.data.map(ledgerEntryView), has_more: page.nextCursor !== null, next_cursor: page.nextCursor };
+  });
+
+  app.get<{ Params: { id: string } }>('/v1/tool-calls/:id', async (request) => ledgerEntryView(await engine.getCall(request.principal.appId, request.params.id)));
+
+  app.post<{ Params: { id: string } }>('/v1/tool-calls/:id/result', async (request) => {
+    const body = parseRequest(resultBody, request.body);
+    // The result block has the same shape as a tool_result block of the Threads API.
+    const message = parseRequest(postMessageBody, {
+      content: [
+        {
+          type: 'tool_result',
+          tool_call_id: request.params.id,
+          ...(body.content !== undefined ? { content: body.content } : {}),
+          ...(body.is_error !== undefined ? { is_error: body.is_error } : {}),
+        },
+      ],
+    });
+    const parsed = parsePostedMessage(message);
+    if (parsed.kind !== 'results' || !parsed.results[0]) throw new Error('unreachable: a tool_result block parses as results');
+    const { entry, outcome } = await engine.submitCallResult(
+      request.principal.appId,
+      request.params.id,
+      { output: parsed.results[0].output, isError: parsed.results[0].isError },
+      { submission: { actor: request.principal.keyId, idempotencyKey: request.idempotency?.key ?? null } },
+    );
+    return {
+      tool_call: ledgerEntryView(entry),
+      resumed: outcome !== null,
+      response: outcome ? messageResponseView(entry.conversationId, outcome) : null,
+    };
+  });
+}

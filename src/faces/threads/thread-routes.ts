@@ -1,0 +1,158 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { isQueuedOutcome, type QueuedOutcome } from '../../engine/engine.ts';
+import { EngineError } from '../../engine/engine-error.ts';
+import type { EngineEvent } from '../../engine/events.ts';
+import type { TurnOutcome } from '../../engine/turn-runner.ts';
+import type { FaceContext } from '../../server/build-server.ts';
+import { nativeErrorBody } from '../../server/http-error.ts';
+import { parseRequest } from '../../server/parse-request.ts';
+import { SseWriter } from '../../server/sse-writer.ts';
+import { createThreadBody, parsePostedMessage, postMessageBody } from './thread-wire.ts';
+import { ledgerEntryView, messageResponseView, messagesView, threadView } from './thread-views.ts';
+import { listMessagePage } from './message-pages.ts';
+
+type ThreadParams = { Params: { id: string } };
+
+const messagesQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1, 'limit must be at least 1').max(1000, 'limit must be at most 1000').optional(),
+    after: z.string().max(200).optional(),
+  })
+  .strict();
+
+/** A turn that ended in failure is answered as an error, with the ids needed to inspect it. */
+function failedTurnError(threadId: string, outcome: TurnOutcome): EngineError | null {
+  const { turn } = outcome;
+  if (turn.status !== 'failed') return null;
+  return new EngineError('upstream', turn.error?.code ?? 'model_error', turn.error?.message ?? 'The turn failed.', {
+    details: { thread_id: threadId, turn_id: turn.id },
+  });
+}
+
+function queuedView(threadId: string, outcome: QueuedOutcome) {
+  return {
+    id: outcome.queued.id,
+    object: 'thread.message.queued',
+    thread_id: threadId,
+    status: 'queued',
+    pending_tool_call_ids: outcome.pendingCallIds,
+    created_at: outcome.queued.createdAt,
+  };
+}
+
+/** The Threads face: the SipPulse manual-tools dialect, over the engine. */
+export function registerThreadRoutes(app: FastifyInstance, face: FaceContext): void {
+  const { engine } = face;
+
+  app.post('/v1/threads', async (request) => {
+    const body = parseRequest(createThreadBody, request.body);
+    const conversation = await engine.createConversation(request.principal.appId, body.agent, body.metadata ?? {});
+    return threadView({ conversation, status: 'idle', activeTurn: null, pendingCalls: [] });
+  });
+
+  app.get<ThreadParams>('/v1/threads/:id', async (request) => threadView(await engine.getConversationState(request.principal.appId, request.params.id)));
+
+  app.get<ThreadParams>('/v1/threads/:id/messages', async (request) => {
+    const query = parseRequest(messagesQuery, request.query, 'query');
+    await engine.getConversation(request.principal.appId, request.params.id);
+    const page = await listMessagePage(face.store, request.params.id, query.limit ?? 100, query.after ?? null);
+    return { object: 'list', data: messagesView(page.items), has_more: page.nextCursor !== null, next_cursor: page.nextCursor };
+  });
+
+  app.post<ThreadParams>('/v1/threads/:id/messages', async (request, reply) => {
+    const body = parseRequest(postMessageBody, request.body);
+    const parsed = parsePostedMessage(body);
+    const { appId, keyId } = request.principal;
+    const threadId = request.params.id;
+    const submission = { actor: keyId, idempotencyKey: request.idempotency?.key ?? null };
+    const stream = body.stream === true ? new ThreadStream(request, reply) : null;
+    try {
+      const outcome =
+        parsed.kind === 'results'
+          ? await engine.submitResults(appId, threadId, parsed.results, { submission, ...(stream ? { listener: stream.listener } : {}) })
+          : await engine.sendMessage(appId, threadId, { content: parsed.content, options: parsed.options }, { submission, ...(stream ? { listener: stream.listener } : {}) });
+      if (isQueuedOutcome(outcome)) {
+        if (stream?.started) return await stream.finish(202, queuedView(threadId, outcome));
+        return reply.status(202).send(queuedView(threadId, outcome));
+      }
+      const failure = failedTurnError(threadId, outcome);
+      if (stream?.started) return await stream.finish(200, messageResponseView(threadId, outcome), failure);
+      if (failure) throw failure;
+      return messageResponseView(threadId, outcome);
+    } catch (error) {
+      if (stream?.started) return await stream.fail(error);
+      throw error;
+    }
+  });
+
+  app.post<ThreadParams>('/v1/threads/:id/cancel', async (request) => {
+    const { turn, cancelledCalls } = await engine.cancel(request.principal.appId, request.params.id, request.principal.keyId);
+    const state = await engine.getConversationState(request.principal.appId, request.params.id);
+    return { ...threadView(state), cancelled_turn_id: turn.id, cancelled_tool_calls: cancelledCalls.map(ledgerEntryView) };
+  });
+}
+
+/**
+ * Streams a turn as SSE. The stream opens lazily, on the first engine event, so input errors
+ * found before the turn starts (409 pending, 400 bad id) are still answered as plain JSON.
+ */
+class ThreadStream {
+  private writer: SseWriter | null = null;
+
+  constructor(
+    private readonly request: FastifyRequest,
+    private readonly reply: FastifyReply,
+  ) {}
+
+  get started(): boolean {
+    return this.writer !== null;
+  }
+
+  readonly listener = (event: EngineEvent): void => {
+    const writer = this.open();
+    switch (event.type) {
+      case 'turn.started':
+        writer.event('turn.started', { thread_id: event.turn.conversationId, turn_id: event.turn.id });
+        break;
+      case 'text.delta':
+        writer.event('message.delta', { id: event.groupId, delta: { content: event.delta } });
+        break;
+      case 'call.started':
+        writer.event('tool_call.created', { message_id: event.groupId, id: event.callId, type: 'function', name: event.name });
+        break;
+      case 'call.arguments.delta':
+        writer.event('tool_call.delta', { id: event.callId, delta: { input: event.delta } });
+        break;
+      default:
+        break;
+    }
+  };
+
+  private open(): SseWriter {
+    if (!this.writer) {
+      this.reply.hijack();
+      this.writer = new SseWriter(this.reply.raw);
+    }
+    return this.writer;
+  }
+
+  async finish(status: number, body: object, failure: EngineError | null = null): Promise<void> {
+    const writer = this.open();
+    if (failure) writer.event('error', nativeErrorBody(failure));
+    writer.event('message.completed', body);
+    writer.done();
+    await this.request.idempotency?.complete(failure ? 502 : status, JSON.stringify(failure ? nativeErrorBody(failure) : body));
+    this.request.idempotency = undefined;
+  }
+
+  async fail(error: unknown): Promise<void> {
+    const writer = this.open();
+    const engineError = error instanceof EngineError ? error : new EngineError('internal', 'internal_error', 'Internal server error while streaming.');
+    if (engineError.kind === 'internal') this.request.log.error({ err: error }, 'stream failed');
+    writer.event('error', nativeErrorBody(engineError));
+    writer.done();
+    await this.request.idempotency?.release();
+    this.request.idempotency = undefined;
+  }
+}

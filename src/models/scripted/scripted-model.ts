@@ -1,0 +1,208 @@
+import { APICallError } from '@ai-sdk/provider';
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3FinishReason,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3Prompt,
+  LanguageModelV3StreamPart,
+  LanguageModelV3StreamResult,
+  LanguageModelV3Usage,
+} from '@ai-sdk/provider';
+import type { ScriptedProgram, ScriptedProgramState } from './scripted-program-contract.ts';
+import { readScriptedTurn } from './scripted-turn.ts';
+import { countTokens } from './text-analysis.ts';
+
+/**
+ * A deterministic, offline `LanguageModelV3`. A `ScriptedProgram` decides each step (text, tool
+ * calls or a simulated API failure); this class renders that decision exactly like a network
+ * provider would, including a chunked stream, so the engine and the AI SDK exercise the same code
+ * paths as with a real model.
+ *
+ * State kept per instance: the tool-call id counter and the hit counters that `fail` rules use
+ * ("fail the first 2 matching calls"), which is why the registry caches one instance per id.
+ */
+export class ScriptedLanguageModel implements LanguageModelV3 {
+  readonly specificationVersion = 'v3';
+  readonly provider = 'scripted';
+  readonly supportedUrls: Record<string, RegExp[]> = {};
+
+  private toolCallCounter = 0;
+  private textCounter = 0;
+  private responseCounter = 0;
+  private readonly hits = new Map<string, number>();
+  private readonly state: ScriptedProgramState = {
+    hit: (key) => {
+      const count = (this.hits.get(key) ?? 0) + 1;
+      this.hits.set(key, count);
+      return count;
+    },
+  };
+
+  constructor(
+    readonly modelId: string,
+    private readonly program: ScriptedProgram,
+  ) {}
+
+  async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
+    const step = this.step(options);
+    const content: LanguageModelV3Content[] =
+      step.kind === 'text'
+        ? step.text === ''
+          ? []
+          : [{ type: 'text', text: step.text }]
+        : step.calls.map((call) => ({ type: 'tool-call', ...call }));
+    return {
+      content,
+      finishReason: step.finishReason,
+      usage: step.usage,
+      response: { id: step.responseId, timestamp: new Date(), modelId: this.modelId },
+      warnings: [],
+    };
+  }
+
+  async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
+    // Failures are thrown here, before the stream exists, like an HTTP error status would be:
+    // that is the only place where the AI SDK retries.
+    const step = this.step(options);
+    const parts: LanguageModelV3StreamPart[] = [
+      { type: 'stream-start', warnings: [] },
+      { type: 'response-metadata', id: step.responseId, timestamp: new Date(), modelId: this.modelId },
+    ];
+    if (step.kind === 'text') {
+      if (step.text !== '') {
+        const id = `scripted_text_${++this.textCounter}`;
+        parts.push({ type: 'text-start', id });
+        for (const delta of splitWords(step.text)) parts.push({ type: 'text-delta', id, delta });
+        parts.push({ type: 'text-end', id });
+      }
+    } else {
+      for (const call of step.calls) {
+        parts.push({ type: 'tool-input-start', id: call.toolCallId, toolName: call.toolName });
+        for (const delta of splitJson(call.input)) {
+          parts.push({ type: 'tool-input-delta', id: call.toolCallId, delta });
+        }
+        parts.push({ type: 'tool-input-end', id: call.toolCallId });
+        parts.push({ type: 'tool-call', ...call });
+      }
+    }
+    parts.push({ type: 'finish', usage: step.usage, finishReason: step.finishReason });
+
+    const signal = options.abortSignal;
+    let next = 0;
+    // Pull-based so that a consumer sees parts one at a time and an abort mid-stream is honoured.
+    const stream = new ReadableStream<LanguageModelV3StreamPart>({
+      pull(controller) {
+        if (signal?.aborted) {
+          controller.error(signal.reason);
+          return;
+        }
+        const part = parts[next++];
+        if (part === undefined) controller.close();
+        else controller.enqueue(part);
+      },
+    });
+    return { stream };
+  }
+
+  private step(options: LanguageModelV3CallOptions): Step {
+    options.abortSignal?.throwIfAborted();
+    const turn = readScriptedTurn(options);
+    const decision = this.program.decide(turn, this.state);
+    const responseId = `scripted_resp_${++this.responseCounter}`;
+    const inputTokens = countTokens(promptText(options.prompt));
+
+    if (decision.kind === 'fail') {
+      throw new APICallError({
+        message: decision.message,
+        url: `scripted://${this.modelId}`,
+        requestBodyValues: { model: this.modelId, prompt: options.prompt },
+        statusCode: decision.status,
+        responseHeaders:
+          decision.retryAfterMs === undefined ? undefined : { 'retry-after-ms': String(decision.retryAfterMs) },
+        responseBody: JSON.stringify({ error: { message: decision.message } }),
+        // Same classification as the HTTP providers: throttling and server errors are transient.
+        isRetryable: decision.status === 408 || decision.status === 429 || decision.status >= 500,
+      });
+    }
+
+    if (decision.kind === 'tool-calls' && decision.calls.length > 0) {
+      // Mirrors `parallel_tool_calls: false` on real providers: only the first call survives.
+      const plans = turn.parallelToolCalls ? decision.calls : decision.calls.slice(0, 1);
+      const calls = plans.map((plan) => ({
+        toolCallId: `scripted_call_${++this.toolCallCounter}`,
+        toolName: plan.toolName,
+        input: JSON.stringify(plan.input),
+      }));
+      const outputTokens = calls.reduce((sum, call) => sum + 1 + countTokens(call.input.replace(/[{}[\]",:]/g, ' ')), 0);
+      return {
+        kind: 'tool-calls',
+        calls,
+        responseId,
+        finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+        usage: usage(inputTokens, outputTokens),
+      };
+    }
+
+    const text = decision.kind === 'text' ? decision.text : '';
+    return {
+      kind: 'text',
+      text,
+      responseId,
+      finishReason: { unified: 'stop', raw: 'stop' },
+      usage: usage(inputTokens, countTokens(text)),
+    };
+  }
+}
+
+interface StepBase {
+  readonly responseId: string;
+  readonly finishReason: LanguageModelV3FinishReason;
+  readonly usage: LanguageModelV3Usage;
+}
+
+type Step =
+  | (StepBase & { readonly kind: 'text'; readonly text: string })
+  | (StepBase & {
+      readonly kind: 'tool-calls';
+      readonly calls: readonly { toolCallId: string; toolName: string; input: string }[];
+    });
+
+function usage(input: number, output: number): LanguageModelV3Usage {
+  return {
+    inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+    outputTokens: { total: output, text: output, reasoning: 0 },
+  };
+}
+
+/** All the text a real model would have read, for the input-token estimate. */
+function promptText(prompt: LanguageModelV3Prompt): string {
+  const pieces: string[] = [];
+  for (const message of prompt) {
+    if (message.role === 'system') {
+      pieces.push(message.content);
+      continue;
+    }
+    for (const part of message.content) {
+      if (part.type === 'text' || part.type === 'reasoning') pieces.push(part.text);
+      else if (part.type === 'tool-call') pieces.push(part.toolName, JSON.stringify(part.input) ?? '');
+      else if (part.type === 'tool-result') pieces.push(JSON.stringify(part.output) ?? '');
+    }
+  }
+  return pieces.join(' ');
+}
+
+/** "The refund was approved." → ["The", " refund", " was", " approved."]: one delta per word. */
+function splitWords(text: string): string[] {
+  return text.match(/\s*\S+\s*$|\s*\S+/g) ?? [text];
+}
+
+/** Splits a JSON text into at least two roughly equal pieces, as providers stream arguments. */
+function splitJson(json: string): string[] {
+  const count = Math.max(2, Math.ceil(json.length / 16));
+  const size = Math.max(1, Math.ceil(json.length / count));
+  const pieces: string[] = [];
+  for (let offset = 0; offset < json.length; offset += size) pieces.push(json.slice(offset, offset + size));
+  return pieces;
+}

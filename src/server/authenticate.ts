@@ -1,0 +1,35 @@
+import type { FastifyRequest } from 'fastify';
+import { EngineError } from '../engine/engine-error.ts';
+import type { ApiKeyRole } from '../store/records.ts';
+import type { Store } from '../store/store.ts';
+import { hashApiKey } from './api-keys.ts';
+
+export interface Principal {
+  appId: string;
+  keyId: string;
+  role: ApiKeyRole;
+}
+
+/** Reads `Authorization: Bearer <key>` or `x-api-key: <key>` and resolves it to its app. */
+export async function authenticate(store: Store, request: FastifyRequest): Promise<Principal> {
+  const authorization = request.headers.authorization;
+  const headerKey = request.headers['x-api-key'];
+  let secret: string | undefined;
+  if (typeof authorization === 'string' && authorization.length > 0) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match) {
+      throw new EngineError('unauthorized', 'invalid_authorization_header', 'The Authorization header must be "Bearer <api key>".');
+    }
+    secret = match[1];
+  } else if (typeof headerKey === 'string' && headerKey.length > 0) {
+    secret = headerKey;
+  }
+  if (!secret) {
+    throw new EngineError('unauthorized', 'missing_api_key', 'Missing API key: send Authorization: Bearer <key> or x-api-key: <key>.');
+  }
+  const key = await store.apiKeys.findByHash(hashApiKey(secret));
+  if (!key || key.revokedAt !== null) {
+    throw new EngineError('unauthorized', 'invalid_api_key', 'Invalid API key: check the key, or create one with POST /v1/api-keys using an admin key.');
+  }
+  return { appId: key.appId, keyId: key.id, role: key.role };
+}

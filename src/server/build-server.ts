@@ -1,0 +1,95 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { AgentService } from '../engine/agent-service.ts';
+import type { Engine } from '../engine/engine.ts';
+import { EngineError } from '../engine/engine-error.ts';
+import { registerAdminRoutes } from '../faces/admin/admin-routes.ts';
+import { registerAgentRoutes } from '../faces/agents/agent-routes.ts';
+import { registerLedgerRoutes } from '../faces/ledger/ledger-routes.ts';
+import { registerThreadRoutes } from '../faces/threads/thread-routes.ts';
+import type { Store } from '../store/store.ts';
+import { authenticate, type Principal } from './authenticate.ts';
+import { nativeErrorBody, statusOf, toEngineError } from './http-error.ts';
+import { beginIdempotentRequest, type IdempotencyHandle } from './idempotency.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal;
+    idempotency: IdempotencyHandle | undefined;
+  }
+}
+
+export interface ServerDependencies {
+  store: Store;
+  engine: Engine;
+  agents: AgentService;
+  bodyLimitBytes: number;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** What every face's routes receive. */
+export interface FaceContext {
+  store: Store;
+  engine: Engine;
+  agents: AgentService;
+}
+
+const PUBLIC_PATHS = new Set(['/healthz']);
+
+/** Assembles the HTTP server: auth, body limits, idempotency, error mapping, then each face. */
+export async function buildServer(dependencies: ServerDependencies): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: dependencies.logger ?? false,
+    bodyLimit: dependencies.bodyLimitBytes,
+    // Prototype-poisoning keys are refused, not silently kept.
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    requestIdHeader: 'x-request-id',
+  });
+  const { store } = dependencies;
+
+  app.decorateRequest('principal', null as unknown as Principal);
+  app.decorateRequest('idempotency', undefined);
+
+  app.addHook('onRequest', async (request) => {
+    if (PUBLIC_PATHS.has(request.url)) return;
+    request.principal = await authenticate(store, request);
+  });
+
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.method !== 'POST' || !request.principal) return;
+    const handle = await beginIdempotentRequest(store, request.principal.appId, request, reply);
+    if (handle === null) return reply; // replayed: the stored response was sent
+    request.idempotency = handle;
+    return undefined;
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const handle = request.idempotency;
+    if (!handle) return payload;
+    request.idempotency = undefined;
+    // Our own failures (5xx) may succeed on retry, so they are not stored.
+    if (typeof payload === 'string' && reply.statusCode < 500) await handle.complete(reply.statusCode, payload);
+    else await handle.release();
+    return payload;
+  });
+
+  app.setErrorHandler(async (error, request, reply) => {
+    const engineError = toEngineError(error, dependencies.bodyLimitBytes);
+    if (engineError.kind === 'internal') request.log.error({ err: error }, 'unhandled error');
+    return reply.status(statusOf(engineError)).send(nativeErrorBody(engineError));
+  });
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const error = new EngineError('not_found', 'route_not_found', `No route ${request.method} ${request.url.split('?')[0]}. See the README for Baton's endpoints.`);
+    return reply.status(404).send(nativeErrorBody(error));
+  });
+
+  app.get('/healthz', async () => ({ ok: true }));
+
+  const face: FaceContext = { store, engine: dependencies.engine, agents: dependencies.agents };
+  registerAdminRoutes(app, face);
+  registerAgentRoutes(app, face);
+  registerThreadRoutes(app, face);
+  registerLedgerRoutes(app, face);
+  return app;
+}

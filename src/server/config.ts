@@ -1,0 +1,167 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { agentWireSchema, type AgentWire } from '../faces/agents/agent-wire.ts';
+
+/** Replaces `${NAME}` and `${NAME:-default}` with environment values, so secrets stay out of the file. */
+export function interpolateEnv(text: string, env: NodeJS.ProcessEnv): string {
+  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_match, name: string, fallback: string | undefined) => {
+    const value = env[name];
+    if (value !== undefined && value !== '') return value;
+    if (fallback !== undefined) return fallback;
+    return '';
+  });
+}
+
+const providerSchema = z.object({ api_key: z.string().optional(), base_url: z.string().optional() }).strict();
+
+const fileSchema = z
+  .object({
+    server: z
+      .object({
+        host: z.string().optional(),
+        port: z.coerce.number().int().min(0).max(65535).optional(),
+        body_limit_bytes: z.coerce.number().int().positive().optional(),
+      })
+      .strict()
+      .optional(),
+    database: z.object({ url: z.string().optional(), data_dir: z.string().optional() }).strict().optional(),
+    engine: z
+      .object({
+        sweep_interval_ms: z.coerce.number().int().positive().optional(),
+        max_model_retries: z.coerce.number().int().min(0).max(10).optional(),
+        stale_turn_seconds: z.coerce.number().int().positive().optional(),
+      })
+      .strict()
+      .optional(),
+    providers: z
+      .object({
+        openai: providerSchema.optional(),
+        anthropic: providerSchema.optional(),
+        google: providerSchema.optional(),
+        'openai-compatible': providerSchema.optional(),
+        ollama: providerSchema.optional(),
+        custom: z.record(z.string(), providerSchema.extend({ base_url: z.string() })).optional(),
+      })
+      .strict()
+      .optional(),
+    scripted: z.record(z.string(), z.unknown()).optional(),
+    agents: z.array(agentWireSchema).optional(),
+  })
+  .strict();
+
+export type ConfigFile = z.infer<typeof fileSchema>;
+
+export interface ProviderSettings {
+  apiKey?: string;
+  baseURL?: string;
+}
+
+export interface BatonConfig {
+  host: string;
+  port: number;
+  bodyLimitBytes: number;
+  dataDir: string;
+  /** A Postgres URL; when absent, SQLite in `dataDir/baton.db`. */
+  databaseUrl: string | null;
+  adminKey: string | null;
+  sweepIntervalMs: number;
+  maxModelRetries: number;
+  staleTurnSeconds: number;
+  providers: {
+    openai?: ProviderSettings;
+    anthropic?: ProviderSettings;
+    google?: ProviderSettings;
+    'openai-compatible'?: ProviderSettings;
+    ollama?: ProviderSettings;
+    custom?: Record<string, ProviderSettings & { baseURL: string }>;
+  };
+  scripted: Record<string, unknown>;
+  agents: AgentWire[];
+  /** The file the configuration came from, if any. */
+  source: string | null;
+}
+
+/** The demo agent of the README: a client-executed approval tool, driven by the scripted model. */
+export const DEMO_AGENT: AgentWire = {
+  name: 'refund-desk',
+  model: 'scripted:auto',
+  instructions: 'You help customers with refunds. Before any refund, ask a manager for approval with the request_approval tool.',
+  tools: [
+    {
+      name: 'request_approval',
+      description:
+        'Asks a human manager to approve an action such as a refund. Use it whenever a customer asks for a refund, a cancellation or a discount. ' +
+        'The manager answers with {"approved": boolean, "approved_by": email}. Do not use it for questions that need no approval.',
+      parameters: {
+        type: 'object',
+        properties: {
+          action: { type: 'string', enum: ['refund', 'cancellation', 'discount'], description: 'What needs approval' },
+          amount: { type: 'number', description: 'Amount in USD' },
+          reason: { type: 'string', description: 'Why the customer asks for it' },
+        },
+        required: ['action', 'amount'],
+      },
+    },
+  ],
+};
+
+function mapProvider(provider: { api_key?: string | undefined; base_url?: string | undefined } | undefined): ProviderSettings | undefined {
+  if (!provider) return undefined;
+  const settings: ProviderSettings = {};
+  if (provider.api_key) settings.apiKey = provider.api_key;
+  if (provider.base_url) settings.baseURL = provider.base_url;
+  return settings;
+}
+
+/**
+ * Reads `BATON_CONFIG` (or `./baton.yaml` when present), interpolates the environment, validates,
+ * and lets `HOST`, `PORT`, `BATON_DATA_DIR`, `DATABASE_URL` and `BATON_ADMIN_KEY` override it.
+ * Without a file, Baton runs the demo agent.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): BatonConfig {
+  const explicit = env.BATON_CONFIG;
+  const path = explicit ? resolve(cwd, explicit) : resolve(cwd, 'baton.yaml');
+  let file: ConfigFile = {};
+  let source: string | null = null;
+  if (explicit && !existsSync(path)) throw new Error(`BATON_CONFIG points to ${path}, which does not exist.`);
+  if (existsSync(path)) {
+    const raw = parseYaml(interpolateEnv(readFileSync(path, 'utf8'), env)) ?? {};
+    const parsed = fileSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new Error(`Invalid configuration in ${path} at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}.`);
+    }
+    file = parsed.data;
+    source = path;
+  }
+  const providers: BatonConfig['providers'] = {};
+  const fileProviders = file.providers ?? {};
+  for (const name of ['openai', 'anthropic', 'google', 'openai-compatible', 'ollama'] as const) {
+    const mapped = mapProvider(fileProviders[name]);
+    if (mapped) providers[name] = mapped;
+  }
+  if (fileProviders.custom) {
+    providers.custom = Object.fromEntries(
+      Object.entries(fileProviders.custom).map(([name, provider]) => [name, { baseURL: provider.base_url, ...(provider.api_key ? { apiKey: provider.api_key } : {}) }]),
+    );
+  }
+  const port = env.PORT !== undefined && env.PORT !== '' ? Number(env.PORT) : (file.server?.port ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be an integer from 0 to 65535 (got '${env.PORT}').`);
+  return {
+    host: env.HOST || file.server?.host || '127.0.0.1',
+    port,
+    bodyLimitBytes: file.server?.body_limit_bytes ?? 1_048_576,
+    dataDir: resolve(cwd, env.BATON_DATA_DIR || file.database?.data_dir || './data'),
+    databaseUrl: env.DATABASE_URL || file.database?.url || null,
+    adminKey: env.BATON_ADMIN_KEY || null,
+    sweepIntervalMs: file.engine?.sweep_interval_ms ?? 1_000,
+    maxModelRetries: file.engine?.max_model_retries ?? 2,
+    staleTurnSeconds: file.engine?.stale_turn_seconds ?? 600,
+    providers,
+    scripted: file.scripted ?? {},
+    agents: file.agents ?? (source ? [] : [DEMO_AGENT]),
+    source,
+  };
+}

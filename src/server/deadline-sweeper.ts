@@ -1,0 +1,42 @@
+import type { Engine } from '../engine/engine.ts';
+import type { EngineLogger } from '../engine/engine-context.ts';
+
+/**
+ * Applies call deadlines and recovers orphaned turns on a timer. Each pass is idempotent and safe
+ * to run in several processes at once: every change it makes is a conditional update.
+ */
+export class DeadlineSweeper {
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly intervalMs: number,
+    private readonly logger: EngineLogger,
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.sweep(), this.intervalMs);
+    // The sweeper must not keep the process alive on its own.
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  async sweep(): Promise<void> {
+    if (this.running) return; // a slow pass is not stacked on by the next tick
+    this.running = true;
+    try {
+      await this.engine.applyDueDeadlines();
+      await this.engine.recoverStaleTurns();
+    } catch (error) {
+      this.logger.error({ err: error }, 'deadline sweep failed');
+    } finally {
+      this.running = false;
+    }
+  }
+}

@@ -1,0 +1,30 @@
+import type { ServerResponse } from 'node:http';
+
+/**
+ * Writes Server-Sent Events on a raw response: one write per frame, LF line endings, a final
+ * `data: [DONE]`. Proxies are told not to buffer.
+ */
+export class SseWriter {
+  private closed = false;
+
+  constructor(private readonly response: ServerResponse) {
+    response.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+  }
+
+  event(name: string, data: unknown): void {
+    if (this.closed || this.response.destroyed) return;
+    // Event names are ours, never user input, so they cannot smuggle CR/LF.
+    this.response.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  done(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.response.destroyed) this.response.end('data: [DONE]\n\n');
+  }
+}

@@ -1,0 +1,100 @@
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { AgentService } from '../engine/agent-service.ts';
+import { Engine } from '../engine/engine.ts';
+import type { EngineLogger } from '../engine/engine-context.ts';
+import { newId } from '../engine/ids.ts';
+import { systemClock, type Clock } from '../engine/clock.ts';
+import { agentFromWire } from '../faces/agents/agent-wire.ts';
+import { createModelRegistry, type ModelRegistryOptions } from '../models/model-registry.ts';
+import { parseScriptedProgram } from '../models/scripted/scripted-program.ts';
+import { openStore, type StoreOptions } from '../store/open-store.ts';
+import type { Store } from '../store/store.ts';
+import { bootstrapAdminKey, ensureDefaultApp } from './api-keys.ts';
+import { buildServer } from './build-server.ts';
+import type { BatonConfig } from './config.ts';
+import { DeadlineSweeper } from './deadline-sweeper.ts';
+
+export interface BatonInstance {
+  app: FastifyInstance;
+  engine: Engine;
+  store: Store;
+  defaultAppId: string;
+  /** The generated first admin key, when this start created it (shown once). */
+  generatedAdminKey: string | null;
+  /** The address the server listens on, once `listen` was called. */
+  url: string | null;
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  store?: StoreOptions;
+  clock?: Clock;
+  models?: Partial<ModelRegistryOptions>;
+  /** Fastify logger setting; false in tests. */
+  logger?: boolean | object;
+  /** Runs the deadline sweeper on a timer (tests call `engine.applyDueDeadlines()` instead). */
+  sweeper?: boolean;
+}
+
+function storeOptionsFor(config: BatonConfig): StoreOptions {
+  if (config.databaseUrl) return { kind: 'postgres', connectionString: config.databaseUrl };
+  return { kind: 'sqlite', filename: join(config.dataDir, 'baton.db') };
+}
+
+/**
+ * Wires Baton together: database, model registry, engine, agents from the config file, the first
+ * admin key, the HTTP server and the deadline sweeper.
+ */
+export async function createBaton(config: BatonConfig, options: StartOptions = {}): Promise<BatonInstance> {
+  const store = await openStore(options.store ?? storeOptionsFor(config));
+  try {
+    const scriptedPrograms = Object.fromEntries(Object.entries(config.scripted).map(([name, source]) => [name, parseScriptedProgram(source, name)]));
+    const registry = createModelRegistry({ providers: config.providers, scriptedPrograms, ...options.models });
+    const clock = options.clock ?? systemClock;
+    // The engine logs through Fastify's logger, which exists only once the server is built.
+    let log: EngineLogger = { warn: () => {}, error: () => {} };
+    const engine = new Engine({
+      store,
+      models: registry,
+      clock,
+      logger: { warn: (details, message) => log.warn(details, message), error: (details, message) => log.error(details, message) },
+      settings: { maxModelRetries: config.maxModelRetries, staleTurnSeconds: config.staleTurnSeconds },
+    });
+    const agents = new AgentService(store, clock, newId, (modelId) => registry.validate(modelId));
+    const defaultAppId = await ensureDefaultApp(store);
+    for (const agent of config.agents) await agents.upsert(defaultAppId, agentFromWire(agent));
+    const { generated } = await bootstrapAdminKey(store, defaultAppId, config.adminKey);
+    const app = await buildServer({ store, engine, agents, bodyLimitBytes: config.bodyLimitBytes, logger: options.logger ?? false });
+    log = { warn: (details, message) => app.log.warn(details, message), error: (details, message) => app.log.error(details, message) };
+    const sweeper = new DeadlineSweeper(engine, config.sweepIntervalMs, log);
+    // Turns orphaned by a previous process are closed before anyone talks to their threads.
+    await engine.recoverStaleTurns();
+
+    const instance: BatonInstance = {
+      app,
+      engine,
+      store,
+      defaultAppId,
+      generatedAdminKey: generated,
+      url: null,
+      async listen() {
+        const url = await app.listen({ host: config.host, port: config.port });
+        instance.url = url;
+        if (options.sweeper !== false) sweeper.start();
+        return url;
+      },
+      async close() {
+        sweeper.stop();
+        await app.close();
+        await engine.idle();
+        await store.close();
+      },
+    };
+    return instance;
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}

@@ -1,0 +1,72 @@
+import type { Kysely, Selectable, Updateable } from 'kysely';
+import type { ConversationRecord } from '../records.ts';
+import type { ConversationRepo } from '../store.ts';
+import type { ConversationsTable, Database } from './database-schema.ts';
+import { insertOrDuplicate } from './duplicate-key.ts';
+import { fromJsonText, toJsonText } from './json-text.ts';
+
+function toRecord(row: Selectable<ConversationsTable>): ConversationRecord {
+  return {
+    id: row.id,
+    appId: row.app_id,
+    agentId: row.agent_id,
+    agentName: row.agent_name,
+    version: row.version,
+    activeTurnId: row.active_turn_id,
+    headTurnId: row.head_turn_id,
+    metadata: fromJsonText<Record<string, string>>(row.metadata),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function createConversationRepo(db: Kysely<Database>): ConversationRepo {
+  return {
+    async insert(conversation) {
+      await insertOrDuplicate('conversations', () =>
+        db
+          .insertInto('conversations')
+          .values({
+            id: conversation.id,
+            app_id: conversation.appId,
+            agent_id: conversation.agentId,
+            agent_name: conversation.agentName,
+            version: conversation.version,
+            active_turn_id: conversation.activeTurnId,
+            head_turn_id: conversation.headTurnId,
+            metadata: toJsonText(conversation.metadata),
+            created_at: conversation.createdAt,
+            updated_at: conversation.updatedAt,
+          })
+          .execute(),
+      );
+    },
+
+    async get(appId, id) {
+      const row = await db
+        .selectFrom('conversations')
+        .selectAll()
+        .where('app_id', '=', appId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row && toRecord(row);
+    },
+
+    async compareAndSet(id, expectedVersion, patch) {
+      const changes: Updateable<ConversationsTable> = { updated_at: patch.updatedAt };
+      // `undefined` means "leave as is"; `null` clears the column.
+      if (patch.activeTurnId !== undefined) changes.active_turn_id = patch.activeTurnId;
+      if (patch.headTurnId !== undefined) changes.head_turn_id = patch.headTurnId;
+      // A single conditional UPDATE is the whole CAS: concurrent writers (even in other
+      // processes) serialise on the row, and only the first still sees `expectedVersion`.
+      const row = await db
+        .updateTable('conversations')
+        .set((eb) => ({ ...changes, version: eb('version', '+', 1) }))
+        .where('id', '=', id)
+        .where('version', '=', expectedVersion)
+        .returningAll()
+        .executeTakeFirst();
+      return row && toRecord(row);
+    },
+  };
+}

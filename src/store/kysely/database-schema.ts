@@ -1,0 +1,160 @@
+import type { ColumnType } from 'kysely';
+
+/**
+ * Kysely typings of the tables created by `migrations/0001-initial.ts`. Columns are
+ * snake_case; the repos map them to the camelCase records explicitly.
+ *
+ * JSON values live in `text` columns and booleans in `integer` 0/1 columns so that SQLite
+ * and Postgres hand back identical JS values and the repos need no dialect branches.
+ */
+
+/**
+ * A generated 64-bit key. SQLite returns a number, node-postgres a string and PGlite a
+ * number or bigint, so readers must go through `Number()`. Never written by the repos.
+ */
+export type GeneratedInt8 = ColumnType<number | string | bigint, never, never>;
+
+export interface AppsTable {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  app_id: string;
+  name: string | null;
+  key_hash: string;
+  prefix: string;
+  role: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface AgentsTable {
+  id: string;
+  app_id: string;
+  name: string;
+  version: number;
+  /** JSON of `AgentDefinition`. */
+  definition: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AgentVersionsTable {
+  agent_id: string;
+  version: number;
+  /** JSON of `AgentDefinition`. */
+  definition: string;
+  created_at: string;
+}
+
+export interface ConversationsTable {
+  id: string;
+  app_id: string;
+  agent_id: string;
+  agent_name: string;
+  version: number;
+  active_turn_id: string | null;
+  head_turn_id: string | null;
+  /** JSON object of string values. */
+  metadata: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TurnsTable {
+  id: string;
+  app_id: string;
+  conversation_id: string;
+  agent_id: string;
+  agent_version: number;
+  status: string;
+  /** JSON of `TurnOptions`. */
+  options: string;
+  finish_reason: string | null;
+  /** JSON of `TurnError`, or null. */
+  error: string | null;
+  step_count: number;
+  /** JSON of `TurnUsage`. */
+  usage: string;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+
+export interface ItemsTable {
+  seq: GeneratedInt8;
+  id: string;
+  conversation_id: string;
+  turn_id: string;
+  group_id: string;
+  /** Copy of `payload.type`, so queries can filter without parsing JSON. */
+  type: string;
+  /** JSON of `ItemPayload`. */
+  payload: string;
+  created_at: string;
+}
+
+export interface LedgerEntriesTable {
+  id: string;
+  app_id: string;
+  conversation_id: string;
+  turn_id: string;
+  agent_name: string;
+  tool_name: string;
+  kind: string;
+  /** JSON of the call arguments. */
+  arguments: string;
+  arguments_hash: string;
+  call_index: number;
+  state: string;
+  deadline_at: string | null;
+  timeout_policy: string;
+  /** JSON of `ContentPart[]`, or null while pending. */
+  result: string | null;
+  /** 0 or 1. */
+  is_error: number;
+  submitted_by: string | null;
+  submitted_at: string | null;
+  idempotency_key: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface IdempotencyKeysTable {
+  app_id: string;
+  key: string;
+  request_hash: string;
+  state: string;
+  response_status: number | null;
+  response_body: string | null;
+  created_at: string;
+}
+
+export interface QueuedInputsTable {
+  /** Insertion order; `created_at` alone cannot order two inputs queued in the same millisecond. */
+  seq: GeneratedInt8;
+  id: string;
+  app_id: string;
+  conversation_id: string;
+  /** JSON of `ContentPart[]`. */
+  content: string;
+  /** JSON of `TurnOptions`. */
+  options: string;
+  created_at: string;
+}
+
+export interface Database {
+  apps: AppsTable;
+  api_keys: ApiKeysTable;
+  agents: AgentsTable;
+  agent_versions: AgentVersionsTable;
+  conversations: ConversationsTable;
+  turns: TurnsTable;
+  items: ItemsTable;
+  ledger_entries: LedgerEntriesTable;
+  idempotency_keys: IdempotencyKeysTable;
+  queued_inputs: QueuedInputsTable;
+}

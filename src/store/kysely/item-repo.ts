@@ -1,0 +1,101 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { ItemPayload, ItemRecord } from '../records.ts';
+import type { ItemRepo } from '../store.ts';
+import { atomically } from './atomically.ts';
+import type { Database, ItemsTable } from './database-schema.ts';
+import { insertOrDuplicate } from './duplicate-key.ts';
+import { fromJsonText, toJsonText } from './json-text.ts';
+import { decodeOptionalCursor, fetchSize, isObject, toPage } from './pagination.ts';
+
+interface ItemCursor {
+  seq: number;
+}
+
+function isItemCursor(value: unknown): value is ItemCursor {
+  return isObject(value) && typeof value.seq === 'number' && Number.isSafeInteger(value.seq);
+}
+
+function toRecord(row: Selectable<ItemsTable>): ItemRecord {
+  return {
+    id: row.id,
+    conversationId: row.conversation_id,
+    turnId: row.turn_id,
+    groupId: row.group_id,
+    payload: fromJsonText<ItemPayload>(row.payload),
+    createdAt: row.created_at,
+    // Postgres bigint arrives as a string (pg) or bigint (PGlite).
+    seq: Number(row.seq),
+  };
+}
+
+export function createItemRepo(db: Kysely<Database>): ItemRepo {
+  return {
+    async append(items) {
+      if (items.length === 0) return [];
+      // One INSERT per item, in order, so seq follows the given order by construction
+      // (multi-row VALUES ... RETURNING promises no row order); the transaction keeps the
+      // append all-or-nothing.
+      return atomically(db, async (tx) => {
+        const appended: ItemRecord[] = [];
+        for (const item of items) {
+          const row = await insertOrDuplicate('items', () =>
+            tx
+              .insertInto('items')
+              .values({
+                id: item.id,
+                conversation_id: item.conversationId,
+                turn_id: item.turnId,
+                group_id: item.groupId,
+                type: item.payload.type,
+                payload: toJsonText(item.payload),
+                created_at: item.createdAt,
+              })
+              .returning('seq')
+              .executeTakeFirstOrThrow(),
+          );
+          appended.push({ ...item, seq: Number(row.seq) });
+        }
+        return appended;
+      });
+    },
+
+    async list(conversationId, page) {
+      const after = decodeOptionalCursor(page.cursor, isItemCursor);
+      let query = db.selectFrom('items').selectAll().where('conversation_id', '=', conversationId);
+      if (after) query = query.where('seq', '>', after.seq);
+      const rows = await query.orderBy('seq').limit(fetchSize(page.limit)).execute();
+      return toPage(rows.map(toRecord), page.limit, (item) => ({ seq: item.seq }));
+    },
+
+    async listRecent(conversationId, limit) {
+      if (limit < 1) return [];
+      // Walk the (conversation_id, seq) index backwards from the end: reads `limit` rows
+      // however long the history is.
+      const rows = await db
+        .selectFrom('items')
+        .selectAll()
+        .where('conversation_id', '=', conversationId)
+        .orderBy('seq', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map(toRecord).reverse();
+    },
+
+    async listAfterSeq(conversationId, afterSeq, limit) {
+      const rows = await db
+        .selectFrom('items')
+        .selectAll()
+        .where('conversation_id', '=', conversationId)
+        .where('seq', '>', afterSeq)
+        .orderBy('seq')
+        .limit(limit)
+        .execute();
+      return rows.map(toRecord);
+    },
+
+    async listByTurn(turnId) {
+      const rows = await db.selectFrom('items').selectAll().where('turn_id', '=', turnId).orderBy('seq').execute();
+      return rows.map(toRecord);
+    },
+  };
+}

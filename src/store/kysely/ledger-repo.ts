@@ -1,0 +1,176 @@
+import type { Kysely, Selectable } from 'kysely';
+import type {
+  ContentPart,
+  JsonValue,
+  LedgerEntryRecord,
+  LedgerKind,
+  LedgerState,
+  TimeoutPolicy,
+} from '../records.ts';
+import type { LedgerRepo } from '../store.ts';
+import type { Database, LedgerEntriesTable } from './database-schema.ts';
+import { insertOrDuplicate } from './duplicate-key.ts';
+import { fromJsonText, fromNullableJsonText, toJsonText } from './json-text.ts';
+import { decodeOptionalCursor, fetchSize, isObject, toPage } from './pagination.ts';
+
+interface LedgerCursor {
+  createdAt: string;
+  id: string;
+}
+
+function isLedgerCursor(value: unknown): value is LedgerCursor {
+  return isObject(value) && typeof value.createdAt === 'string' && typeof value.id === 'string';
+}
+
+function toRecord(row: Selectable<LedgerEntriesTable>): LedgerEntryRecord {
+  return {
+    id: row.id,
+    appId: row.app_id,
+    conversationId: row.conversation_id,
+    turnId: row.turn_id,
+    agentName: row.agent_name,
+    toolName: row.tool_name,
+    kind: row.kind as LedgerKind,
+    arguments: fromJsonText<JsonValue>(row.arguments),
+    argumentsHash: row.arguments_hash,
+    callIndex: row.call_index,
+    state: row.state as LedgerState,
+    deadlineAt: row.deadline_at,
+    timeoutPolicy: row.timeout_policy as TimeoutPolicy,
+    result: fromNullableJsonText<ContentPart[]>(row.result),
+    isError: row.is_error === 1,
+    submittedBy: row.submitted_by,
+    submittedAt: row.submitted_at,
+    idempotencyKey: row.idempotency_key,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function createLedgerRepo(db: Kysely<Database>): LedgerRepo {
+  return {
+    async insert(entries) {
+      if (entries.length === 0) return;
+      // A single multi-row INSERT is atomic on its own: a step's calls appear together or not at all.
+      await insertOrDuplicate('ledger_entries', () =>
+        db
+          .insertInto('ledger_entries')
+          .values(
+            entries.map((entry) => ({
+              id: entry.id,
+              app_id: entry.appId,
+              conversation_id: entry.conversationId,
+              turn_id: entry.turnId,
+              agent_name: entry.agentName,
+              tool_name: entry.toolName,
+              kind: entry.kind,
+              arguments: toJsonText(entry.arguments),
+              arguments_hash: entry.argumentsHash,
+              call_index: entry.callIndex,
+              state: entry.state,
+              deadline_at: entry.deadlineAt,
+              timeout_policy: entry.timeoutPolicy,
+              result: entry.result === null ? null : toJsonText(entry.result),
+              is_error: entry.isError ? 1 : 0,
+              submitted_by: entry.submittedBy,
+              submitted_at: entry.submittedAt,
+              idempotency_key: entry.idempotencyKey,
+              created_at: entry.createdAt,
+              updated_at: entry.updatedAt,
+            })),
+          )
+          .execute(),
+      );
+    },
+
+    async get(appId, id) {
+      const row = await db
+        .selectFrom('ledger_entries')
+        .selectAll()
+        .where('app_id', '=', appId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row && toRecord(row);
+    },
+
+    async list(filter, page) {
+      const after = decodeOptionalCursor(page.cursor, isLedgerCursor);
+      let query = db.selectFrom('ledger_entries').selectAll().where('app_id', '=', filter.appId);
+      if (filter.state !== undefined) query = query.where('state', '=', filter.state);
+      if (filter.agentName !== undefined) query = query.where('agent_name', '=', filter.agentName);
+      if (filter.conversationId !== undefined) query = query.where('conversation_id', '=', filter.conversationId);
+      if (filter.toolName !== undefined) query = query.where('tool_name', '=', filter.toolName);
+      if (after) {
+        // Keyset on (created_at, id): id breaks ties between calls created in the same instant.
+        query = query.where((eb) =>
+          eb.or([
+            eb('created_at', '>', after.createdAt),
+            eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
+          ]),
+        );
+      }
+      const rows = await query.orderBy('created_at').orderBy('id').limit(fetchSize(page.limit)).execute();
+      return toPage(rows.map(toRecord), page.limit, (entry) => ({ createdAt: entry.createdAt, id: entry.id }));
+    },
+
+    async listByTurn(turnId) {
+      // callIndex restarts at 0 on every model step, so steps are kept apart by created_at
+      // first; within a step (entries inserted together) callIndex decides.
+      const rows = await db
+        .selectFrom('ledger_entries')
+        .selectAll()
+        .where('turn_id', '=', turnId)
+        .orderBy('created_at')
+        .orderBy('call_index')
+        .orderBy('id')
+        .execute();
+      return rows.map(toRecord);
+    },
+
+    async resolve(id, resolution) {
+      // `state = 'pending'` in the UPDATE itself is what makes two concurrent submissions
+      // (or a submission racing the deadline sweeper) resolve the call exactly once.
+      const row = await db
+        .updateTable('ledger_entries')
+        .set({
+          state: resolution.state,
+          result: toJsonText(resolution.result),
+          is_error: resolution.isError ? 1 : 0,
+          submitted_by: resolution.submittedBy,
+          submitted_at: resolution.submittedAt,
+          idempotency_key: resolution.idempotencyKey,
+          updated_at: resolution.submittedAt,
+        })
+        .where('id', '=', id)
+        .where('state', '=', 'pending')
+        .returningAll()
+        .executeTakeFirst();
+      return row && toRecord(row);
+    },
+
+    async listDue(now, limit) {
+      if (limit < 1) return [];
+      const rows = await db
+        .selectFrom('ledger_entries')
+        .selectAll()
+        .where('state', '=', 'pending')
+        .where('deadline_at', 'is not', null)
+        .where('deadline_at', '<=', now)
+        .orderBy('deadline_at')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map(toRecord);
+    },
+
+    async countPending(conversationId) {
+      const row = await db
+        .selectFrom('ledger_entries')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('conversation_id', '=', conversationId)
+        .where('state', '=', 'pending')
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import type { Kysely, Selectable, Updateable } from 'kysely';
+import type { FinishReason, TurnError, TurnOptions, TurnRecord, TurnStatus, TurnUsage } from '../records.ts';
+import type { TurnPatch, TurnRepo } from '../store.ts';
+import type { Database, TurnsTable } from './database-schema.ts';
+import { insertOrDuplicate } from './duplicate-key.ts';
+import { fromJsonText, fromNullableJsonText, toJsonText } from './json-text.ts';
+
+function toRecord(row: Selectable<TurnsTable>): TurnRecord {
+  return {
+    id: row.id,
+    appId: row.app_id,
+    conversationId: row.conversation_id,
+    agentId: row.agent_id,
+    agentVersion: row.agent_version,
+    status: row.status as TurnStatus,
+    options: fromJsonText<TurnOptions>(row.options),
+    finishReason: row.finish_reason as FinishReason | null,
+    error: fromNullableJsonText<TurnError>(row.error),
+    stepCount: row.step_count,
+    usage: fromJsonText<TurnUsage>(row.usage),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    completedAt: row.completed_at,
+  };
+}
+
+/** Only the fields present in the patch are written; `null` clears, `undefined` leaves as is. */
+function toChanges(patch: TurnPatch): Updateable<TurnsTable> {
+  const changes: Updateable<TurnsTable> = { updated_at: patch.updatedAt };
+  if (patch.status !== undefined) changes.status = patch.status;
+  if (patch.finishReason !== undefined) changes.finish_reason = patch.finishReason;
+  if (patch.error !== undefined) changes.error = patch.error === null ? null : toJsonText(patch.error);
+  if (patch.stepCount !== undefined) changes.step_count = patch.stepCount;
+  if (patch.usage !== undefined) changes.usage = toJsonText(patch.usage);
+  if (patch.completedAt !== undefined) changes.completed_at = patch.completedAt;
+  return changes;
+}
+
+export function createTurnRepo(db: Kysely<Database>): TurnRepo {
+  return {
+    async insert(turn) {
+      await insertOrDuplicate('turns', () =>
+        db
+          .insertInto('turns')
+          .values({
+            id: turn.id,
+            app_id: turn.appId,
+            conversation_id: turn.conversationId,
+            agent_id: turn.agentId,
+            agent_version: turn.agentVersion,
+            status: turn.status,
+            options: toJsonText(turn.options),
+            finish_reason: turn.finishReason,
+            error: turn.error === null ? null : toJsonText(turn.error),
+            step_count: turn.stepCount,
+            usage: toJsonText(turn.usage),
+            created_at: turn.createdAt,
+            updated_at: turn.updatedAt,
+            completed_at: turn.completedAt,
+          })
+          .execute(),
+      );
+    },
+
+    async get(id) {
+      const row = await db.selectFrom('turns').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toRecord(row);
+    },
+
+    async update(id, fromStatuses, patch) {
+      // `IN ()` is not valid SQL; no allowed source status means nothing can match.
+      if (fromStatuses.length === 0) return undefined;
+      // The status guard lives in the UPDATE itself so that, e.g., a cancel and a completion
+      // racing on the same turn cannot both apply.
+      const row = await db
+        .updateTable('turns')
+        .set(toChanges(patch))
+        .where('id', '=', id)
+        .where('status', 'in', [...fromStatuses])
+        .returningAll()
+        .executeTakeFirst();
+      return row && toRecord(row);
+    },
+
+    async listStale(before, limit) {
+      if (limit < 1) return [];
+      const rows = await db
+        .selectFrom('turns')
+        .selectAll()
+        .where('status', '=', 'in_progress')
+        .where('updated_at', '<', before)
+        .orderBy('updated_at')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map(toRecord);
+    },
+  };
+}

@@ -1,0 +1,13 @@
+import type { Migration } from 'kysely';
+import { createInitialMigration } from './0001-initial.ts';
+import type { MigrationDialect } from './migration-dialect.ts';
+
+/**
+ * Every migration, keyed by name (applied in name order). Listed in code rather than found
+ * by scanning a folder so they are bundled and run the same under tsx, vitest and node.
+ */
+export function migrationsFor(dialect: MigrationDialect): Record<string, Migration> {
+  return {
+    '0001-initial': createInitialMigration(dialect),
+  };
+}

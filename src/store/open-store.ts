@@ -1,0 +1,102 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { Kysely, PostgresDialect } from 'kysely';
+import type { Dialect } from 'kysely';
+import type { Database as Schema } from './kysely/database-schema.ts';
+import { createKyselyStore } from './kysely/kysely-store.ts';
+import { ImmediateSqliteDialect } from './kysely/sqlite-immediate-dialect.ts';
+import type { MigrationDialect } from './migrations/migration-dialect.ts';
+import { migrateToLatest } from './migrations/migrate-to-latest.ts';
+import type { Store } from './store.ts';
+
+export type StoreOptions =
+  /** `filename` ':memory:' gives a private in-memory database (tests). */
+  | { kind: 'sqlite'; filename: string }
+  /** In-process Postgres; in memory when `dataDir` is absent. */
+  | { kind: 'pglite'; dataDir?: string }
+  | { kind: 'postgres'; connectionString: string };
+
+export const PG_MISSING_MESSAGE = "Postgres support needs the 'pg' package: npm install pg";
+
+/** Opens the database, applies pending migrations and returns a ready `Store`. */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const { dialect, flavor } = await createDialect(options);
+  const db = new Kysely<Schema>({ dialect });
+  try {
+    await migrateToLatest(db, flavor);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return createKyselyStore(db);
+}
+
+async function createDialect(options: StoreOptions): Promise<{ dialect: Dialect; flavor: MigrationDialect }> {
+  switch (options.kind) {
+    case 'sqlite':
+      return { dialect: new ImmediateSqliteDialect({ database: openSqlite(options.filename) }), flavor: 'sqlite' };
+    case 'pglite': {
+      // Loaded on demand: PGlite is a development dependency (tests, local experiments).
+      const [{ PGlite }, { PGliteDialect }] = await Promise.all([
+        import('@electric-sql/pglite'),
+        import('kysely-pglite-dialect'),
+      ]);
+      const pglite = options.dataDir === undefined ? new PGlite() : new PGlite(options.dataDir);
+      return { dialect: new PGliteDialect(pglite), flavor: 'postgres' };
+    }
+    case 'postgres': {
+      const pg = await importPg();
+      const pool = new pg.Pool({ connectionString: options.connectionString });
+      return { dialect: new PostgresDialect({ pool }), flavor: 'postgres' };
+    }
+  }
+}
+
+function isInMemory(filename: string): boolean {
+  return filename === ':memory:' || filename === '' || filename.startsWith('file::memory:');
+}
+
+function openSqlite(filename: string): Database.Database {
+  if (!isInMemory(filename)) mkdirSync(dirname(resolve(filename)), { recursive: true });
+  const database = new Database(filename);
+  try {
+    // WAL lets readers in other processes proceed while one writes; busy_timeout makes
+    // writers from several processes wait for the lock instead of failing at once.
+    database.pragma('journal_mode = WAL');
+    database.pragma('busy_timeout = 5000');
+    database.pragma('foreign_keys = ON');
+    // Safe with WAL (a crash loses at most the last commits, never consistency) and much faster than FULL.
+    database.pragma('synchronous = NORMAL');
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+  return database;
+}
+
+/** The parts of node-postgres used here; `pg` is optional, so its types may not be installed. */
+interface PgModule {
+  Pool: new (config: { connectionString: string }) => ConstructorParameters<typeof PostgresDialect>[0]['pool'];
+}
+
+async function importPg(): Promise<PgModule> {
+  // A variable specifier keeps TypeScript and bundlers from requiring `pg` to exist.
+  const specifier = 'pg';
+  let loaded: { default?: PgModule } & Partial<PgModule>;
+  try {
+    loaded = (await import(specifier)) as typeof loaded;
+  } catch (error) {
+    if (isModuleNotFound(error)) throw new Error(PG_MISSING_MESSAGE, { cause: error });
+    throw error;
+  }
+  // pg is CommonJS: under ESM its API is on `default`.
+  const pg = loaded.default ?? loaded;
+  if (typeof pg.Pool !== 'function') throw new Error(PG_MISSING_MESSAGE);
+  return pg as PgModule;
+}
+
+function isModuleNotFound(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
+}

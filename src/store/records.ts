@@ -1,0 +1,244 @@
+/**
+ * The persisted shapes of Baton's domain. Every face and the engine speak in these; the store
+ * maps them to rows. Times are ISO-8601 UTC strings (`Date#toISOString()`), which sort
+ * lexicographically in both SQLite and Postgres, so deadline queries compare text.
+ */
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** A part of a message or of a tool result. */
+export type ContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image'; mediaType: string; data: string };
+
+/** A JSON Schema object as written by users (parameters of a tool). */
+export type JsonSchema = JsonObject;
+
+export type TimeoutPolicy = 'error_result' | 'fail' | 'cancel';
+export type InputPolicy = 'reject' | 'queue';
+
+/** A client-executed tool: the model calls it, the run pauses, the application answers. */
+export interface ClientToolDefinition {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+  /** Seconds a call may stay pending before its deadline applies; overrides the agent default. */
+  timeoutSeconds?: number;
+  timeoutPolicy?: TimeoutPolicy;
+}
+
+export interface AgentDefinition {
+  name: string;
+  /** `provider:model-id`, e.g. `scripted:auto`, `openai:gpt-4o-mini`. */
+  model: string;
+  instructions: string;
+  description?: string;
+  tools: ClientToolDefinition[];
+  /** Model steps per turn before the turn ends with finish_reason `max_steps`. */
+  maxSteps: number;
+  parallelToolCalls: boolean;
+  /** Default deadline of a pending call, in seconds; null means no deadline. */
+  toolTimeoutSeconds: number | null;
+  timeoutPolicy: TimeoutPolicy;
+  /** What new user input does while calls are pending. */
+  inputPolicy: InputPolicy;
+  /** How many of the latest transcript items are sent to the model (bounds the cost of a turn). */
+  historyLimit: number;
+  temperature?: number;
+  maxOutputTokens?: number;
+}
+
+export interface AppRecord {
+  id: string;
+  name: string;
+  createdAt: string;
+}
+
+export type ApiKeyRole = 'admin' | 'member';
+
+export interface ApiKeyRecord {
+  id: string;
+  appId: string;
+  name: string | null;
+  /** sha256 hex of the secret; the secret itself is never stored. */
+  keyHash: string;
+  /** The first characters of the key, shown in listings so people can tell keys apart. */
+  prefix: string;
+  role: ApiKeyRole;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface AgentRecord {
+  id: string;
+  appId: string;
+  name: string;
+  /** Increases on every update; a paused turn pins the version it ran with. */
+  version: number;
+  definition: AgentDefinition;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface AgentVersionRecord {
+  agentId: string;
+  version: number;
+  definition: AgentDefinition;
+  createdAt: string;
+}
+
+export interface ConversationRecord {
+  id: string;
+  appId: string;
+  agentId: string;
+  agentName: string;
+  /** Compare-and-set token: every state change of the conversation increments it. */
+  version: number;
+  /** The turn that is running or paused, if any. */
+  activeTurnId: string | null;
+  /** The last turn started on this conversation. */
+  headTurnId: string | null;
+  metadata: Record<string, string>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type TurnStatus = 'in_progress' | 'requires_action' | 'completed' | 'failed' | 'cancelled' | 'expired';
+
+export type FinishReason = 'stop' | 'tool_use' | 'max_steps' | 'length' | 'error' | 'cancelled';
+
+export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; name: string };
+
+/** Per-request settings persisted with the turn so any process can resume it. */
+export interface TurnOptions {
+  /** Client tools declared on the request, added to the agent's. */
+  tools: ClientToolDefinition[];
+  toolChoice?: ToolChoice;
+  parallelToolCalls?: boolean;
+  toolTimeoutSeconds?: number;
+  maxSteps?: number;
+}
+
+export interface TurnError {
+  code: string;
+  message: string;
+}
+
+export interface TurnUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface TurnRecord {
+  id: string;
+  appId: string;
+  conversationId: string;
+  agentId: string;
+  agentVersion: number;
+  status: TurnStatus;
+  options: TurnOptions;
+  finishReason: FinishReason | null;
+  error: TurnError | null;
+  stepCount: number;
+  usage: TurnUsage;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+}
+
+export type ToolExecutor = 'client' | 'invalid';
+
+export type ItemPayload =
+  | { type: 'message'; role: 'user' | 'assistant'; content: ContentPart[] }
+  | {
+      type: 'function_call';
+      callId: string;
+      name: string;
+      /** The arguments as the JSON text the model produced. */
+      arguments: string;
+      /** `invalid` calls were rejected by validation and answered to the model, never to the client. */
+      executor: ToolExecutor;
+    }
+  | {
+      type: 'function_call_output';
+      callId: string;
+      name: string;
+      output: ContentPart[];
+      isError: boolean;
+      /** True when Baton wrote the result itself (cancel, expiry, invalid arguments). */
+      synthetic: boolean;
+    };
+
+export interface NewItem {
+  id: string;
+  conversationId: string;
+  turnId: string;
+  /** Items that one face message groups together (an assistant reply with its calls, a results message). */
+  groupId: string;
+  payload: ItemPayload;
+  createdAt: string;
+}
+
+export interface ItemRecord extends NewItem {
+  /** Global, monotonically increasing position; orders items within a conversation. */
+  seq: number;
+}
+
+export type LedgerState = 'pending' | 'completed' | 'failed' | 'denied' | 'expired' | 'cancelled';
+export type LedgerKind = 'client' | 'approval';
+
+export interface LedgerEntryRecord {
+  /** The call id, as the model and the client see it. */
+  id: string;
+  appId: string;
+  conversationId: string;
+  turnId: string;
+  agentName: string;
+  toolName: string;
+  kind: LedgerKind;
+  arguments: JsonValue;
+  /** sha256 of the canonical arguments JSON; binds a result or decision to what was asked. */
+  argumentsHash: string;
+  /** Order of the call within its model step; results enter the transcript in this order. */
+  callIndex: number;
+  state: LedgerState;
+  deadlineAt: string | null;
+  timeoutPolicy: TimeoutPolicy;
+  result: ContentPart[] | null;
+  isError: boolean;
+  submittedBy: string | null;
+  submittedAt: string | null;
+  idempotencyKey: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface LedgerResolution {
+  state: Exclude<LedgerState, 'pending'>;
+  result: ContentPart[];
+  isError: boolean;
+  submittedBy: string | null;
+  submittedAt: string;
+  idempotencyKey: string | null;
+}
+
+export interface IdempotencyRecord {
+  appId: string;
+  key: string;
+  /** sha256 of method + path + body; a reuse with a different request is refused. */
+  requestHash: string;
+  state: 'in_progress' | 'done';
+  responseStatus: number | null;
+  responseBody: string | null;
+  createdAt: string;
+}
+
+export interface QueuedInputRecord {
+  id: string;
+  appId: string;
+  conversationId: string;
+  content: ContentPart[];
+  options: TurnOptions;
+  createdAt: string;
+}

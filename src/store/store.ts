@@ -1,0 +1,191 @@
+import type {
+  AgentDefinition,
+  AgentRecord,
+  AgentVersionRecord,
+  ApiKeyRecord,
+  AppRecord,
+  ConversationRecord,
+  IdempotencyRecord,
+  ItemRecord,
+  LedgerEntryRecord,
+  LedgerResolution,
+  LedgerState,
+  NewItem,
+  QueuedInputRecord,
+  TurnRecord,
+  TurnStatus,
+  FinishReason,
+  TurnError,
+  TurnUsage,
+} from './records.ts';
+
+/**
+ * Repository interfaces. The engine and the faces depend on these only; `store/kysely/`
+ * implements them for SQLite (better-sqlite3) and Postgres (pg, PGlite in tests).
+ * Every method that takes an `appId` scopes its query by it: another app's id is "not found".
+ */
+
+export interface Page<T> {
+  data: T[];
+  /** Opaque cursor for the next page, or null when this is the last page. */
+  nextCursor: string | null;
+}
+
+export interface PageRequest {
+  limit: number;
+  /** A cursor returned by a previous page. */
+  cursor?: string | null;
+}
+
+export interface AppRepo {
+  insert(app: AppRecord): Promise<void>;
+  get(id: string): Promise<AppRecord | undefined>;
+  getByName(name: string): Promise<AppRecord | undefined>;
+}
+
+export interface ApiKeyRepo {
+  insert(key: ApiKeyRecord): Promise<void>;
+  findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  count(): Promise<number>;
+}
+
+export interface AgentRepo {
+  /** Inserts the agent and its version row. Throws `DuplicateKeyError` when (appId, name) exists. */
+  insert(agent: AgentRecord): Promise<void>;
+  get(appId: string, name: string): Promise<AgentRecord | undefined>;
+  getById(id: string): Promise<AgentRecord | undefined>;
+  /** Ordered by name; cursor is opaque. */
+  list(appId: string, page: PageRequest): Promise<Page<AgentRecord>>;
+  /**
+   * Replaces the definition when the stored version equals `expectedVersion`, bumping the
+   * version and writing a version row. Returns the new record, or undefined on a lost race.
+   */
+  update(
+    appId: string,
+    name: string,
+    expectedVersion: number,
+    definition: AgentDefinition,
+    updatedAt: string,
+  ): Promise<AgentRecord | undefined>;
+  /** Deletes the agent row; version rows stay so paused turns can still resume. */
+  delete(appId: string, name: string): Promise<boolean>;
+  getVersion(agentId: string, version: number): Promise<AgentVersionRecord | undefined>;
+}
+
+export interface ConversationPatch {
+  activeTurnId?: string | null;
+  headTurnId?: string | null;
+  updatedAt: string;
+}
+
+export interface ConversationRepo {
+  insert(conversation: ConversationRecord): Promise<void>;
+  get(appId: string, id: string): Promise<ConversationRecord | undefined>;
+  /**
+   * Applies the patch and increments `version` only if the stored version is `expectedVersion`.
+   * Returns the updated record, or undefined when another writer got there first.
+   */
+  compareAndSet(id: string, expectedVersion: number, patch: ConversationPatch): Promise<ConversationRecord | undefined>;
+}
+
+export interface TurnPatch {
+  status?: TurnStatus;
+  finishReason?: FinishReason | null;
+  error?: TurnError | null;
+  stepCount?: number;
+  usage?: TurnUsage;
+  updatedAt: string;
+  completedAt?: string | null;
+}
+
+export interface TurnRepo {
+  insert(turn: TurnRecord): Promise<void>;
+  get(id: string): Promise<TurnRecord | undefined>;
+  /** Updates the turn only if its status is one of `fromStatuses`. Returns the updated record or undefined. */
+  update(id: string, fromStatuses: readonly TurnStatus[], patch: TurnPatch): Promise<TurnRecord | undefined>;
+  /** Turns still `in_progress` whose `updatedAt` is older than `before` (their process died). */
+  listStale(before: string, limit: number): Promise<TurnRecord[]>;
+}
+
+export interface ItemRepo {
+  /** Appends in the given order and returns them with their `seq`. Never updates existing rows. */
+  append(items: NewItem[]): Promise<ItemRecord[]>;
+  /** Oldest first, after the cursor. */
+  list(conversationId: string, page: PageRequest): Promise<Page<ItemRecord>>;
+  /** The latest `limit` items of a conversation, returned oldest first. Cost independent of history length. */
+  listRecent(conversationId: string, limit: number): Promise<ItemRecord[]>;
+  listByTurn(turnId: string): Promise<ItemRecord[]>;
+  /** Oldest first, items with `seq` greater than `afterSeq` (0 for the start). Faces page whole messages with it. */
+  listAfterSeq(conversationId: string, afterSeq: number, limit: number): Promise<ItemRecord[]>;
+}
+
+export interface LedgerFilter {
+  appId: string;
+  state?: LedgerState;
+  agentName?: string;
+  conversationId?: string;
+  toolName?: string;
+}
+
+export interface LedgerRepo {
+  insert(entries: LedgerEntryRecord[]): Promise<void>;
+  get(appId: string, id: string): Promise<LedgerEntryRecord | undefined>;
+  /** Oldest first (createdAt, then id). */
+  list(filter: LedgerFilter, page: PageRequest): Promise<Page<LedgerEntryRecord>>;
+  /** All entries of a turn, by callIndex. */
+  listByTurn(turnId: string): Promise<LedgerEntryRecord[]>;
+  /**
+   * Moves an entry out of `pending`. Only succeeds while the entry is still pending, so two
+   * concurrent resolutions cannot both apply. Returns the updated entry or undefined.
+   */
+  resolve(id: string, resolution: LedgerResolution): Promise<LedgerEntryRecord | undefined>;
+  /** Pending entries whose deadline is at or before `now`, oldest deadline first. */
+  listDue(now: string, limit: number): Promise<LedgerEntryRecord[]>;
+  countPending(conversationId: string): Promise<number>;
+}
+
+export type IdempotencyReservation =
+  | { reserved: true }
+  | { reserved: false; existing: IdempotencyRecord };
+
+export interface IdempotencyRepo {
+  /** Inserts an `in_progress` row; if (appId, key) exists, returns it instead. */
+  reserve(appId: string, key: string, requestHash: string, createdAt: string): Promise<IdempotencyReservation>;
+  complete(appId: string, key: string, responseStatus: number, responseBody: string): Promise<void>;
+  /** Drops an `in_progress` reservation (the request failed on our side and may be retried). */
+  release(appId: string, key: string): Promise<void>;
+  get(appId: string, key: string): Promise<IdempotencyRecord | undefined>;
+}
+
+export interface QueuedInputRepo {
+  insert(input: QueuedInputRecord): Promise<void>;
+  /** Oldest first. */
+  listByConversation(conversationId: string): Promise<QueuedInputRecord[]>;
+  delete(id: string): Promise<boolean>;
+}
+
+export interface Repositories {
+  apps: AppRepo;
+  apiKeys: ApiKeyRepo;
+  agents: AgentRepo;
+  conversations: ConversationRepo;
+  turns: TurnRepo;
+  items: ItemRepo;
+  ledger: LedgerRepo;
+  idempotency: IdempotencyRepo;
+  queuedInputs: QueuedInputRepo;
+}
+
+export interface Store extends Repositories {
+  /** Runs `work` in one database transaction; the repositories passed in see and write inside it. */
+  transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Thrown by inserts that hit a unique constraint. */
+export class DuplicateKeyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DuplicateKeyError';
+  }
+}

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidCursorError } from '../../src/store/invalid-cursor-error.ts';
+import type { NewItem } from '../../src/store/records.ts';
+import { DuplicateKeyError } from '../../src/store/store.ts';
+import { backends, useSharedStore } from './store-backends.ts';
+import { addConversation, addTurn, at, seedTurn, uid, userMessage } from './store-fixtures.ts';
+import type { Seeded } from './store-fixtures.ts';
+
+function texts(items: { payload: NewItem['payload'] }[]): string[] {
+  return items.map((item) => {
+    const part = item.payload.type === 'message' ? item.payload.content[0] : undefined;
+    return part?.type === 'text' ? part.text : `<${item.payload.type}>`;
+  });
+}
+
+describe.each(backends)('items ($name)', (backend) => {
+  const store = useSharedStore(backend);
+
+  async function appendTexts(seeded: Seeded, words: string[]): Promise<void> {
+    await store().items.append(words.map((word) => userMessage(seeded.turn, word)));
+  }
+
+  it('appends in order and returns the items with increasing numeric seq', async () => {
+    const seeded = await seedTurn(store());
+    const { turn } = seeded;
+    const groupId = uid('group');
+    const batch: NewItem[] = [
+      userMessage(turn, 'hello'),
+      {
+        id: uid('item'),
+        conversationId: turn.conversationId,
+        turnId: turn.id,
+        groupId,
+        payload: { type: 'function_call', callId: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}', executor: 'client' },
+        createdAt: at(2),
+      },
+      {
+        id: uid('item'),
+        conversationId: turn.conversationId,
+        turnId: turn.id,
+        groupId,
+        payload: {
+          type: 'function_call_output',
+          callId: 'call_1',
+          name: 'get_weather',
+          output: [{ type: 'text', text: 'sunny' }],
+          isError: false,
+          synthetic: true,
+        },
+        createdAt: at(3),
+      },
+    ];
+    const appended = await store().items.append(batch);
+    expect(appended.map(({ seq: _seq, ...item }) => item)).toEqual(batch);
+    for (const item of appended) expect(typeof item.seq).toBe('number');
+    const seqs = appended.map((item) => item.seq);
+    expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+    expect(new Set(seqs).size).toBe(3);
+
+    const later = await store().items.append([userMessage(turn, 'again')]);
+    expect(later[0]?.seq).toBeGreaterThan(seqs[2] ?? Infinity);
+
+    const page = await store().items.list(turn.conversationId, { limit: 10 });
+    expect(page.data).toEqual([...appended, ...later]);
+    expect(page.nextCursor).toBeNull();
+    expect(await store().items.append([])).toEqual([]);
+  });
+
+  it('pages through a conversation oldest first, across pages', async () => {
+    const seeded = await seedTurn(store());
+    await appendTexts(seeded, ['a', 'b', 'c', 'd', 'e']);
+    const other = await addConversation(store(), seeded.agent);
+    await store().items.append([userMessage(other.turn, 'elsewhere')]);
+
+    const id = seeded.conversation.id;
+    const first = await store().items.list(id, { limit: 2 });
+    const second = await store().items.list(id, { limit: 2, cursor: first.nextCursor });
+    const third = await store().items.list(id, { limit: 2, cursor: second.nextCursor });
+    expect([texts(first.data), texts(second.data), texts(third.data)]).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
+    expect(first.nextCursor).not.toBeNull();
+    expect(third.nextCursor).toBeNull();
+  });
+
+  it('rejects a malformed cursor', async () => {
+    const seeded = await seedTurn(store());
+    await expect(store().items.list(seeded.conversation.id, { limit: 2, cursor: '%%%' })).rejects.toThrow(InvalidCursorError);
+    const wrongShape = Buffer.from(JSON.stringify({ seq: 'one' })).toString('base64url');
+    await expect(store().items.list(seeded.conversation.id, { limit: 2, cursor: wrongShape })).rejects.toThrow(InvalidCursorError);
+  });
+
+  it('listRecent returns the latest items oldest first', async () => {
+    const seeded = await seedTurn(store());
+    await appendTexts(seeded, ['1', '2', '3', '4', '5', '6']);
+    expect(texts(await store().items.listRecent(seeded.conversation.id, 3))).toEqual(['4', '5', '6']);
+    expect(texts(await store().items.listRecent(seeded.conversation.id, 100))).toEqual(['1', '2', '3', '4', '5', '6']);
+    expect(await store().items.listRecent(seeded.conversation.id, 0)).toEqual([]);
+    expect(await store().items.listRecent(uid('conv'), 5)).toEqual([]);
+  });
+
+  it('lists the items of one turn in seq order', async () => {
+    const seeded = await seedTurn(store());
+    const next = await addTurn(store(), seeded.conversation);
+    await store().items.append([userMessage(seeded.turn, 'x'), userMessage(next, 'y'), userMessage(seeded.turn, 'z')]);
+    expect(texts(await store().items.listByTurn(seeded.turn.id))).toEqual(['x', 'z']);
+    expect(texts(await store().items.listByTurn(next.id))).toEqual(['y']);
+  });
+
+  it('is all-or-nothing: a duplicate id in a batch writes none of it', async () => {
+    const seeded = await seedTurn(store());
+    const existing = userMessage(seeded.turn, 'existing');
+    await store().items.append([existing]);
+    const batch = [userMessage(seeded.turn, 'new'), { ...userMessage(seeded.turn, 'dup'), id: existing.id }];
+    await expect(store().items.append(batch)).rejects.toBeInstanceOf(DuplicateKeyError);
+    expect(texts(await store().items.listRecent(seeded.conversation.id, 10))).toEqual(['existing']);
+  });
+});

@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // The suite starts real servers and databases; two cores, so keep the pool small.
+    maxWorkers: 2,
+  },
+});
