@@ -46,6 +46,8 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     requestIdHeader: 'x-request-id',
   });
   const { store } = dependencies;
+  // Every endpoint takes JSON; anything else is a 415 rather than a string the schema then rejects.
+  app.removeContentTypeParser('text/plain');
 
   app.decorateRequest('principal', null as unknown as Principal);
   app.decorateRequest('idempotency', undefined);

@@ -12,10 +12,30 @@ export function formatPath(path: readonly PropertyKey[]): string {
 }
 
 /** Validates a body or query with zod; failures become a 400 naming the first bad field. */
+type Issue = z.core.$ZodIssue;
+
+/**
+ * For a union, the branch that got furthest into the value says best what is wrong
+ * (`content[0].tool_call_id` is required) rather than "no branch matched".
+ */
+function mostSpecific(issue: Issue): Issue {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue;
+  let best: Issue | undefined;
+  for (const branch of issue.errors) {
+    for (const candidate of branch) {
+      const nested = mostSpecific(candidate);
+      if (!best || nested.path.length > best.path.length) best = nested;
+    }
+  }
+  if (!best || best.path.length === 0) return issue;
+  return { ...best, path: [...issue.path, ...best.path] } as Issue;
+}
+
 export function parseRequest<Schema extends z.ZodType>(schema: Schema, value: unknown, what = 'request body'): z.infer<Schema> {
   const result = schema.safeParse(value ?? {});
   if (result.success) return result.data;
-  const issue = result.error.issues[0];
+  const first = result.error.issues[0];
+  const issue = first ? mostSpecific(first) : undefined;
   const param = issue ? formatPath(issue.path) : '';
   let message = issue?.message ?? 'invalid value';
   if (issue?.code === 'unrecognized_keys') message = `unknown field(s) ${issue.keys.map((key) => `'${key}'`).join(', ')}`;

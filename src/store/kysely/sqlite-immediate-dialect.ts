@@ -1,5 +1,5 @@
-import { CompiledQuery, SqliteDialect, SqliteDriver } from 'kysely';
-import type { DatabaseConnection, Driver, SqliteDialectConfig } from 'kysely';
+import { CompiledQuery, SqliteAdapter, SqliteDialect, SqliteDriver } from 'kysely';
+import type { DatabaseConnection, DialectAdapter, Driver, SqliteDialectConfig } from 'kysely';
 
 /**
  * Kysely's SQLite driver opens transactions with a plain (deferred) `BEGIN`: the write lock
@@ -15,6 +15,20 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
+/**
+ * Kysely's SQLite adapter says DDL is not transactional, so the Migrator would run each
+ * migration statement by statement: a crash halfway leaves tables behind without the
+ * migration being recorded, and two processes starting on a fresh file race to create them.
+ * SQLite's DDL *is* transactional; declaring it makes the Migrator read its state and apply
+ * migrations inside one `BEGIN IMMEDIATE` transaction, which is both atomic and the
+ * cross-process migration lock.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
 export class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
 
@@ -25,5 +39,9 @@ export class ImmediateSqliteDialect extends SqliteDialect {
 
   override createDriver(): Driver {
     return new ImmediateSqliteDriver(this.#config);
+  }
+
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
   }
 }
