@@ -195,6 +195,15 @@ export class Engine {
         `Thread '${conversationId}' is running turn '${activeTurn.id}'. Wait for its response, or cancel it with POST /v1/threads/${conversationId}/cancel.`,
       );
     }
+    const choice = input.options.toolChoice;
+    if (typeof choice === 'object') {
+      const known = [...agentRecord.definition.tools, ...input.options.tools].map((tool) => tool.name);
+      if (!known.includes(choice.name)) {
+        throw new EngineError('invalid_request', 'unknown_tool_choice', `tool_choice names '${choice.name}', which is not a tool of this request; available: ${known.join(', ') || 'none'}.`, {
+          param: 'tool_choice.name',
+        });
+      }
+    }
     const turn = await this.startTurn(conversation, agentRecord.id, agentRecord.version, [input]);
     return this.run(turn, agentRecord.definition, options.listener);
   }

@@ -85,7 +85,9 @@ export async function runTurn(
           instructions: agent.instructions,
           messages: toModelMessages(history),
           tools,
-          toolChoice: turn.options.toolChoice,
+          // A forced choice applies to the turn's first step only; forcing it again after the
+          // results arrive would make the model call the tool forever.
+          toolChoice: turn.stepCount === 0 ? turn.options.toolChoice : undefined,
           parallelToolCalls: parallel,
           temperature: agent.temperature,
           maxOutputTokens: agent.maxOutputTokens,

@@ -15,11 +15,12 @@ import { decodeOptionalCursor, fetchSize, isObject, toPage } from './pagination.
 
 interface LedgerCursor {
   createdAt: string;
+  callIndex: number;
   id: string;
 }
 
 function isLedgerCursor(value: unknown): value is LedgerCursor {
-  return isObject(value) && typeof value.createdAt === 'string' && typeof value.id === 'string';
+  return isObject(value) && typeof value.createdAt === 'string' && typeof value.callIndex === 'number' && typeof value.id === 'string';
 }
 
 function toRecord(row: Selectable<LedgerEntriesTable>): LedgerEntryRecord {
@@ -101,16 +102,18 @@ export function createLedgerRepo(db: Kysely<Database>): LedgerRepo {
       if (filter.conversationId !== undefined) query = query.where('conversation_id', '=', filter.conversationId);
       if (filter.toolName !== undefined) query = query.where('tool_name', '=', filter.toolName);
       if (after) {
-        // Keyset on (created_at, id): id breaks ties between calls created in the same instant.
+        // Keyset on (created_at, call_index, id): calls of one step share created_at and are
+        // listed in call order; id breaks the remaining ties (other conversations, same instant).
         query = query.where((eb) =>
           eb.or([
             eb('created_at', '>', after.createdAt),
-            eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
+            eb.and([eb('created_at', '=', after.createdAt), eb('call_index', '>', after.callIndex)]),
+            eb.and([eb('created_at', '=', after.createdAt), eb('call_index', '=', after.callIndex), eb('id', '>', after.id)]),
           ]),
         );
       }
-      const rows = await query.orderBy('created_at').orderBy('id').limit(fetchSize(page.limit)).execute();
-      return toPage(rows.map(toRecord), page.limit, (entry) => ({ createdAt: entry.createdAt, id: entry.id }));
+      const rows = await query.orderBy('created_at').orderBy('call_index').orderBy('id').limit(fetchSize(page.limit)).execute();
+      return toPage(rows.map(toRecord), page.limit, (entry) => ({ createdAt: entry.createdAt, callIndex: entry.callIndex, id: entry.id }));
     },
 
     async listByTurn(turnId) {
