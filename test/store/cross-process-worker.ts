@@ -1,6 +1,7 @@
 /**
  * Child process of `cross-process.test.ts` (not a test file itself).
- *   open <file>: opens the store (running migrations) and closes it.
+ *   open <file> <startAt>: waits until the epoch-ms `startAt` (so all workers hit the fresh
+ *     file together), opens the store (running migrations) and closes it.
  *   bump <file> <appId> <conversationId> <turnId> <rounds> <worker>: bumps one conversation
  *     `rounds` times through read-then-write transactions, retrying lost races, the way the
  *     engine does.
@@ -10,6 +11,8 @@ import { openStore } from '../../src/store/open-store.ts';
 
 const [mode, filename, appId, conversationId, turnId, roundsText, worker] = process.argv.slice(2);
 if (mode === 'open' && filename) {
+  const startAt = Number(appId);
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, startAt - Date.now())));
   await (await openStore({ kind: 'sqlite', filename })).close();
   process.stdout.write(JSON.stringify({ opened: true }));
   process.exit(0);

@@ -42,6 +42,6 @@ export class ImmediateSqliteDialect extends SqliteDialect {
   }
 
   override createAdapter(): DialectAdapter {
-    return new TransactionalDdlSqliteAdapter();
+    return new SqliteAdapter();
   }
 }
