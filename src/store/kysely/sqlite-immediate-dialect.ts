@@ -42,6 +42,6 @@ export class ImmediateSqliteDialect extends SqliteDialect {
   }
 
   override createAdapter(): DialectAdapter {
-    return new SqliteAdapter();
+    return new TransactionalDdlSqliteAdapter();
   }
 }
