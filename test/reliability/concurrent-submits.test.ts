@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBaton, type TestBaton } from '../helpers/test-baton.ts';
+import type { Store } from '../../src/store/store.ts';
 
 /**
  * Fifty clients answer the same pending tool call at the same moment. Whatever the path (ledger
@@ -20,10 +21,38 @@ interface RawResponse {
 }
 
 let server: TestBaton;
-beforeAll(async () => {
-  server = await startTestBaton();
-});
-afterAll(async () => server?.close());
+
+/**
+ * In-process SQLite answers every query without a real I/O wait, so a request can run from auth
+ * to the committed resolution before the server even parses the next request: the 50 submits
+ * then meet the "already resolved" pre-check one after another and the compare-and-set that
+ * arbitrates a true race is never reached. The second mode delays every outer-store ledger read
+ * by a macrotask, so all submits read the call as `pending` before any of them writes, which
+ * is the interleaving of a slow database or of several processes.
+ */
+interface RaceSpy {
+  /** Conditional resolutions attempted through the outer store (the ledger face's path). */
+  resolveAttempts: number;
+  /** Of those, how many found the call no longer pending (lost the compare-and-set). */
+  resolveLost: number;
+}
+
+function widenRaceWindow(store: Store, spy: RaceSpy): void {
+  const ledger = store.ledger;
+  const get = ledger.get.bind(ledger);
+  const resolve = ledger.resolve.bind(ledger);
+  ledger.get = async (...args) => {
+    const entry = await get(...args);
+    await new Promise((done) => setTimeout(done, 5));
+    return entry;
+  };
+  ledger.resolve = async (...args) => {
+    spy.resolveAttempts += 1;
+    const resolved = await resolve(...args);
+    if (!resolved) spy.resolveLost += 1;
+    return resolved;
+  };
+}
 
 /** A POST with the raw body text kept, so replays can be compared byte for byte. */
 async function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<RawResponse> {
@@ -106,7 +135,17 @@ function expectOneWinner(responses: RawResponse[]): RawResponse {
   return winners[0]!;
 }
 
-describe('concurrent result submissions for one pending call', () => {
+describe.each([
+  { mode: 'as is', widen: false },
+  { mode: 'with a widened race window (ledger reads delayed)', widen: true },
+])('concurrent result submissions for one pending call, $mode', ({ widen }) => {
+  const spy: RaceSpy = { resolveAttempts: 0, resolveLost: 0 };
+  beforeAll(async () => {
+    server = await startTestBaton();
+    if (widen) widenRaceWindow(server.baton.store, spy);
+  });
+  afterAll(async () => server?.close());
+
   it('50 concurrent ledger submits with the SAME Idempotency-Key: one applies, 49 replay it', async () => {
     const { threadId, callId } = await pendingThread();
     const body = { content: APPROVED };
@@ -150,9 +189,16 @@ describe('concurrent result submissions for one pending call', () => {
 
   it('50 concurrent ledger submits with 50 DIFFERENT Idempotency-Keys: one 200, 49 409, one resume', async () => {
     const { threadId, callId } = await pendingThread();
+    spy.resolveAttempts = 0;
+    spy.resolveLost = 0;
     const responses = await together(N, (index) => post(`/v1/tool-calls/${callId}/result`, { content: APPROVED }, { 'idempotency-key': `key-${callId}-${index}` }));
 
     const winner = expectOneWinner(responses);
+    if (widen) {
+      // The race really happened: several submits passed the pending check and lost the conditional update.
+      expect(spy.resolveLost, JSON.stringify(spy)).toBeGreaterThan(0);
+      expect(spy.resolveAttempts - spy.resolveLost).toBe(1);
+    }
     expect(responses.filter((response) => response.replayed)).toEqual([]);
     expect(winner.body.resumed).toBe(true);
     expect(winner.body.response.choices[0].finish_reason).toBe('stop');
