@@ -387,6 +387,24 @@ export class Engine {
     return recovered;
   }
 
+  /**
+   * Resumes turns whose calls were all answered but whose resume never ran (the process died
+   * between the last answer and the resume). `graceSeconds` leaves live resumes alone.
+   */
+  async resumeStrandedTurns(graceSeconds = 30, limit = 100): Promise<number> {
+    const before = new Date(this.context.clock.now().getTime() - graceSeconds * 1000).toISOString();
+    const stranded = await this.context.store.turns.listStranded(before, limit);
+    let resumed = 0;
+    for (const candidate of stranded) {
+      const turn = await this.context.store.transaction((tx) => beginResume(this.context, tx, candidate.id));
+      if (!turn) continue;
+      resumed += 1;
+      const agent = await this.agentForTurn(turn);
+      runInBackground(this.context, 'resume stranded turn', () => this.run(turn, agent, undefined));
+    }
+    return resumed;
+  }
+
   /** Starts a turn with queued input if the conversation is idle and has any. */
   private drainQueueLater(appId: string, conversationId: string): void {
     runInBackground(this.context, 'drain queued input', async () => {

@@ -33,6 +33,7 @@ export class DeadlineSweeper {
     try {
       await this.engine.applyDueDeadlines();
       await this.engine.recoverStaleTurns();
+      await this.engine.resumeStrandedTurns();
     } catch (error) {
       this.logger.error({ err: error }, 'deadline sweep failed');
     } finally {

@@ -105,6 +105,11 @@ export interface TurnRepo {
   update(id: string, fromStatuses: readonly TurnStatus[], patch: TurnPatch): Promise<TurnRecord | undefined>;
   /** Turns still `in_progress` whose `updatedAt` is older than `before` (their process died). */
   listStale(before: string, limit: number): Promise<TurnRecord[]>;
+  /**
+   * Turns still `requires_action`, last updated before `before`, with no pending ledger entry:
+   * every call was answered but the resume never started (the process died in between).
+   */
+  listStranded(before: string, limit: number): Promise<TurnRecord[]>;
 }
 
 export interface ItemRepo {

@@ -76,6 +76,11 @@ describe.each(backends)('agents ($name)', (backend) => {
     expect(await store().agents.list(await newApp(), { limit: 2 })).toEqual({ data: [], nextCursor: null });
   });
 
+  it('rejects a page limit below 1', async () => {
+    const appId = await newApp();
+    await expect(store().agents.list(appId, { limit: 0 })).rejects.toThrow(RangeError);
+  });
+
   it('rejects a malformed cursor with InvalidCursorError', async () => {
     const appId = await newApp();
     const bad = ['not a cursor!', 'eyJ4IjoxfQ', Buffer.from('[1,2]').toString('base64url'), 'zzzz'];

@@ -81,7 +81,7 @@ describe('pglite data directory', () => {
 
     const second = await track(openStore({ kind: 'pglite', dataDir }));
     expect(await second.apps.get(app.id)).toEqual(app);
-  });
+  }, 90_000); // two PGlite cold starts on disk
 });
 
 describe('postgres', () => {

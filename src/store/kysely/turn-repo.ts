@@ -95,5 +95,21 @@ export function createTurnRepo(db: Kysely<Database>): TurnRepo {
         .execute();
       return rows.map(toRecord);
     },
+
+    async listStranded(before, limit) {
+      if (limit < 1) return [];
+      const rows = await db
+        .selectFrom('turns')
+        .selectAll()
+        .where('status', '=', 'requires_action')
+        .where('updated_at', '<', before)
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('ledger_entries').select('ledger_entries.id').whereRef('ledger_entries.turn_id', '=', 'turns.id').where('ledger_entries.state', '=', 'pending'))),
+        )
+        .orderBy('updated_at')
+        .limit(limit)
+        .execute();
+      return rows.map(toRecord);
+    },
   };
 }

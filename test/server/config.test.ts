@@ -1,0 +1,55 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { interpolateEnv, loadConfig } from '../../src/server/config.ts';
+
+describe('configuration', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  function dirWith(yaml: string | null): string {
+    const dir = mkdtempSync(join(tmpdir(), 'baton-config-'));
+    dirs.push(dir);
+    if (yaml !== null) writeFileSync(join(dir, 'baton.yaml'), yaml);
+    return dir;
+  }
+
+  it('interpolates ${VAR} and ${VAR:-default}', () => {
+    expect(interpolateEnv('a=${A} b=${B:-fallback} c=${C}', { A: '1' })).toBe('a=1 b=fallback c=');
+  });
+
+  it('defaults: 127.0.0.1:8080, ./data, the demo agent; HOST, PORT and BATON_DATA_DIR override', () => {
+    const dir = dirWith(null);
+    const defaults = loadConfig({}, dir);
+    expect(defaults).toMatchObject({ host: '127.0.0.1', port: 8080, dataDir: join(dir, 'data'), source: null });
+    expect(defaults.agents.map((agent) => agent.name)).toEqual(['refund-desk']);
+    const overridden = loadConfig({ HOST: '0.0.0.0', PORT: '9999', BATON_DATA_DIR: '/tmp/x', BATON_ADMIN_KEY: 'k' }, dir);
+    expect(overridden).toMatchObject({ host: '0.0.0.0', port: 9999, dataDir: '/tmp/x', adminKey: 'k' });
+    expect(() => loadConfig({ PORT: 'abc' }, dir)).toThrow(/PORT/);
+  });
+
+  it('reads baton.yaml with providers, scripted programs and agents; one line switches the model', () => {
+    const dir = dirWith(`
+providers:
+  openai: { api_key: "\${OPENAI_KEY}" }
+  custom:
+    lmstudio: { base_url: "http://127.0.0.1:1234/v1" }
+agents:
+  - name: desk
+    model: \${DESK_MODEL:-scripted:auto}
+`);
+    const config = loadConfig({ OPENAI_KEY: 'sk-test', DESK_MODEL: 'openai:gpt-4o-mini' }, dir);
+    expect(config.providers.openai).toEqual({ apiKey: 'sk-test' });
+    expect(config.providers.custom).toEqual({ lmstudio: { baseURL: 'http://127.0.0.1:1234/v1' } });
+    expect(config.agents).toEqual([{ name: 'desk', model: 'openai:gpt-4o-mini' }]);
+  });
+
+  it('names the bad field of an invalid file', () => {
+    const dir = dirWith('server:\n  port: "not a port"\n');
+    expect(() => loadConfig({}, dir)).toThrow(/server\.port/);
+    const unknown = dirWith('agents:\n  - name: a\n    model: scripted:auto\n    colour: red\n');
+    expect(() => loadConfig({}, unknown)).toThrow(/agents\.0/);
+  });
+});
