@@ -1,0 +1,100 @@
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+
+/**
+ * Summarises a V8 .cpuprofile (from `node --cpu-prof`): top functions by self time and by
+ * inclusive time, with the file they live in.
+ *   node --import tsx bench/profile-summary.ts FILE.cpuprofile [top=25]
+ */
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples?: number[];
+  timeDeltas?: number[];
+}
+
+export interface ProfileLine {
+  name: string;
+  where: string;
+  selfPct: number;
+  totalPct: number;
+}
+
+function where(url: string, line: number): string {
+  if (!url) return '(native)';
+  let path = url.replace(/^file:\/\//, '');
+  if (path.startsWith('/')) path = relative(process.cwd(), path);
+  path = path.replace(/^node_modules\//, 'nm/').replace(/\/dist\/.*$/, '');
+  return `${path}:${line + 1}`;
+}
+
+export function summariseProfile(file: string, top = 25): { selfTop: ProfileLine[]; totalTop: ProfileLine[]; byPackage: Array<{ name: string; selfPct: number }> } {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  // Self time per node from samples and time deltas (hitCount is unreliable with --cpu-prof).
+  const selfTime = new Map<number, number>();
+  const samples = profile.samples ?? [];
+  const deltas = profile.timeDeltas ?? [];
+  for (let i = 0; i < samples.length; i++) {
+    const id = samples[i]!;
+    selfTime.set(id, (selfTime.get(id) ?? 0) + (deltas[i + 1] ?? deltas[i] ?? 0));
+  }
+  let total = 0;
+  for (const [id, time] of selfTime) if (byId.get(id)?.callFrame.functionName !== '(idle)') total += time;
+  const key = (node: ProfileNode) => `${node.callFrame.functionName || '(anonymous)'} ${where(node.callFrame.url, node.callFrame.lineNumber)}`;
+  const self = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  const packages = new Map<string, number>();
+  for (const [id, time] of selfTime) {
+    const node = byId.get(id)!;
+    if (node.callFrame.functionName === '(idle)' || node.callFrame.functionName === '(program)') continue;
+    self.set(key(node), (self.get(key(node)) ?? 0) + time);
+    const url = node.callFrame.url;
+    const pkg = url.includes('node_modules/')
+      ? url.split('node_modules/').pop()!.split('/').slice(0, url.split('node_modules/').pop()!.startsWith('@') ? 2 : 1).join('/')
+      : url.startsWith('node:') || !url
+        ? node.callFrame.functionName === '(garbage collector)'
+          ? '(gc)'
+          : '(node/native)'
+        : 'baton src';
+    packages.set(pkg, (packages.get(pkg) ?? 0) + time);
+    // Inclusive: once per distinct function on the stack of this sample.
+    const seen = new Set<string>();
+    for (let cursor: number | undefined = id; cursor !== undefined; cursor = parent.get(cursor)) {
+      const frame = byId.get(cursor)!;
+      if (frame.callFrame.functionName === '(root)') continue;
+      const k = key(frame);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      inclusive.set(k, (inclusive.get(k) ?? 0) + time);
+    }
+  }
+  const line = (k: string): ProfileLine => {
+    const space = k.indexOf(' ');
+    return { name: k.slice(0, space), where: k.slice(space + 1), selfPct: (100 * (self.get(k) ?? 0)) / total, totalPct: (100 * (inclusive.get(k) ?? 0)) / total };
+  };
+  const selfTop = [...self.keys()].sort((a, b) => (self.get(b) ?? 0) - (self.get(a) ?? 0)).slice(0, top).map(line);
+  const totalTop = [...inclusive.keys()].sort((a, b) => (inclusive.get(b) ?? 0) - (inclusive.get(a) ?? 0)).slice(0, top).map(line);
+  const byPackage = [...packages.entries()].sort((a, b) => b[1] - a[1]).map(([name, time]) => ({ name, selfPct: (100 * time) / total }));
+  return { selfTop, totalTop, byPackage };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const file = process.argv[2];
+  if (!file) throw new Error('usage: bench/profile-summary.ts FILE.cpuprofile [top]');
+  const summary = summariseProfile(file, Number(process.argv[3] ?? 25));
+  const fmt = (lines: ProfileLine[]) => lines.map((l) => `${l.selfPct.toFixed(1).padStart(5)}% self ${l.totalPct.toFixed(1).padStart(5)}% total  ${l.name}  ${l.where}`).join('\n');
+  console.log('By package (self time):\n' + summary.byPackage.slice(0, 15).map((p) => `${p.selfPct.toFixed(1).padStart(5)}%  ${p.name}`).join('\n'));
+  console.log('\nTop self time:\n' + fmt(summary.selfTop));
+  console.log('\nTop inclusive time:\n' + fmt(summary.totalTop));
+}
