@@ -36,7 +36,16 @@ function where(url: string, line: number): string {
   return `${path}:${line + 1}`;
 }
 
-export function summariseProfile(file: string, top = 25): { selfTop: ProfileLine[]; totalTop: ProfileLine[]; byPackage: Array<{ name: string; selfPct: number }> } {
+export interface ProfileSummary {
+  /** Wall time covered by the profile, and the part of it the thread was idle (waiting for I/O or timers). */
+  wallMs: number;
+  idleMs: number;
+  selfTop: ProfileLine[];
+  totalTop: ProfileLine[];
+  byPackage: Array<{ name: string; selfPct: number }>;
+}
+
+export function summariseProfile(file: string, top = 25): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
@@ -50,7 +59,11 @@ export function summariseProfile(file: string, top = 25): { selfTop: ProfileLine
     selfTime.set(id, (selfTime.get(id) ?? 0) + (deltas[i + 1] ?? deltas[i] ?? 0));
   }
   let total = 0;
-  for (const [id, time] of selfTime) if (byId.get(id)?.callFrame.functionName !== '(idle)') total += time;
+  let idle = 0;
+  for (const [id, time] of selfTime) {
+    if (byId.get(id)?.callFrame.functionName === '(idle)') idle += time;
+    else total += time;
+  }
   const key = (node: ProfileNode) => `${node.callFrame.functionName || '(anonymous)'} ${where(node.callFrame.url, node.callFrame.lineNumber)}`;
   const self = new Map<string, number>();
   const inclusive = new Map<string, number>();
@@ -86,7 +99,7 @@ export function summariseProfile(file: string, top = 25): { selfTop: ProfileLine
   const selfTop = [...self.keys()].sort((a, b) => (self.get(b) ?? 0) - (self.get(a) ?? 0)).slice(0, top).map(line);
   const totalTop = [...inclusive.keys()].sort((a, b) => (inclusive.get(b) ?? 0) - (inclusive.get(a) ?? 0)).slice(0, top).map(line);
   const byPackage = [...packages.entries()].sort((a, b) => b[1] - a[1]).map(([name, time]) => ({ name, selfPct: (100 * time) / total }));
-  return { selfTop, totalTop, byPackage };
+  return { wallMs: (profile.endTime - profile.startTime) / 1000, idleMs: idle / 1000, selfTop, totalTop, byPackage };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -94,6 +107,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (!file) throw new Error('usage: bench/profile-summary.ts FILE.cpuprofile [top]');
   const summary = summariseProfile(file, Number(process.argv[3] ?? 25));
   const fmt = (lines: ProfileLine[]) => lines.map((l) => `${l.selfPct.toFixed(1).padStart(5)}% self ${l.totalPct.toFixed(1).padStart(5)}% total  ${l.name}  ${l.where}`).join('\n');
+  console.log(`Wall ${summary.wallMs.toFixed(0)} ms, idle ${summary.idleMs.toFixed(0)} ms (${((100 * summary.idleMs) / summary.wallMs).toFixed(1)}%); percentages below are of busy time.\n`);
   console.log('By package (self time):\n' + summary.byPackage.slice(0, 15).map((p) => `${p.selfPct.toFixed(1).padStart(5)}%  ${p.name}`).join('\n'));
   console.log('\nTop self time:\n' + fmt(summary.selfTop));
   console.log('\nTop inclusive time:\n' + fmt(summary.totalTop));

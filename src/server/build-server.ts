@@ -69,8 +69,9 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     const handle = request.idempotency;
     if (!handle) return payload;
     request.idempotency = undefined;
-    // Our own failures (5xx) may succeed on retry, so they are not stored.
-    if (typeof payload === 'string' && reply.statusCode < 500) await handle.complete(reply.statusCode, payload);
+    // An internal fault (500) or unavailability (503) changed nothing a retry should not redo, so
+    // the key is freed. A 502 model failure is stored: the input was saved, a retry must not add it twice.
+    if (typeof payload === 'string' && reply.statusCode !== 500 && reply.statusCode !== 503) await handle.complete(reply.statusCode, payload);
     else await handle.release();
     return payload;
   });

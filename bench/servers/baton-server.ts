@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createBaton } from '../../src/server/start-baton.ts';
+import { testConfig } from '../../test/helpers/test-baton.ts';
+import { createThread, engineRoundTrip } from '../engine-driver.ts';
+import { ThreadCloner } from '../sqlite-clone.ts';
+
+/**
+ * Baton as benchmarked: the real server (createBaton → Fastify, engine, scripted:auto demo agent)
+ * on an SQLite file in a fresh temp directory, opened exactly as in production (WAL,
+ * synchronous=NORMAL, busy_timeout), no request logging, no deadline sweeper. Controlled over
+ * IPC by bench/run.ts, which never shares this process's event loop.
+ *
+ * IPC requests ({ id, cmd, ... }) → replies ({ id, result } | { id, error }):
+ *   create-threads { count }            fresh idle threads, made through the engine
+ *   history-threads { turns, copies }   one thread given `turns` full round trips through the
+ *                                       engine, then copied in SQLite: `copies` threads in all
+ *   memory {}                           process.memoryUsage()
+ */
+
+const dir = mkdtempSync(join(tmpdir(), 'baton-bench-'));
+const filename = join(dir, 'baton.db');
+const baton = await createBaton(testConfig({ port: 0 }), { store: { kind: 'sqlite', filename }, sweeper: false, logger: false });
+const url = await baton.listen();
+
+type Request = { id: number; cmd: 'create-threads'; count: number } | { id: number; cmd: 'history-threads'; turns: number; copies: number } | { id: number; cmd: 'memory' };
+
+async function handle(request: Request): Promise<unknown> {
+  switch (request.cmd) {
+    case 'create-threads': {
+      const ids: string[] = [];
+      for (let i = 0; i < request.count; i++) ids.push(await createThread(baton));
+      return ids;
+    }
+    case 'history-threads': {
+      const started = performance.now();
+      const template = await createThread(baton);
+      for (let i = 0; i < request.turns; i++) await engineRoundTrip(baton, template);
+      const built = performance.now();
+      const cloner = new ThreadCloner(filename, template);
+      try {
+        const ids = [template, ...cloner.clone(request.copies - 1)];
+        return { ids, buildSeconds: (built - started) / 1000, cloneSeconds: (performance.now() - built) / 1000 };
+      } finally {
+        cloner.close();
+      }
+    }
+    case 'memory':
+      return process.memoryUsage();
+  }
+}
+
+process.on('message', (request: Request) => {
+  handle(request).then(
+    (result) => process.send?.({ id: request.id, result }),
+    (error: unknown) => process.send?.({ id: request.id, error: error instanceof Error ? error.stack ?? error.message : String(error) }),
+  );
+});
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  await baton.close();
+  rmSync(dir, { recursive: true, force: true });
+  // A normal exit, so --cpu-prof gets to write its profile.
+  process.exit(0);
+};
+process.on('disconnect', stop);
+process.on('SIGTERM', stop);
+process.send?.({ type: 'ready', url, pid: process.pid });
