@@ -1,0 +1,406 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem, type as osType, release } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ADMIN_KEY } from '../test/helpers/test-baton.ts';
+import { APPROVAL, SEED_TEXT } from './engine-driver.ts';
+import { HttpClient, percentiles, runLoad, StopClient, type LoadResult, type Percentiles } from './load.ts';
+import { summariseProfile, type ProfileSummary } from './profile-summary.ts';
+
+/**
+ * `npm run bench`: throughput and latency of Baton's pause/resume round trip against a bare
+ * Fastify echo ceiling, turn cost against history length, and heap cost of pending threads.
+ * Servers run in child processes (bench/servers/*.ts); this process only generates load, so it
+ * never shares an event loop with the server it measures. Writes bench/results.json.
+ *
+ * Environment knobs (defaults in brackets): BENCH_WARMUP_S [2], BENCH_DURATION_S [8],
+ * BENCH_LEVELS [1,10,50], BENCH_HEAP_TARGET [100000], BENCH_HEAP_BUDGET_S [60],
+ * BENCH_PROFILE [1] (CPU-profile Baton at 10 clients), BENCH_QUICK [0] (a short smoke run).
+ */
+
+const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const quick = process.env.BENCH_QUICK === '1';
+const num = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
+const config = {
+  warmupMs: num('BENCH_WARMUP_S', quick ? 0.5 : 2) * 1000,
+  durationMs: num('BENCH_DURATION_S', quick ? 1.5 : 8) * 1000,
+  levels: (process.env.BENCH_LEVELS ?? '1,10,50').split(',').map(Number),
+  heapTarget: num('BENCH_HEAP_TARGET', quick ? 5_000 : 100_000),
+  heapBudgetSeconds: num('BENCH_HEAP_BUDGET_S', quick ? 5 : 60),
+  history: quick ? { shortTurns: 10, shortCopies: 20, longTurns: 100, longCopies: 4, samples: 20 } : { shortTurns: 10, shortCopies: 200, longTurns: 1000, longCopies: 20, samples: 200 },
+  profile: process.env.BENCH_PROFILE !== '0',
+};
+const TARGETS = { ratioAt10: 0.4, overheadP99Ms: 5, heapDrift: 0.1, historyRatio: 1.2 };
+
+const SEED_BODY = JSON.stringify({ role: 'user', content: SEED_TEXT });
+const resultBody = (callId: string) => JSON.stringify({ role: 'user', content: [{ type: 'tool_result', tool_call_id: callId, content: APPROVAL }] });
+
+function log(message: string): void {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+// ---- child servers ------------------------------------------------------------------------------
+
+interface ServerChild {
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  call<T>(cmd: string, args?: Record<string, unknown>): Promise<T>;
+  stop(): Promise<void>;
+}
+
+async function startServer(script: string, nodeArgs: string[] = []): Promise<ServerChild> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(BENCH_DIR, 'servers', script)], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+  let nextId = 1;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const ready = await new Promise<{ url: string; pid: number }>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
+    child.on('message', (message: any) => {
+      if (message?.type === 'ready') resolve(message);
+      else if (typeof message?.id === 'number') {
+        const waiter = pending.get(message.id);
+        pending.delete(message.id);
+        if (message.error) waiter?.reject(new Error(message.error));
+        else waiter?.resolve(message.result);
+      }
+    });
+  });
+  return {
+    url: ready.url,
+    pid: ready.pid,
+    child,
+    call<T>(cmd: string, args: Record<string, unknown> = {}) {
+      const id = nextId++;
+      return new Promise<T>((resolve, reject) => {
+        pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+        child.send({ id, cmd, ...args });
+      });
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+// ---- round trips --------------------------------------------------------------------------------
+
+function echoRoundTrip(http: HttpClient) {
+  const second = resultBody('call_0123456789abcdefghijklmn');
+  return async () => {
+    const first = await http.post('/echo', SEED_BODY);
+    if (first.status !== 200) throw new Error(`echo answered ${first.status}`);
+    JSON.parse(first.text);
+    const next = await http.post('/echo', second);
+    if (next.status !== 200) throw new Error(`echo answered ${next.status}`);
+    JSON.parse(next.text);
+  };
+}
+
+/** One Baton round trip: the seed message pauses on request_approval, the result resumes it. */
+async function batonRoundTrip(http: HttpClient, threadId: string): Promise<void> {
+  const first = await http.post(`/v1/threads/${threadId}/messages`, SEED_BODY);
+  if (first.status !== 200) throw new Error(`seed message answered ${first.status}: ${first.text.slice(0, 300)}`);
+  const paused = JSON.parse(first.text);
+  const choice = paused.choices?.[0];
+  const callId = choice?.message?.tool_calls?.[0]?.id;
+  if (choice?.finish_reason !== 'tool_use' || typeof callId !== 'string') throw new Error(`expected tool_use: ${first.text.slice(0, 300)}`);
+  const second = await http.post(`/v1/threads/${threadId}/messages`, resultBody(callId));
+  if (second.status !== 200) throw new Error(`tool_result answered ${second.status}: ${second.text.slice(0, 300)}`);
+  if (JSON.parse(second.text).choices?.[0]?.finish_reason !== 'stop') throw new Error(`expected stop: ${second.text.slice(0, 300)}`);
+}
+
+async function createThreadsOverHttp(http: HttpClient, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const created = await http.post('/v1/threads', JSON.stringify({ agent: 'refund-desk' }));
+    if (created.status !== 200) throw new Error(`create thread answered ${created.status}: ${created.text}`);
+    ids.push(JSON.parse(created.text).id);
+  }
+  return ids;
+}
+
+// ---- phases -------------------------------------------------------------------------------------
+
+async function measureEcho(): Promise<LoadResult[]> {
+  const server = await startServer('echo-server.ts');
+  const http = new HttpClient(server.url, { authorization: `Bearer ${ADMIN_KEY}` });
+  try {
+    const results: LoadResult[] = [];
+    const roundTrip = echoRoundTrip(http);
+    for (const clients of config.levels) {
+      log(`echo ceiling, ${clients} client(s)`);
+      results.push(await runLoad({ clients, warmupMs: config.warmupMs, durationMs: config.durationMs, http, roundTrip, serverPid: server.pid }));
+    }
+    return results;
+  } finally {
+    http.close();
+    await server.stop();
+  }
+}
+
+interface FreshResult extends LoadResult {
+  poolSize: number;
+  poolExhausted: boolean;
+}
+
+interface HistoryResult {
+  shortTurns: number;
+  longTurns: number;
+  samples: number;
+  shortThreads: number;
+  longThreads: number;
+  buildSeconds: { short: number; long: number };
+  cloneSeconds: { short: number; long: number };
+  short: Percentiles;
+  long: Percentiles;
+  ratioOfMedians: number;
+}
+
+async function measureBaton(): Promise<{ reuse: LoadResult[]; fresh: FreshResult[]; history: HistoryResult }> {
+  const server = await startServer('baton-server.ts');
+  const http = new HttpClient(server.url, { authorization: `Bearer ${ADMIN_KEY}` });
+  try {
+    const reuse: LoadResult[] = [];
+    for (const clients of config.levels) {
+      log(`Baton, one thread per client (history grows), ${clients} client(s)`);
+      const threads = await createThreadsOverHttp(http, clients);
+      reuse.push(
+        await runLoad({ clients, warmupMs: config.warmupMs, durationMs: config.durationMs, http, roundTrip: (client) => batonRoundTrip(http, threads[client]!), serverPid: server.pid }),
+      );
+    }
+
+    const fresh: FreshResult[] = [];
+    for (const [index, clients] of config.levels.entries()) {
+      const expected = reuse[index]!.roundTripsPerSecond * ((config.warmupMs + config.durationMs) / 1000);
+      const poolSize = Math.ceil(expected * 2.5) + clients * 4 + 50;
+      const pool = await server.call<string[]>('create-threads', { count: poolSize });
+      log(`Baton, a fresh thread per round trip, ${clients} client(s) (${poolSize} threads prepared)`);
+      let next = 0;
+      let exhausted = false;
+      const result = await runLoad({
+        clients,
+        warmupMs: config.warmupMs,
+        durationMs: config.durationMs,
+        http,
+        roundTrip: async () => {
+          const threadId = pool[next++];
+          if (threadId === undefined) {
+            exhausted = true;
+            throw new StopClient();
+          }
+          await batonRoundTrip(http, threadId);
+        },
+        serverPid: server.pid,
+      });
+      fresh.push({ ...result, poolSize, poolExhausted: exhausted });
+    }
+
+    const { shortTurns, shortCopies, longTurns, longCopies, samples } = config.history;
+    log(`history: building a ${shortTurns}-turn thread (${shortCopies} copies) and a ${longTurns}-turn thread (${longCopies} copies) through the engine`);
+    const short = await server.call<{ ids: string[]; buildSeconds: number; cloneSeconds: number }>('history-threads', { turns: shortTurns, copies: shortCopies });
+    const long = await server.call<{ ids: string[]; buildSeconds: number; cloneSeconds: number }>('history-threads', { turns: longTurns, copies: longCopies });
+    log(`history: ${samples} sequential round trips each, interleaved`);
+    // Warm-up on threads that are not measured.
+    const warm = await createThreadsOverHttp(http, 1);
+    for (let i = 0; i < 20; i++) await batonRoundTrip(http, warm[0]!);
+    const shortTimes: number[] = [];
+    const longTimes: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      // Each short thread is measured once, at exactly `shortTurns` prior turns; the long ones
+      // a few times each (1,000 → 1,000 + samples/copies prior turns).
+      const pairs: Array<[string, number[]]> = [
+        [short.ids[i % short.ids.length]!, shortTimes],
+        [long.ids[i % long.ids.length]!, longTimes],
+      ];
+      if (i % 2 === 1) pairs.reverse();
+      for (const [threadId, times] of pairs) {
+        const began = performance.now();
+        await batonRoundTrip(http, threadId);
+        times.push(performance.now() - began);
+      }
+    }
+    const shortStats = percentiles(shortTimes);
+    const longStats = percentiles(longTimes);
+    const history: HistoryResult = {
+      shortTurns,
+      longTurns,
+      samples,
+      shortThreads: short.ids.length,
+      longThreads: long.ids.length,
+      buildSeconds: { short: short.buildSeconds, long: long.buildSeconds },
+      cloneSeconds: { short: short.cloneSeconds, long: long.cloneSeconds },
+      short: shortStats,
+      long: longStats,
+      ratioOfMedians: longStats.p50 / shortStats.p50,
+    };
+    return { reuse, fresh, history };
+  } finally {
+    http.close();
+    await server.stop();
+  }
+}
+
+/** Baton at 10 clients again, under --cpu-prof, then the top functions of its main thread. */
+async function profileBaton(): Promise<(ProfileSummary & { file: string; load: LoadResult }) | null> {
+  const dir = join(BENCH_DIR, 'profiles');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const server = await startServer('baton-server.ts', ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  const http = new HttpClient(server.url, { authorization: `Bearer ${ADMIN_KEY}` });
+  let load: LoadResult;
+  try {
+    const clients = 10;
+    log(`profiling Baton under --cpu-prof, ${clients} clients`);
+    const threads = await createThreadsOverHttp(http, clients);
+    load = await runLoad({ clients, warmupMs: config.warmupMs, durationMs: config.durationMs, http, roundTrip: (client) => batonRoundTrip(http, threads[client]!), serverPid: server.pid });
+  } finally {
+    http.close();
+    await server.stop();
+  }
+  // tsx's loader thread writes a profile too; the server's main thread is the big one.
+  const files = readdirSync(dir)
+    .filter((name) => name.endsWith('.cpuprofile'))
+    .map((name) => join(dir, name))
+    .sort((a, b) => statSync(b).size - statSync(a).size);
+  if (!files[0]) return null;
+  return { file: files[0].slice(REPO_ROOT.length), load, ...summariseProfile(files[0], 20) };
+}
+
+async function measureHeap(): Promise<any> {
+  log(`heap: pending threads up to ${config.heapTarget.toLocaleString('en-US')} (engine for up to ${config.heapBudgetSeconds} s, then SQLite copies)`);
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', join(BENCH_DIR, 'heap-probe.ts'), String(config.heapTarget), String(config.heapBudgetSeconds)], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`heap probe exited with ${code}: ${output}`);
+  return JSON.parse(output.trim().split('\n').pop()!);
+}
+
+// ---- report -------------------------------------------------------------------------------------
+
+const fmt = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+function loadRow(label: string, result: LoadResult): string[] {
+  return [
+    label,
+    String(result.clients),
+    fmt(result.roundTripsPerSecond, 0),
+    fmt(result.roundTrip.p50, 2),
+    fmt(result.roundTrip.p99, 2),
+    fmt(result.request.p50, 2),
+    fmt(result.request.p99, 2),
+    result.serverCpuCores === null ? 'n/a' : fmt(result.serverCpuCores, 2),
+    fmt(result.loadCpuCores, 2),
+    String(result.errors),
+  ];
+}
+
+async function main(): Promise<void> {
+  const began = performance.now();
+  log(`config ${JSON.stringify(config)}`);
+  const echo = await measureEcho();
+  const baton = await measureBaton();
+  const profile = config.profile ? await profileBaton() : null;
+  const heap = await measureHeap();
+
+  const at = (results: LoadResult[], clients: number) => results.find((result) => result.clients === clients);
+  const echo10 = at(echo, 10);
+  const baton10 = at(baton.reuse, 10);
+  const fresh10 = at(baton.fresh, 10);
+  const echo1 = at(echo, 1);
+  const baton1 = at(baton.reuse, 1);
+  const summary = {
+    ratioAt10: echo10 && baton10 ? baton10.roundTripsPerSecond / echo10.roundTripsPerSecond : NaN,
+    ratioAt10Fresh: echo10 && fresh10 ? fresh10.roundTripsPerSecond / echo10.roundTripsPerSecond : NaN,
+    overheadP99MsAt10: echo10 && baton10 ? baton10.request.p99 - echo10.request.p99 : NaN,
+    overheadP99MsAt1: echo1 && baton1 ? baton1.request.p99 - echo1.request.p99 : NaN,
+    historyRatio: baton.history.ratioOfMedians,
+    heapRatio: heap.heapRatio as number,
+  };
+  const verdict = {
+    ratioAt10: summary.ratioAt10 >= TARGETS.ratioAt10,
+    overheadP99: summary.overheadP99MsAt10 < TARGETS.overheadP99Ms,
+    heapFlat: Math.abs(summary.heapRatio - 1) <= TARGETS.heapDrift,
+    history: summary.historyRatio <= TARGETS.historyRatio,
+  };
+
+  const headers = ['server', 'clients', 'rt/s', 'rt p50 ms', 'rt p99 ms', 'req p50 ms', 'req p99 ms', 'server CPU', 'load CPU', 'errors'];
+  const rows = [
+    ...echo.map((result) => loadRow('echo ceiling', result)),
+    ...baton.reuse.map((result) => loadRow('Baton, thread per client', result)),
+    ...baton.fresh.map((result) => loadRow(`Baton, fresh thread${result.poolExhausted ? ' (pool ran out!)' : ''}`, result)),
+  ];
+  const h = baton.history;
+  const heapRows = (heap.samples as Array<{ label: string; pendingThreads: number; heapUsed: number; rss: number }>).map((sample) => [
+    sample.label,
+    sample.pendingThreads.toLocaleString('en-US'),
+    mb(sample.heapUsed),
+    mb(sample.rss),
+  ]);
+  const check = (ok: boolean) => (ok ? 'met' : 'MISSED');
+  const report = [
+    '',
+    `Round trip = POST seed message → tool_use → POST tool_result → final answer (echo: 2 POSTs). ${config.warmupMs / 1000} s warm-up + ${config.durationMs / 1000} s per level. CPU in cores (1.00 = one core busy).`,
+    table(headers, rows),
+    '',
+    `Baton/ceiling at 10 clients: ${fmt(summary.ratioAt10, 3)} (thread per client), ${fmt(summary.ratioAt10Fresh, 3)} (fresh threads)   target ≥ ${TARGETS.ratioAt10}: ${check(verdict.ratioAt10)}`,
+    `p99 server overhead per request: ${fmt(summary.overheadP99MsAt10, 2)} ms at 10 clients, ${fmt(summary.overheadP99MsAt1, 2)} ms at 1 client   target < ${TARGETS.overheadP99Ms} ms (10 clients): ${check(verdict.overheadP99)}`,
+    `Turn cost vs history (sequential, ${h.samples} round trips each): median ${fmt(h.short.p50, 2)} ms at ${h.shortTurns} prior turns, ${fmt(h.long.p50, 2)} ms at ${h.longTurns}; ratio ${fmt(h.ratioOfMedians, 2)}   target ≤ ${TARGETS.historyRatio}: ${check(verdict.history)}`,
+    `Heap with pending threads (after forced GC): ratio ${fmt(summary.heapRatio, 3)} from first to last sample   target within ±${TARGETS.heapDrift * 100}%: ${check(verdict.heapFlat)}`,
+    table(['sample', 'pending threads', 'heapUsed', 'rss'], heapRows),
+    `  engine created ${heap.engineCreated.toLocaleString('en-US')} pending threads at ${fmt(heap.engineThreadsPerSecond, 0)}/s; ${heap.cloned.toLocaleString('en-US')} copied in SQLite in ${fmt(heap.cloneSeconds, 1)} s; database holds ${heap.pendingThreadsInDb.toLocaleString('en-US')} pending threads`,
+  ];
+  if (profile) {
+    report.push(
+      '',
+      `CPU profile of Baton at 10 clients (${profile.file}; ${fmt(profile.load.roundTripsPerSecond, 0)} rt/s under the profiler; idle ${fmt((100 * profile.idleMs) / profile.wallMs, 1)}% of wall time):`,
+      '  by package (self time): ' + profile.byPackage.slice(0, 8).map((entry) => `${entry.name} ${fmt(entry.selfPct)}%`).join(', '),
+      table(
+        ['top self time', 'self %', 'total %', 'where'],
+        profile.selfTop.slice(0, 12).map((line) => [line.name, fmt(line.selfPct), fmt(line.totalPct), line.where]),
+      ),
+    );
+  }
+  report.push('', `Total bench time ${fmt((performance.now() - began) / 1000, 0)} s.`);
+  console.log(report.join('\n'));
+
+  const results = {
+    date: new Date().toISOString(),
+    machine: { node: process.version, os: `${osType()} ${release()}`, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 1024 ** 3) },
+    config,
+    targets: TARGETS,
+    summary,
+    verdict,
+    echo,
+    batonThreadPerClient: baton.reuse,
+    batonFreshThreads: baton.fresh,
+    history: baton.history,
+    heap,
+    profile,
+    totalSeconds: (performance.now() - began) / 1000,
+  };
+  writeFileSync(join(BENCH_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  log('wrote bench/results.json');
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
