@@ -64,7 +64,31 @@ export function summariseProfile(file: string, top = 25): ProfileSummary {
     if (byId.get(id)?.callFrame.functionName === '(idle)') idle += time;
     else total += time;
   }
-  const key = (node: ProfileNode) => `${node.callFrame.functionName || '(anonymous)'} ${where(node.callFrame.url, node.callFrame.lineNumber)}`;
+  const SQLITE_NATIVES = new Set(['Statement', 'all', 'run', 'get', 'iterate', 'exec', 'pragma']);
+  const SPECIAL = new Set(['(garbage collector)', '(program)', '(idle)', '(root)']);
+  /** Native frames (no url) are shown and counted with the nearest JavaScript caller. */
+  const jsCaller = (id: number): ProfileNode | undefined => {
+    for (let cursor = parent.get(id); cursor !== undefined; cursor = parent.get(cursor)) {
+      const frame = byId.get(cursor)!;
+      if (frame.callFrame.url) return frame;
+    }
+    return undefined;
+  };
+  const key = (node: ProfileNode) => {
+    const name = node.callFrame.functionName || '(anonymous)';
+    if (node.callFrame.url || SPECIAL.has(name)) return `${name} ${where(node.callFrame.url, node.callFrame.lineNumber)}`;
+    const caller = jsCaller(node.id);
+    return `${name} (native, from ${caller ? `${caller.callFrame.functionName || '(anonymous)'} ${where(caller.callFrame.url, caller.callFrame.lineNumber)}` : 'native'})`;
+  };
+  const packageOf = (url: string, name: string): string => {
+    if (name === '(garbage collector)') return '(gc)';
+    if (url.includes('node_modules/')) {
+      const rest = url.split('node_modules/').pop()!;
+      return rest.split('/').slice(0, rest.startsWith('@') ? 2 : 1).join('/');
+    }
+    if (!url || url.startsWith('node:')) return '(node internals)';
+    return 'baton src';
+  };
   const self = new Map<string, number>();
   const inclusive = new Map<string, number>();
   const packages = new Map<string, number>();
@@ -72,14 +96,10 @@ export function summariseProfile(file: string, top = 25): ProfileSummary {
     const node = byId.get(id)!;
     if (node.callFrame.functionName === '(idle)' || node.callFrame.functionName === '(program)') continue;
     self.set(key(node), (self.get(key(node)) ?? 0) + time);
-    const url = node.callFrame.url;
-    const pkg = url.includes('node_modules/')
-      ? url.split('node_modules/').pop()!.split('/').slice(0, url.split('node_modules/').pop()!.startsWith('@') ? 2 : 1).join('/')
-      : url.startsWith('node:') || !url
-        ? node.callFrame.functionName === '(garbage collector)'
-          ? '(gc)'
-          : '(node/native)'
-        : 'baton src';
+    const owner = node.callFrame.url || SPECIAL.has(node.callFrame.functionName) ? node : (jsCaller(node.id) ?? node);
+    // better-sqlite3's native statement calls (the SQLite work) are made from Kysely's driver.
+    const sqliteNative = !node.callFrame.url && SQLITE_NATIVES.has(node.callFrame.functionName) && /node_modules\/(kysely|better-sqlite3)\//.test(owner.callFrame.url);
+    const pkg = sqliteNative ? 'better-sqlite3' : packageOf(owner.callFrame.url, node.callFrame.functionName);
     packages.set(pkg, (packages.get(pkg) ?? 0) + time);
     // Inclusive: once per distinct function on the stack of this sample.
     const seen = new Set<string>();
@@ -93,7 +113,7 @@ export function summariseProfile(file: string, top = 25): ProfileSummary {
     }
   }
   const line = (k: string): ProfileLine => {
-    const space = k.indexOf(' ');
+    const space = k.startsWith('(garbage collector)') ? '(garbage collector)'.length : k.indexOf(' ');
     return { name: k.slice(0, space), where: k.slice(space + 1), selfPct: (100 * (self.get(k) ?? 0)) / total, totalPct: (100 * (inclusive.get(k) ?? 0)) / total };
   };
   const selfTop = [...self.keys()].sort((a, b) => (self.get(b) ?? 0) - (self.get(a) ?? 0)).slice(0, top).map(line);

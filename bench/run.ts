@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, type as osType, release } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,7 @@ import { summariseProfile, type ProfileSummary } from './profile-summary.ts';
  * never shares an event loop with the server it measures. Writes bench/results.json.
  *
  * Environment knobs (defaults in brackets): BENCH_WARMUP_S [2], BENCH_DURATION_S [8],
- * BENCH_LEVELS [1,10,50], BENCH_HEAP_TARGET [100000], BENCH_HEAP_BUDGET_S [60],
+ * BENCH_LEVELS [1,10,50], BENCH_HEAP_TARGET [100000], BENCH_HEAP_BUDGET_S [45],
  * BENCH_PROFILE [1] (CPU-profile Baton at 10 clients), BENCH_QUICK [0] (a short smoke run).
  */
 
@@ -28,8 +28,10 @@ const config = {
   durationMs: num('BENCH_DURATION_S', quick ? 1.5 : 8) * 1000,
   levels: (process.env.BENCH_LEVELS ?? '1,10,50').split(',').map(Number),
   heapTarget: num('BENCH_HEAP_TARGET', quick ? 5_000 : 100_000),
-  heapBudgetSeconds: num('BENCH_HEAP_BUDGET_S', quick ? 5 : 60),
-  history: quick ? { shortTurns: 10, shortCopies: 20, longTurns: 100, longCopies: 4, samples: 20 } : { shortTurns: 10, shortCopies: 200, longTurns: 1000, longCopies: 20, samples: 200 },
+  heapBudgetSeconds: num('BENCH_HEAP_BUDGET_S', quick ? 5 : 45),
+  history: quick
+    ? { shortTurns: 10, shortCopies: 20, midTurns: 50, midCopies: 4, longTurns: 100, longCopies: 4, samples: 20 }
+    : { shortTurns: 10, shortCopies: 200, midTurns: 100, midCopies: 20, longTurns: 1000, longCopies: 20, samples: 200 },
   profile: process.env.BENCH_PROFILE !== '0',
 };
 const TARGETS = { ratioAt10: 0.4, overheadP99Ms: 5, heapDrift: 0.1, historyRatio: 1.2 };
@@ -152,15 +154,19 @@ interface FreshResult extends LoadResult {
 
 interface HistoryResult {
   shortTurns: number;
+  midTurns: number;
   longTurns: number;
   samples: number;
-  shortThreads: number;
-  longThreads: number;
-  buildSeconds: { short: number; long: number };
-  cloneSeconds: { short: number; long: number };
+  threads: { short: number; mid: number; long: number };
+  buildSeconds: { short: number; mid: number; long: number };
+  cloneSeconds: { short: number; mid: number; long: number };
   short: Percentiles;
+  mid: Percentiles;
   long: Percentiles;
+  /** Median at `longTurns` over median at `shortTurns`: the target figure. */
   ratioOfMedians: number;
+  /** Median at `longTurns` over median at `midTurns` (both past the agent's history window). */
+  ratioLongToMid: number;
 }
 
 async function measureBaton(): Promise<{ reuse: LoadResult[]; fresh: FreshResult[]; history: HistoryResult }> {
@@ -178,8 +184,9 @@ async function measureBaton(): Promise<{ reuse: LoadResult[]; fresh: FreshResult
 
     const fresh: FreshResult[] = [];
     for (const [index, clients] of config.levels.entries()) {
-      const expected = reuse[index]!.roundTripsPerSecond * ((config.warmupMs + config.durationMs) / 1000);
-      const poolSize = Math.ceil(expected * 2.5) + clients * 4 + 50;
+      // Fresh threads run faster than grown ones: size the pool for 6× the thread-per-client rate.
+      const expected = Math.max(reuse[index]!.roundTripsPerSecond * 6, 100) * ((config.warmupMs + config.durationMs) / 1000);
+      const poolSize = Math.ceil(expected) + clients * 4 + 100;
       const pool = await server.call<string[]>('create-threads', { count: poolSize });
       log(`Baton, a fresh thread per round trip, ${clients} client(s) (${poolSize} threads prepared)`);
       let next = 0;
@@ -202,43 +209,43 @@ async function measureBaton(): Promise<{ reuse: LoadResult[]; fresh: FreshResult
       fresh.push({ ...result, poolSize, poolExhausted: exhausted });
     }
 
-    const { shortTurns, shortCopies, longTurns, longCopies, samples } = config.history;
-    log(`history: building a ${shortTurns}-turn thread (${shortCopies} copies) and a ${longTurns}-turn thread (${longCopies} copies) through the engine`);
-    const short = await server.call<{ ids: string[]; buildSeconds: number; cloneSeconds: number }>('history-threads', { turns: shortTurns, copies: shortCopies });
-    const long = await server.call<{ ids: string[]; buildSeconds: number; cloneSeconds: number }>('history-threads', { turns: longTurns, copies: longCopies });
-    log(`history: ${samples} sequential round trips each, interleaved`);
-    // Warm-up on threads that are not measured.
+    const { shortTurns, shortCopies, midTurns, midCopies, longTurns, longCopies, samples } = config.history;
+    type Built = { ids: string[]; buildSeconds: number; cloneSeconds: number };
+    log(`history: building threads of ${shortTurns}, ${midTurns} and ${longTurns} turns through the engine, then copying them (${shortCopies}/${midCopies}/${longCopies})`);
+    const short = await server.call<Built>('history-threads', { turns: shortTurns, copies: shortCopies });
+    const mid = await server.call<Built>('history-threads', { turns: midTurns, copies: midCopies });
+    const long = await server.call<Built>('history-threads', { turns: longTurns, copies: longCopies });
+    log(`history: ${samples} sequential round trips at each length, interleaved`);
+    // Warm-up on a thread that is not measured.
     const warm = await createThreadsOverHttp(http, 1);
     for (let i = 0; i < 20; i++) await batonRoundTrip(http, warm[0]!);
-    const shortTimes: number[] = [];
-    const longTimes: number[] = [];
+    const times: [number[], number[], number[]] = [[], [], []];
+    const sets = [short.ids, mid.ids, long.ids];
     for (let i = 0; i < samples; i++) {
-      // Each short thread is measured once, at exactly `shortTurns` prior turns; the long ones
-      // a few times each (1,000 → 1,000 + samples/copies prior turns).
-      const pairs: Array<[string, number[]]> = [
-        [short.ids[i % short.ids.length]!, shortTimes],
-        [long.ids[i % long.ids.length]!, longTimes],
-      ];
-      if (i % 2 === 1) pairs.reverse();
-      for (const [threadId, times] of pairs) {
+      // Each short thread is measured once, at exactly `shortTurns` prior turns; the others a few
+      // times each (e.g. 1,000 → 1,000 + samples/copies prior turns). The order rotates.
+      for (let k = 0; k < 3; k++) {
+        const which = (i + k) % 3;
+        const ids = sets[which]!;
         const began = performance.now();
-        await batonRoundTrip(http, threadId);
-        times.push(performance.now() - began);
+        await batonRoundTrip(http, ids[i % ids.length]!);
+        times[which]!.push(performance.now() - began);
       }
     }
-    const shortStats = percentiles(shortTimes);
-    const longStats = percentiles(longTimes);
+    const [shortStats, midStats, longStats] = times.map(percentiles) as [Percentiles, Percentiles, Percentiles];
     const history: HistoryResult = {
       shortTurns,
+      midTurns,
       longTurns,
       samples,
-      shortThreads: short.ids.length,
-      longThreads: long.ids.length,
-      buildSeconds: { short: short.buildSeconds, long: long.buildSeconds },
-      cloneSeconds: { short: short.cloneSeconds, long: long.cloneSeconds },
+      threads: { short: short.ids.length, mid: mid.ids.length, long: long.ids.length },
+      buildSeconds: { short: short.buildSeconds, mid: mid.buildSeconds, long: long.buildSeconds },
+      cloneSeconds: { short: short.cloneSeconds, mid: mid.cloneSeconds, long: long.cloneSeconds },
       short: shortStats,
+      mid: midStats,
       long: longStats,
       ratioOfMedians: longStats.p50 / shortStats.p50,
+      ratioLongToMid: longStats.p50 / midStats.p50,
     };
     return { reuse, fresh, history };
   } finally {
@@ -247,30 +254,52 @@ async function measureBaton(): Promise<{ reuse: LoadResult[]; fresh: FreshResult
   }
 }
 
-/** Baton at 10 clients again, under --cpu-prof, then the top functions of its main thread. */
-async function profileBaton(): Promise<(ProfileSummary & { file: string; load: LoadResult }) | null> {
+interface ProfileRun extends ProfileSummary {
+  label: string;
+  file: string;
+  load: LoadResult;
+}
+
+/**
+ * Baton at 10 clients again, with the V8 profiler on for exactly the measured window (started
+ * and stopped over IPC, after a warm-up): once on fresh threads (the fixed cost of a turn), once
+ * with a thread per client (history at the window limit).
+ */
+async function profileBaton(): Promise<ProfileRun[]> {
   const dir = join(BENCH_DIR, 'profiles');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const server = await startServer('baton-server.ts', ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  const server = await startServer('baton-server.ts');
   const http = new HttpClient(server.url, { authorization: `Bearer ${ADMIN_KEY}` });
-  let load: LoadResult;
+  const clients = 10;
+  const runs: ProfileRun[] = [];
   try {
-    const clients = 10;
-    log(`profiling Baton under --cpu-prof, ${clients} clients`);
+    const pool = await server.call<string[]>('create-threads', { count: 4_000 });
+    let next = 0;
+    const fresh = async () => {
+      const threadId = pool[next++];
+      if (threadId === undefined) throw new StopClient();
+      await batonRoundTrip(http, threadId);
+    };
     const threads = await createThreadsOverHttp(http, clients);
-    load = await runLoad({ clients, warmupMs: config.warmupMs, durationMs: config.durationMs, http, roundTrip: (client) => batonRoundTrip(http, threads[client]!), serverPid: server.pid });
+    const perClient = (client: number) => batonRoundTrip(http, threads[client]!);
+    for (const [label, roundTrip] of [
+      ['fresh threads', fresh],
+      ['thread per client', perClient],
+    ] as const) {
+      log(`profiling Baton, ${label}, ${clients} clients`);
+      await runLoad({ clients, warmupMs: 0, durationMs: config.warmupMs + 2_000, http, roundTrip });
+      const file = join(dir, `baton-${label.replaceAll(' ', '-')}.cpuprofile`);
+      await server.call('profile-start');
+      const load = await runLoad({ clients, warmupMs: 0, durationMs: config.durationMs, http, roundTrip, serverPid: server.pid });
+      await server.call('profile-stop', { file });
+      runs.push({ label, file: file.slice(REPO_ROOT.length), load, ...summariseProfile(file, 20) });
+    }
   } finally {
     http.close();
     await server.stop();
   }
-  // tsx's loader thread writes a profile too; the server's main thread is the big one.
-  const files = readdirSync(dir)
-    .filter((name) => name.endsWith('.cpuprofile'))
-    .map((name) => join(dir, name))
-    .sort((a, b) => statSync(b).size - statSync(a).size);
-  if (!files[0]) return null;
-  return { file: files[0].slice(REPO_ROOT.length), load, ...summariseProfile(files[0], 20) };
+  return runs;
 }
 
 async function measureHeap(): Promise<any> {
@@ -317,7 +346,7 @@ async function main(): Promise<void> {
   log(`config ${JSON.stringify(config)}`);
   const echo = await measureEcho();
   const baton = await measureBaton();
-  const profile = config.profile ? await profileBaton() : null;
+  const profiles = config.profile ? await profileBaton() : [];
   const heap = await measureHeap();
 
   const at = (results: LoadResult[], clients: number) => results.find((result) => result.clients === clients);
@@ -362,15 +391,15 @@ async function main(): Promise<void> {
     '',
     `Baton/ceiling at 10 clients: ${fmt(summary.ratioAt10, 3)} (thread per client), ${fmt(summary.ratioAt10Fresh, 3)} (fresh threads)   target ≥ ${TARGETS.ratioAt10}: ${check(verdict.ratioAt10)}`,
     `p99 server overhead per request: ${fmt(summary.overheadP99MsAt10, 2)} ms at 10 clients, ${fmt(summary.overheadP99MsAt1, 2)} ms at 1 client   target < ${TARGETS.overheadP99Ms} ms (10 clients): ${check(verdict.overheadP99)}`,
-    `Turn cost vs history (sequential, ${h.samples} round trips each): median ${fmt(h.short.p50, 2)} ms at ${h.shortTurns} prior turns, ${fmt(h.long.p50, 2)} ms at ${h.longTurns}; ratio ${fmt(h.ratioOfMedians, 2)}   target ≤ ${TARGETS.historyRatio}: ${check(verdict.history)}`,
+    `Turn cost vs history (sequential, ${h.samples} round trips each): median ${fmt(h.short.p50, 2)} ms at ${h.shortTurns} prior turns, ${fmt(h.mid.p50, 2)} ms at ${h.midTurns}, ${fmt(h.long.p50, 2)} ms at ${h.longTurns}; ratio ${h.longTurns}/${h.shortTurns} ${fmt(h.ratioOfMedians, 2)}   target ≤ ${TARGETS.historyRatio}: ${check(verdict.history)} (${h.longTurns}/${h.midTurns}: ${fmt(h.ratioLongToMid, 2)})`,
     `Heap with pending threads (after forced GC): ratio ${fmt(summary.heapRatio, 3)} from first to last sample   target within ±${TARGETS.heapDrift * 100}%: ${check(verdict.heapFlat)}`,
     table(['sample', 'pending threads', 'heapUsed', 'rss'], heapRows),
     `  engine created ${heap.engineCreated.toLocaleString('en-US')} pending threads at ${fmt(heap.engineThreadsPerSecond, 0)}/s; ${heap.cloned.toLocaleString('en-US')} copied in SQLite in ${fmt(heap.cloneSeconds, 1)} s; database holds ${heap.pendingThreadsInDb.toLocaleString('en-US')} pending threads`,
   ];
-  if (profile) {
+  for (const profile of profiles) {
     report.push(
       '',
-      `CPU profile of Baton at 10 clients (${profile.file}; ${fmt(profile.load.roundTripsPerSecond, 0)} rt/s under the profiler; idle ${fmt((100 * profile.idleMs) / profile.wallMs, 1)}% of wall time):`,
+      `CPU profile of Baton, ${profile.label}, 10 clients (${profile.file}; ${fmt(profile.load.roundTripsPerSecond, 0)} rt/s under the profiler; idle ${fmt((100 * profile.idleMs) / profile.wallMs, 1)}% of wall time):`,
       '  by package (self time): ' + profile.byPackage.slice(0, 8).map((entry) => `${entry.name} ${fmt(entry.selfPct)}%`).join(', '),
       table(
         ['top self time', 'self %', 'total %', 'where'],
@@ -393,7 +422,7 @@ async function main(): Promise<void> {
     batonFreshThreads: baton.fresh,
     history: baton.history,
     heap,
-    profile,
+    profiles,
     totalSeconds: (performance.now() - began) / 1000,
   };
   writeFileSync(join(BENCH_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBaton } from '../../src/server/start-baton.ts';
@@ -17,6 +18,8 @@ import { ThreadCloner } from '../sqlite-clone.ts';
  *   history-threads { turns, copies }   one thread given `turns` full round trips through the
  *                                       engine, then copied in SQLite: `copies` threads in all
  *   memory {}                           process.memoryUsage()
+ *   profile-start {} / profile-stop { file }   V8 CPU profile of exactly the window in between,
+ *                                       written as a .cpuprofile (same format as --cpu-prof)
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-bench-'));
@@ -24,7 +27,14 @@ const filename = join(dir, 'baton.db');
 const baton = await createBaton(testConfig({ port: 0 }), { store: { kind: 'sqlite', filename }, sweeper: false, logger: false });
 const url = await baton.listen();
 
-type Request = { id: number; cmd: 'create-threads'; count: number } | { id: number; cmd: 'history-threads'; turns: number; copies: number } | { id: number; cmd: 'memory' };
+type Request =
+  | { id: number; cmd: 'create-threads'; count: number }
+  | { id: number; cmd: 'history-threads'; turns: number; copies: number }
+  | { id: number; cmd: 'memory' }
+  | { id: number; cmd: 'profile-start' }
+  | { id: number; cmd: 'profile-stop'; file: string };
+
+let inspector: Session | null = null;
 
 async function handle(request: Request): Promise<unknown> {
   switch (request.cmd) {
@@ -48,6 +58,21 @@ async function handle(request: Request): Promise<unknown> {
     }
     case 'memory':
       return process.memoryUsage();
+    case 'profile-start':
+      inspector = new Session();
+      inspector.connect();
+      await inspector.post('Profiler.enable');
+      await inspector.post('Profiler.setSamplingInterval', { interval: 500 });
+      await inspector.post('Profiler.start');
+      return null;
+    case 'profile-stop': {
+      if (!inspector) throw new Error('profile-stop without profile-start');
+      const { profile } = await inspector.post('Profiler.stop');
+      inspector.disconnect();
+      inspector = null;
+      writeFileSync(request.file, JSON.stringify(profile));
+      return request.file;
+    }
   }
 }
 

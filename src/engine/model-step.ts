@@ -1,11 +1,9 @@
-import type { LanguageModelV3 } from '@ai-sdk/provider';
-import { jsonSchema, streamText, tool, type ModelMessage, type ToolSet } from 'ai';
+import { APICallError, type LanguageModelV3, type LanguageModelV3CallOptions, type LanguageModelV3Prompt, type LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import type { ClientToolDefinition, FinishReason, ToolChoice, TurnUsage } from '../store/records.ts';
 
 export interface ModelStepRequest {
   model: LanguageModelV3;
-  instructions: string;
-  messages: ModelMessage[];
+  prompt: LanguageModelV3Prompt;
   tools: readonly ClientToolDefinition[];
   toolChoice: ToolChoice | undefined;
   parallelToolCalls: boolean;
@@ -36,70 +34,15 @@ export interface ModelStepResult {
   usage: TurnUsage;
 }
 
-/**
- * Runs one model step through the AI SDK. Tools are declared without `execute`, so the SDK stops
- * after the step and hands the calls back: the engine, not the SDK, decides who runs them.
- * Provider errors are retried by the SDK with exponential backoff (`maxRetries`); the last one is thrown.
- */
-export async function runModelStep(request: ModelStepRequest, handlers: ModelStepHandlers): Promise<ModelStepResult> {
-  const toolSet: ToolSet = {};
-  for (const definition of request.tools) {
-    toolSet[definition.name] = tool({ description: definition.description, inputSchema: jsonSchema(definition.parameters) });
+/** The provider kept failing; `attempts` calls were made. */
+export class ModelCallError extends Error {
+  constructor(
+    readonly attempts: number,
+    readonly lastError: unknown,
+  ) {
+    super(`The model provider failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${lastError instanceof Error ? lastError.message : String(lastError)}`);
+    this.name = 'ModelCallError';
   }
-  const result = streamText({
-    model: request.model,
-    ...(request.instructions ? { system: request.instructions } : {}),
-    messages: request.messages,
-    ...(request.tools.length > 0 ? { tools: toolSet, toolChoice: toSdkToolChoice(request.toolChoice) } : {}),
-    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-    ...(request.maxOutputTokens !== undefined ? { maxOutputTokens: request.maxOutputTokens } : {}),
-    maxRetries: request.maxRetries,
-    abortSignal: request.abortSignal,
-    // Read by the scripted provider; real providers ignore unknown namespaces.
-    providerOptions: {
-      scripted: { parallelToolCalls: request.parallelToolCalls },
-      openai: { parallelToolCalls: request.parallelToolCalls },
-    },
-    // Errors surface through the stream and are rethrown below; the default handler would print them.
-    onError: () => {},
-  });
-
-  let text = '';
-  const calls: ModelStepCall[] = [];
-  let finishReason: FinishReason = 'stop';
-  let usage: TurnUsage = { inputTokens: 0, outputTokens: 0 };
-  for await (const part of result.fullStream) {
-    switch (part.type) {
-      case 'text-delta':
-        text += part.text;
-        handlers.onTextDelta(part.text);
-        break;
-      case 'tool-input-start':
-        handlers.onCallStarted(part.id, part.toolName);
-        break;
-      case 'tool-input-delta':
-        handlers.onCallArgumentsDelta(part.id, part.delta);
-        break;
-      case 'tool-call':
-        calls.push({
-          providerCallId: part.toolCallId,
-          name: part.toolName,
-          argumentText: typeof part.input === 'string' ? part.input : JSON.stringify(part.input ?? {}),
-        });
-        break;
-      case 'finish':
-        finishReason = toFinishReason(part.finishReason);
-        usage = { inputTokens: part.totalUsage.inputTokens ?? 0, outputTokens: part.totalUsage.outputTokens ?? 0 };
-        break;
-      case 'error':
-        throw part.error;
-      case 'abort':
-        throw new StepAbortedError();
-      default:
-        break;
-    }
-  }
-  return { text, calls, finishReason, usage };
 }
 
 export class StepAbortedError extends Error {
@@ -109,10 +52,123 @@ export class StepAbortedError extends Error {
   }
 }
 
-function toSdkToolChoice(choice: ToolChoice | undefined) {
-  if (choice === undefined) return 'auto' as const;
-  if (typeof choice === 'string') return choice;
-  return { type: 'tool' as const, toolName: choice.name };
+const INITIAL_BACKOFF_MS = 1_000;
+const MAX_BACKOFF_MS = 30_000;
+
+/**
+ * Runs one model step on an AI SDK provider (`LanguageModelV3.doStream`). Tools carry no code:
+ * the engine, not the SDK, decides who runs a call. Calling the provider directly skips the
+ * SDK's `streamText` pipeline (schema validation of the whole prompt, telemetry, step
+ * machinery), which cost more than everything else in a turn.
+ * Retryable provider errors (429, 5xx, network) are retried with exponential backoff, honouring
+ * `retry-after` headers; then the step fails with a `ModelCallError`.
+ */
+export async function runModelStep(request: ModelStepRequest, handlers: ModelStepHandlers): Promise<ModelStepResult> {
+  const options: LanguageModelV3CallOptions = {
+    prompt: request.prompt,
+    abortSignal: request.abortSignal,
+    // Read by the scripted provider and OpenAI; other providers ignore unknown namespaces.
+    providerOptions: {
+      scripted: { parallelToolCalls: request.parallelToolCalls },
+      openai: { parallelToolCalls: request.parallelToolCalls },
+    },
+  };
+  if (request.tools.length > 0) {
+    options.tools = request.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, inputSchema: tool.parameters as never }));
+    options.toolChoice = toProviderToolChoice(request.toolChoice);
+  }
+  if (request.temperature !== undefined) options.temperature = request.temperature;
+  if (request.maxOutputTokens !== undefined) options.maxOutputTokens = request.maxOutputTokens;
+
+  const { stream } = await withRetries(() => request.model.doStream(options), request.maxRetries, request.abortSignal);
+  let text = '';
+  const calls: ModelStepCall[] = [];
+  let finishReason: FinishReason = 'stop';
+  let usage: TurnUsage = { inputTokens: 0, outputTokens: 0 };
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const part: LanguageModelV3StreamPart = value;
+      switch (part.type) {
+        case 'text-delta':
+          text += part.delta;
+          handlers.onTextDelta(part.delta);
+          break;
+        case 'tool-input-start':
+          handlers.onCallStarted(part.id, part.toolName);
+          break;
+        case 'tool-input-delta':
+          handlers.onCallArgumentsDelta(part.id, part.delta);
+          break;
+        case 'tool-call':
+          calls.push({ providerCallId: part.toolCallId, name: part.toolName, argumentText: part.input });
+          break;
+        case 'finish':
+          finishReason = toFinishReason(part.finishReason.unified);
+          usage = { inputTokens: part.usage.inputTokens.total ?? 0, outputTokens: part.usage.outputTokens.total ?? 0 };
+          break;
+        case 'error':
+          throw new ModelCallError(1, part.error);
+        default:
+          break;
+      }
+    }
+  } catch (error) {
+    if (request.abortSignal.aborted) throw new StepAbortedError();
+    throw error;
+  } finally {
+    reader.releaseLock();
+  }
+  return { text, calls, finishReason, usage };
+}
+
+async function withRetries<T>(call: () => PromiseLike<T>, maxRetries: number, signal: AbortSignal): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (signal.aborted) throw new StepAbortedError();
+      const retryable = APICallError.isInstance(error) ? error.isRetryable : isNetworkError(error);
+      if (!retryable || attempt > maxRetries) throw new ModelCallError(attempt, error);
+      await sleep(backoffMs(error, attempt), signal);
+    }
+  }
+}
+
+function isNetworkError(error: unknown): boolean {
+  return error instanceof TypeError && /fetch failed|network|ECONN|socket/i.test(`${error.message} ${String((error as { cause?: unknown }).cause ?? '')}`);
+}
+
+function backoffMs(error: unknown, attempt: number): number {
+  const headers = APICallError.isInstance(error) ? error.responseHeaders : undefined;
+  const retryAfterMs = Number(headers?.['retry-after-ms']);
+  if (Number.isFinite(retryAfterMs) && retryAfterMs >= 0 && retryAfterMs <= MAX_BACKOFF_MS) return retryAfterMs;
+  const retryAfter = Number(headers?.['retry-after']);
+  if (Number.isFinite(retryAfter) && retryAfter >= 0 && retryAfter * 1000 <= MAX_BACKOFF_MS) return retryAfter * 1000;
+  return Math.min(MAX_BACKOFF_MS, INITIAL_BACKOFF_MS * 2 ** (attempt - 1));
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new StepAbortedError());
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function toProviderToolChoice(choice: ToolChoice | undefined): LanguageModelV3CallOptions['toolChoice'] {
+  if (choice === undefined || choice === 'auto') return { type: 'auto' };
+  if (choice === 'none') return { type: 'none' };
+  if (choice === 'required') return { type: 'required' };
+  return { type: 'tool', toolName: choice.name };
 }
 
 function toFinishReason(reason: string): FinishReason {

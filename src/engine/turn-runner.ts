@@ -1,4 +1,4 @@
-import { APICallError, RetryError } from 'ai';
+import { APICallError } from '@ai-sdk/provider';
 import type {
   AgentDefinition,
   ClientToolDefinition,
@@ -14,9 +14,10 @@ import { bumpConversation, TurnSupersededError } from './conversation-version.ts
 import { nowIso, type EngineContext } from './engine-context.ts';
 import type { EngineEventListener } from './events.ts';
 import { hashArguments } from './arguments-hash.ts';
-import { runModelStep, StepAbortedError } from './model-step.ts';
+import { ModelCallError, runModelStep, StepAbortedError } from './model-step.ts';
+import { toModelPrompt } from './model-prompt.ts';
 import { checkToolArguments } from './tool-schema.ts';
-import { toModelMessages, trimToUserBoundary } from './transcript.ts';
+import { trimToUserBoundary } from './transcript.ts';
 
 /** Where a turn stands when the engine hands control back to the caller. */
 export interface TurnOutcome {
@@ -82,8 +83,7 @@ export async function runTurn(
       const step = await runModelStep(
         {
           model,
-          instructions: agent.instructions,
-          messages: toModelMessages(history),
+          prompt: toModelPrompt(agent.instructions, history),
           tools,
           // A forced choice applies to the turn's first step only; forcing it again after the
           // results arrive would make the model call the tool forever.
@@ -279,12 +279,8 @@ async function commitStep(
 }
 
 function describeFailure(error: unknown): TurnError {
-  if (RetryError.isInstance(error)) {
-    const last = error.lastError;
-    return {
-      code: 'model_error',
-      message: `The model provider failed after ${error.errors.length} attempts: ${last instanceof Error ? last.message : String(last)}. The input was saved; send a new message to try again.`,
-    };
+  if (error instanceof ModelCallError) {
+    return { code: 'model_error', message: `${error.message}. The input was saved; send a new message to try again.` };
   }
   if (APICallError.isInstance(error)) {
     return {
