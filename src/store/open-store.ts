@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import type { Dialect } from 'kysely';
 import type { Database as Schema } from './kysely/database-schema.ts';
 import { createKyselyStore } from './kysely/kysely-store.ts';
+import { withStatementCache } from './kysely/cached-statements.ts';
 import { ImmediateSqliteDialect } from './kysely/sqlite-immediate-dialect.ts';
 import type { MigrationDialect } from './migrations/migration-dialect.ts';
 import { migrateToLatest } from './migrations/migrate-to-latest.ts';
@@ -35,7 +36,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 async function createDialect(options: StoreOptions): Promise<{ dialect: Dialect; flavor: MigrationDialect }> {
   switch (options.kind) {
     case 'sqlite':
-      return { dialect: new ImmediateSqliteDialect({ database: openSqlite(options.filename) }), flavor: 'sqlite' };
+      return { dialect: new ImmediateSqliteDialect({ database: withStatementCache(openSqlite(options.filename)) }), flavor: 'sqlite' };
     case 'pglite': {
       // Loaded on demand: PGlite is a development dependency (tests, local experiments).
       const [{ PGlite }, { PGliteDialect }] = await Promise.all([
