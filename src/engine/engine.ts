@@ -370,8 +370,8 @@ export class Engine {
   }
 
   /** Fails turns left `in_progress` by a process that died, so their threads are usable again. */
-  async recoverStaleTurns(limit = 100): Promise<number> {
-    const before = new Date(this.context.clock.now().getTime() - this.context.settings.staleTurnSeconds * 1000).toISOString();
+  async recoverStaleTurns(limit = 100, staleAfterSeconds = this.context.settings.staleTurnSeconds): Promise<number> {
+    const before = new Date(this.context.clock.now().getTime() - staleAfterSeconds * 1000).toISOString();
     const stale = await this.context.store.turns.listStale(before, limit);
     let recovered = 0;
     for (const turn of stale) {

@@ -69,8 +69,14 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
     const app = await buildServer({ store, engine, agents, bodyLimitBytes: config.bodyLimitBytes, logger: options.logger ?? false });
     log = { warn: (details, message) => app.log.warn(details, message), error: (details, message) => app.log.error(details, message) };
     const sweeper = new DeadlineSweeper(engine, config.sweepIntervalMs, log);
-    // Turns orphaned by a previous process are closed before anyone talks to their threads.
-    await engine.recoverStaleTurns();
+    // Turns orphaned by a previous process are closed before anyone talks to their threads. On
+    // the embedded SQLite default one process owns the file, so every running turn is an orphan
+    // at start; with Postgres other processes may be mid-turn, so only stale ones are.
+    if (config.databaseUrl === null) {
+      while ((await engine.recoverStaleTurns(100, 0)) === 100);
+    } else {
+      await engine.recoverStaleTurns();
+    }
 
     const instance: BatonInstance = {
       app,

@@ -1,5 +1,37 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock, startTestBaton, type TestBaton } from '../helpers/test-baton.ts';
+import type { Engine } from '../../src/engine/engine.ts';
+import type { Store } from '../../src/store/store.ts';
+import { createBaton } from '../../src/server/start-baton.ts';
+import { ManualClock, startTestBaton, testConfig, type TestBaton } from '../helpers/test-baton.ts';
+
+/** Leaves a turn `in_progress` as a process killed mid-model-call would. */
+async function orphanTurn(engine: Engine, store: Store, appId: string, turnId: string, now: string): Promise<string> {
+  const conversation = await engine.createConversation(appId, 'refund-desk', {});
+  const agent = (await store.agents.get(appId, 'refund-desk'))!;
+  await store.transaction(async (tx) => {
+    await tx.conversations.compareAndSet(conversation.id, conversation.version, { activeTurnId: turnId, headTurnId: turnId, updatedAt: now });
+    await tx.turns.insert({
+      id: turnId,
+      appId,
+      conversationId: conversation.id,
+      agentId: agent.id,
+      agentVersion: agent.version,
+      status: 'in_progress',
+      options: { tools: [] },
+      finishReason: null,
+      error: null,
+      stepCount: 0,
+      usage: { inputTokens: 0, outputTokens: 0 },
+      createdAt: now,
+      updatedAt: now,
+      completedAt: null,
+    });
+  });
+  return conversation.id;
+}
 
 /** What a process that died mid-way leaves behind is repaired by the sweeper's passes. */
 describe('recovery of turns a dead process left behind', () => {
@@ -34,28 +66,8 @@ describe('recovery of turns a dead process left behind', () => {
 
   it('fails a turn left in_progress by a dead process, so its thread is usable again', async () => {
     const { engine, store } = server.baton;
-    const conversation = await engine.createConversation(server.baton.defaultAppId, 'refund-desk', {});
-    const agent = (await store.agents.get(server.baton.defaultAppId, 'refund-desk'))!;
-    const now = clock.now().toISOString();
-    await store.transaction(async (tx) => {
-      await tx.conversations.compareAndSet(conversation.id, conversation.version, { activeTurnId: 'turn_orphan', headTurnId: 'turn_orphan', updatedAt: now });
-      await tx.turns.insert({
-        id: 'turn_orphan',
-        appId: server.baton.defaultAppId,
-        conversationId: conversation.id,
-        agentId: agent.id,
-        agentVersion: agent.version,
-        status: 'in_progress',
-        options: { tools: [] },
-        finishReason: null,
-        error: null,
-        stepCount: 0,
-        usage: { inputTokens: 0, outputTokens: 0 },
-        createdAt: now,
-        updatedAt: now,
-        completedAt: null,
-      });
-    });
+    const conversationId = await orphanTurn(engine, store, server.baton.defaultAppId, 'turn_orphan', clock.now().toISOString());
+    const conversation = { id: conversationId };
     expect((await server.request('GET', `/v1/threads/${conversation.id}`)).body.status).toBe('running');
     const busy = await server.request('POST', `/v1/threads/${conversation.id}/messages`, { content: 'hello' });
     expect(busy.status).toBe(409);
@@ -68,5 +80,26 @@ describe('recovery of turns a dead process left behind', () => {
     expect(turn.error?.code).toBe('interrupted');
     const next = await server.request('POST', `/v1/threads/${conversation.id}/messages`, { content: 'refund of $5' });
     expect(next.status).toBe(200);
+  });
+
+  it('on the embedded SQLite default, a restart closes every turn the dead process left running', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'baton-restart-'));
+    try {
+      const options = { store: { kind: 'sqlite' as const, filename: join(dir, 'baton.db') }, sweeper: false };
+      const first = await createBaton(testConfig(), options);
+      const threadId = await orphanTurn(first.engine, first.store, first.defaultAppId, 'turn_killed', new Date().toISOString());
+      await first.close();
+      const second = await createBaton(testConfig(), options);
+      try {
+        const turn = await second.engine.getTurn(second.defaultAppId, 'turn_killed');
+        expect(turn.status).toBe('failed');
+        expect(turn.error?.code).toBe('interrupted');
+        expect((await second.engine.getConversationState(second.defaultAppId, threadId)).status).toBe('idle');
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
