@@ -29,6 +29,14 @@ export class HttpClient {
   }
 
   post(path: string, body: string): Promise<HttpResult> {
+    return this.send('POST', path, body);
+  }
+
+  get(path: string): Promise<HttpResult> {
+    return this.send('GET', path, null);
+  }
+
+  private send(method: string, path: string, body: string | null): Promise<HttpResult> {
     return new Promise((resolve, reject) => {
       const started = performance.now();
       const req = httpRequest(
@@ -36,9 +44,9 @@ export class HttpClient {
           host: this.host,
           port: this.port,
           path,
-          method: 'POST',
+          method,
           agent: this.agent,
-          headers: { ...this.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          headers: body === null ? this.headers : { ...this.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -51,7 +59,7 @@ export class HttpClient {
         },
       );
       req.on('error', reject);
-      req.end(body);
+      req.end(body ?? undefined);
     });
   }
 
@@ -108,9 +116,15 @@ async function processCpuSeconds(pid: number | undefined): Promise<number | null
 }
 
 /**
- * Runs `clients` loops of `roundTrip` for `warmupMs`, then measures for `durationMs`. A round trip
- * counts when it completes inside the window; requests are timed when the window is open.
+ * Opens `clients` keep-alive connections first (`connectPath`, fired concurrently), then runs
+ * `clients` loops of `roundTrip`: `warmupMs` unmeasured, then `durationMs` measured. A round trip
+ * counts when it completes inside the window; requests are timed while the window is open.
  * A client whose round trip throws `StopClient` stops early (e.g., no fresh thread left).
+ *
+ * Connections are opened up front because a Node server whose event loop is saturated admits
+ * new connections slowly: with 50 clients connecting into a busy server the last ones waited
+ * 2-5 s for their first response (also with a plain Fastify handler that burns CPU), which
+ * would measure connection admission, not the request path.
  */
 export async function runLoad(options: {
   clients: number;
@@ -119,8 +133,11 @@ export async function runLoad(options: {
   http: HttpClient;
   roundTrip: RoundTrip;
   serverPid?: number;
+  /** GET path used to open the connections before the clock starts (default /healthz). */
+  connectPath?: string;
 }): Promise<LoadResult> {
   const { clients, warmupMs, durationMs, http, roundTrip } = options;
+  await Promise.all(Array.from({ length: clients }, () => http.get(options.connectPath ?? '/healthz')));
   const startedAt = performance.now();
   const windowStart = startedAt + warmupMs;
   const windowEnd = windowStart + durationMs;

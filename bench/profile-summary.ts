@@ -70,7 +70,8 @@ export function summariseProfile(file: string, top = 25): ProfileSummary {
   const jsCaller = (id: number): ProfileNode | undefined => {
     for (let cursor = parent.get(id); cursor !== undefined; cursor = parent.get(cursor)) {
       const frame = byId.get(cursor)!;
-      if (frame.callFrame.url) return frame;
+      // The benchmark's own SQL timing wrapper is transparent.
+      if (frame.callFrame.url && !frame.callFrame.url.endsWith('/bench/sql-stats.ts')) return frame;
     }
     return undefined;
   };
@@ -87,6 +88,7 @@ export function summariseProfile(file: string, top = 25): ProfileSummary {
       return rest.split('/').slice(0, rest.startsWith('@') ? 2 : 1).join('/');
     }
     if (!url || url.startsWith('node:')) return '(node internals)';
+    if (url.includes('/bench/')) return '(bench instrumentation)';
     return 'baton src';
   };
   const self = new Map<string, number>();

@@ -1,12 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem, type as osType, release } from 'node:os';
+import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ADMIN_KEY } from '../test/helpers/test-baton.ts';
 import { APPROVAL, SEED_TEXT } from './engine-driver.ts';
 import { HttpClient, percentiles, runLoad, StopClient, type LoadResult, type Percentiles } from './load.ts';
 import { summariseProfile, type ProfileSummary } from './profile-summary.ts';
+import type { SqlStat } from './sql-stats.ts';
 
 /**
  * `npm run bench`: throughput and latency of Baton's pause/resume round trip against a bare
@@ -53,9 +54,10 @@ interface ServerChild {
   stop(): Promise<void>;
 }
 
-async function startServer(script: string, nodeArgs: string[] = []): Promise<ServerChild> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(BENCH_DIR, 'servers', script)], {
+async function startServer(script: string, env: Record<string, string> = {}): Promise<ServerChild> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(BENCH_DIR, 'servers', script)], {
     cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
@@ -258,6 +260,12 @@ interface ProfileRun extends ProfileSummary {
   label: string;
   file: string;
   load: LoadResult;
+  /** Statements by total SQLite time in the profiled window (SQL text shortened). */
+  sql: Array<SqlStat & { perRoundTrip: number }>;
+  /** SQLite time (inside better-sqlite3 run/all/get) per round trip, ms. */
+  sqlMsPerRoundTrip: number;
+  statementsPerRoundTrip: number;
+  sqlWindowRoundTripsPerSecond: number;
 }
 
 /**
@@ -266,7 +274,7 @@ interface ProfileRun extends ProfileSummary {
  * with a thread per client (history at the window limit).
  */
 async function profileBaton(): Promise<ProfileRun[]> {
-  const dir = join(BENCH_DIR, 'profiles');
+  const dir = join(BENCH_DIR, '.tmp', 'profiles');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const server = await startServer('baton-server.ts');
@@ -293,7 +301,23 @@ async function profileBaton(): Promise<ProfileRun[]> {
       await server.call('profile-start');
       const load = await runLoad({ clients, warmupMs: 0, durationMs: config.durationMs, http, roundTrip, serverPid: server.pid });
       await server.call('profile-stop', { file });
-      runs.push({ label, file: file.slice(REPO_ROOT.length), load, ...summariseProfile(file, 20) });
+      // SQL timing in a window of its own, so its wrappers do not show in the profile.
+      await server.call('sql-stats-start');
+      const sqlLoad = await runLoad({ clients, warmupMs: 0, durationMs: Math.min(config.durationMs, 4_000), http, roundTrip });
+      const stats = await server.call<SqlStat[]>('sql-stats-stop');
+      // Round trips that finished in the window (a few more ran across its edges).
+      const roundTrips = Math.max(1, sqlLoad.roundTrips);
+      const sql = stats.map((stat) => ({ ...stat, sql: stat.sql.length > 110 ? `${stat.sql.slice(0, 107)}...` : stat.sql, perRoundTrip: stat.calls / roundTrips }));
+      runs.push({
+        label,
+        file: file.slice(REPO_ROOT.length),
+        load,
+        sql: sql.slice(0, 15),
+        sqlMsPerRoundTrip: stats.reduce((sum, stat) => sum + stat.totalMs, 0) / roundTrips,
+        statementsPerRoundTrip: stats.reduce((sum, stat) => sum + stat.calls, 0) / roundTrips,
+        sqlWindowRoundTripsPerSecond: sqlLoad.roundTripsPerSecond,
+        ...summariseProfile(file, 20),
+      });
     }
   } finally {
     http.close();
@@ -316,6 +340,17 @@ async function measureHeap(): Promise<any> {
 }
 
 // ---- report -------------------------------------------------------------------------------------
+
+/** Which server code was measured: the commit and how many files under src/ differ from it. */
+function gitState(): { commit: string; modifiedSrcFiles: number } | null {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT }).toString().trim();
+    const status = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: REPO_ROOT }).toString();
+    return { commit, modifiedSrcFiles: status.split('\n').filter((line) => line.trim() !== '').length };
+  } catch {
+    return null;
+  }
+}
 
 const fmt = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -343,7 +378,10 @@ function loadRow(label: string, result: LoadResult): string[] {
 
 async function main(): Promise<void> {
   const began = performance.now();
+  const git = gitState();
+  const loadAtStart = loadavg();
   log(`config ${JSON.stringify(config)}`);
+  log(`code ${git ? `${git.commit}${git.modifiedSrcFiles ? ` + ${git.modifiedSrcFiles} modified file(s) under src/` : ''}` : 'unknown'}; load average ${loadAtStart.map((v) => v.toFixed(2)).join(' ')}`);
   const echo = await measureEcho();
   const baton = await measureBaton();
   const profiles = config.profile ? await profileBaton() : [];
@@ -386,6 +424,7 @@ async function main(): Promise<void> {
   const check = (ok: boolean) => (ok ? 'met' : 'MISSED');
   const report = [
     '',
+    `Code ${git ? `${git.commit}${git.modifiedSrcFiles ? ` + ${git.modifiedSrcFiles} modified file(s) under src/` : ''}` : 'unknown'}; ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; Node ${process.version}; load average at start ${loadAtStart.map((v) => v.toFixed(2)).join(' ')}, at end ${loadavg().map((v) => v.toFixed(2)).join(' ')}.`,
     `Round trip = POST seed message → tool_use → POST tool_result → final answer (echo: 2 POSTs). ${config.warmupMs / 1000} s warm-up + ${config.durationMs / 1000} s per level. CPU in cores (1.00 = one core busy).`,
     table(headers, rows),
     '',
@@ -405,6 +444,13 @@ async function main(): Promise<void> {
         ['top self time', 'self %', 'total %', 'where'],
         profile.selfTop.slice(0, 12).map((line) => [line.name, fmt(line.selfPct), fmt(line.totalPct), line.where]),
       ),
+      `  SQLite: ${fmt(profile.statementsPerRoundTrip, 1)} statements and ${fmt(profile.sqlMsPerRoundTrip, 2)} ms inside SQLite per round trip (${fmt((100 * profile.sqlMsPerRoundTrip * profile.sqlWindowRoundTripsPerSecond) / 1000, 0)}% of the window); top statements:`,
+      table(
+        ['statement', 'per rt', 'mean µs', 'max µs', '> 2 ms', 'total ms'],
+        profile.sql
+          .slice(0, 8)
+          .map((stat) => [stat.sql.slice(0, 80), fmt(stat.perRoundTrip, 1), fmt(stat.meanUs, 0), fmt(stat.maxUs, 0), String(stat.slowCalls), fmt(stat.totalMs, 0)]),
+      ),
     );
   }
   report.push('', `Total bench time ${fmt((performance.now() - began) / 1000, 0)} s.`);
@@ -413,6 +459,8 @@ async function main(): Promise<void> {
   const results = {
     date: new Date().toISOString(),
     machine: { node: process.version, os: `${osType()} ${release()}`, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 1024 ** 3) },
+    code: git,
+    loadAverage: { start: loadAtStart, end: loadavg() },
     config,
     targets: TARGETS,
     summary,

@@ -6,6 +6,7 @@ import { createBaton } from '../../src/server/start-baton.ts';
 import { testConfig } from '../../test/helpers/test-baton.ts';
 import { createThread, engineRoundTrip } from '../engine-driver.ts';
 import { ThreadCloner } from '../sqlite-clone.ts';
+import { startSqlStats, stopSqlStats } from '../sql-stats.ts';
 
 /**
  * Baton as benchmarked: the real server (createBaton → Fastify, engine, scripted:auto demo agent)
@@ -20,6 +21,7 @@ import { ThreadCloner } from '../sqlite-clone.ts';
  *   memory {}                           process.memoryUsage()
  *   profile-start {} / profile-stop { file }   V8 CPU profile of exactly the window in between,
  *                                       written as a .cpuprofile (same format as --cpu-prof)
+ *   sql-stats-start {} / sql-stats-stop {}   time inside SQLite per statement in between
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-bench-'));
@@ -32,7 +34,9 @@ type Request =
   | { id: number; cmd: 'history-threads'; turns: number; copies: number }
   | { id: number; cmd: 'memory' }
   | { id: number; cmd: 'profile-start' }
-  | { id: number; cmd: 'profile-stop'; file: string };
+  | { id: number; cmd: 'profile-stop'; file: string }
+  | { id: number; cmd: 'sql-stats-start' }
+  | { id: number; cmd: 'sql-stats-stop' };
 
 let inspector: Session | null = null;
 
@@ -73,6 +77,11 @@ async function handle(request: Request): Promise<unknown> {
       writeFileSync(request.file, JSON.stringify(profile));
       return request.file;
     }
+    case 'sql-stats-start':
+      startSqlStats();
+      return null;
+    case 'sql-stats-stop':
+      return stopSqlStats();
   }
 }
 

@@ -7,6 +7,7 @@ import Fastify from 'fastify';
  */
 const app = Fastify({ logger: false });
 app.post('/echo', async (request) => request.body);
+app.get('/healthz', async () => ({ ok: true }));
 const url = await app.listen({ host: '127.0.0.1', port: 0 });
 process.send?.({ type: 'ready', url, pid: process.pid });
 

@@ -14,9 +14,13 @@ export async function bumpConversation(
   patch: ConversationPatch,
   expectedVersion?: number,
 ): Promise<ConversationRecord> {
-  const current = await tx.conversations.get(appId, conversationId);
-  if (!current) throw new EngineError('not_found', 'thread_not_found', `No thread found with id '${conversationId}'.`);
-  const updated = await tx.conversations.compareAndSet(conversationId, expectedVersion ?? current.version, patch);
+  let version = expectedVersion;
+  if (version === undefined) {
+    const current = await tx.conversations.get(appId, conversationId);
+    if (!current) throw new EngineError('not_found', 'thread_not_found', `No thread found with id '${conversationId}'.`);
+    version = current.version;
+  }
+  const updated = await tx.conversations.compareAndSet(conversationId, version, patch);
   if (!updated) {
     throw new EngineError(
       'conflict',

@@ -260,9 +260,17 @@ export class Engine {
     return outcome;
   }
 
+  /** Agent versions never change once written, so they are safe to keep in memory. */
+  private readonly agentVersions = new Map<string, AgentDefinition>();
+
   private async agentForTurn(turn: TurnRecord): Promise<AgentDefinition> {
+    const key = `${turn.agentId}@${turn.agentVersion}`;
+    const cached = this.agentVersions.get(key);
+    if (cached) return cached;
     const version = await this.context.store.agents.getVersion(turn.agentId, turn.agentVersion);
     if (!version) throw new EngineError('internal', 'agent_version_missing', `Agent version ${turn.agentVersion} of turn '${turn.id}' is missing.`);
+    if (this.agentVersions.size >= 1_000) this.agentVersions.clear();
+    this.agentVersions.set(key, version.definition);
     return version.definition;
   }
 

@@ -54,9 +54,11 @@ export async function checkResultsMessage(
   const activeTurn = conversation.activeTurnId ? await store.turns.get(conversation.activeTurnId) : undefined;
   const pending = activeTurn && activeTurn.status === 'requires_action' ? (await store.ledger.listByTurn(activeTurn.id)).filter((e) => e.state === 'pending') : [];
   const pendingIds = pending.map((entry) => entry.id);
+  const pendingById = new Map(pending.map((entry) => [entry.id, entry]));
   const seen = new Set<string>();
   for (const result of results) {
-    const entry = await store.ledger.get(conversation.appId, result.callId);
+    // Pending calls are already at hand; only ids outside the pending set need a lookup.
+    const entry = pendingById.get(result.callId) ?? (await store.ledger.get(conversation.appId, result.callId));
     if (!entry || entry.conversationId !== conversation.id) {
       throw new EngineError(
         'invalid_request',

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { EngineError } from '../engine/engine-error.ts';
 import type { ApiKeyRole } from '../store/records.ts';
-import type { Store } from '../store/store.ts';
 import { hashApiKey } from './api-keys.ts';
+import type { ApiKeyCache } from './api-key-cache.ts';
 
 export interface Principal {
   appId: string;
@@ -11,7 +11,7 @@ export interface Principal {
 }
 
 /** Reads `Authorization: Bearer <key>` or `x-api-key: <key>` and resolves it to its app. */
-export async function authenticate(store: Store, request: FastifyRequest): Promise<Principal> {
+export async function authenticate(keys: ApiKeyCache, request: FastifyRequest): Promise<Principal> {
   const authorization = request.headers.authorization;
   const headerKey = request.headers['x-api-key'];
   let secret: string | undefined;
@@ -27,7 +27,7 @@ export async function authenticate(store: Store, request: FastifyRequest): Promi
   if (!secret) {
     throw new EngineError('unauthorized', 'missing_api_key', 'Missing API key: send Authorization: Bearer <key> or x-api-key: <key>.');
   }
-  const key = await store.apiKeys.findByHash(hashApiKey(secret));
+  const key = await keys.find(hashApiKey(secret));
   if (!key || key.revokedAt !== null) {
     throw new EngineError('unauthorized', 'invalid_api_key', 'Invalid API key: check the key, or create one with POST /v1/api-keys using an admin key.');
   }

@@ -7,6 +7,7 @@ import { registerAgentRoutes } from '../faces/agents/agent-routes.ts';
 import { registerLedgerRoutes } from '../faces/ledger/ledger-routes.ts';
 import { registerThreadRoutes } from '../faces/threads/thread-routes.ts';
 import type { Store } from '../store/store.ts';
+import { ApiKeyCache } from './api-key-cache.ts';
 import { authenticate, type Principal } from './authenticate.ts';
 import { nativeErrorBody, statusOf, toEngineError } from './http-error.ts';
 import { beginIdempotentRequest, type IdempotencyHandle } from './idempotency.ts';
@@ -52,9 +53,10 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
   app.decorateRequest('principal', null as unknown as Principal);
   app.decorateRequest('idempotency', undefined);
 
+  const keys = new ApiKeyCache(store);
   app.addHook('onRequest', async (request) => {
     if (PUBLIC_PATHS.has(request.url)) return;
-    request.principal = await authenticate(store, request);
+    request.principal = await authenticate(keys, request);
   });
 
   app.addHook('preHandler', async (request, reply) => {
