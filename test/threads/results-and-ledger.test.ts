@@ -240,4 +240,33 @@ describe('results, the ledger and the agent loop', () => {
     expect((await server.request('DELETE', '/v1/agents/versioned')).status).toBe(200);
     expect((await server.request('GET', '/v1/agents/versioned')).status).toBe(404);
   });
+
+  it('pages messages whole, in order, with a cursor chain that ends', async () => {
+    const { threadId } = await start('weather', 'weather in SF and NYC');
+    const ids = (await server.request('GET', `/v1/tool-calls?thread_id=${threadId}&state=pending`)).body.data.map((entry: { id: string }) => entry.id);
+    await server.request('POST', `/v1/threads/${threadId}/messages`, {
+      content: ids.map((id: string) => ({ type: 'tool_result', tool_call_id: id, content: 'sunny' })),
+    });
+    const all = (await server.request('GET', `/v1/threads/${threadId}/messages`)).body;
+    expect(all.has_more).toBe(false);
+    expect(all.data).toHaveLength(4);
+    const paged: { id: string; tool_calls?: unknown[]; content: unknown }[] = [];
+    let after: string | null = null;
+    for (let page = 0; page < 10; page++) {
+      const query: string = after ? `?limit=1&after=${after}` : '?limit=1';
+      const response = (await server.request('GET', `/v1/threads/${threadId}/messages${query}`)).body;
+      expect(response.data).toHaveLength(1);
+      paged.push(...response.data);
+      after = response.next_cursor;
+      if (!response.has_more) break;
+    }
+    expect(after).toBeNull();
+    // Each message arrives whole: the assistant message keeps both of its parallel calls.
+    expect(paged).toEqual(all.data);
+    expect(paged[1]!.tool_calls).toHaveLength(2);
+    expect((paged[2]!.content as unknown[]).length).toBe(2);
+    const bad = await server.request('GET', `/v1/threads/${threadId}/messages?after=nonsense`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('invalid_cursor');
+  });
 });

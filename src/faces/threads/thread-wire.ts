@@ -33,7 +33,10 @@ const block = z.discriminatedUnion('type', [textBlock, imageBlock, toolResultBlo
 export const createThreadBody = z
   .object({
     agent: z.string().min(1).max(64),
-    metadata: z.record(z.string().max(64), z.string().max(512)).optional(),
+    metadata: z
+      .record(z.string().max(64), z.string().max(512))
+      .refine((value) => Object.keys(value).length <= 16, 'metadata holds at most 16 keys')
+      .optional(),
   })
   .strict();
 
