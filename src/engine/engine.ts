@@ -78,7 +78,7 @@ export class Engine {
       clock: options.clock ?? systemClock,
       newId: options.newId ?? defaultNewId,
       logger: options.logger ?? silentLogger,
-      settings: { maxModelRetries: 2, maxInvalidCallRounds: 2, staleTurnSeconds: 600, ...options.settings },
+      settings: { maxModelRetries: 2, maxInvalidCallRounds: 2, staleTurnSeconds: 120, ...options.settings },
       running: new Map(),
       background: new Set(),
     };

@@ -62,6 +62,12 @@ export async function runTurn(
   const maxSteps = turn.options.maxSteps ?? agent.maxSteps;
   const parallel = turn.options.parallelToolCalls ?? agent.parallelToolCalls;
   emit({ type: 'turn.started', turn });
+  // A long model call writes nothing for a while; the heartbeat keeps the turn from looking
+  // orphaned to other processes' recovery, which fails turns idle for `staleTurnSeconds`.
+  const heartbeat = setInterval(() => {
+    void context.store.turns.update(startingTurn.id, ['in_progress'], { updatedAt: nowIso(context) }).catch(() => {});
+  }, Math.max(1_000, (context.settings.staleTurnSeconds * 1000) / 3));
+  heartbeat.unref();
 
   try {
     const model = context.models.resolve(agent.model);
@@ -236,6 +242,7 @@ export async function runTurn(
     }
     return { turn, replyGroupId, text: lastText, pendingCalls: [] };
   } finally {
+    clearInterval(heartbeat);
     context.running.delete(startingTurn.id);
   }
 }

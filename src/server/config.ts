@@ -31,7 +31,7 @@ const fileSchema = z
       .object({
         sweep_interval_ms: z.coerce.number().int().positive().optional(),
         max_model_retries: z.coerce.number().int().min(0).max(10).optional(),
-        stale_turn_seconds: z.coerce.number().int().positive().optional(),
+        stale_turn_seconds: z.coerce.number().int().min(3).optional(),
       })
       .strict()
       .optional(),
@@ -158,7 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     adminKey: env.BATON_ADMIN_KEY || null,
     sweepIntervalMs: file.engine?.sweep_interval_ms ?? 1_000,
     maxModelRetries: file.engine?.max_model_retries ?? 2,
-    staleTurnSeconds: file.engine?.stale_turn_seconds ?? 600,
+    staleTurnSeconds: file.engine?.stale_turn_seconds ?? 120,
     providers,
     scripted: file.scripted ?? {},
     agents: file.agents ?? (source ? [] : [DEMO_AGENT]),
