@@ -1,5 +1,6 @@
 import type { LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
-import type { ContentPart, ItemRecord } from '../store/records.ts';
+import type { ContentPart } from '../store/records.ts';
+import type { WindowItem } from '../store/store.ts';
 
 /**
  * Converts stored items into the provider-level prompt (`LanguageModelV3Prompt`) that every AI
@@ -7,7 +8,7 @@ import type { ContentPart, ItemRecord } from '../store/records.ts';
  * become one tool message, so parallel calls are answered together. Built directly, without the
  * SDK's per-call schema validation of the whole history, whose cost grew with every turn.
  */
-export function toModelPrompt(instructions: string, items: readonly ItemRecord[]): LanguageModelV3Prompt {
+export function toModelPrompt(instructions: string, items: readonly WindowItem[]): LanguageModelV3Prompt {
   const prompt: LanguageModelV3Message[] = instructions ? [{ role: 'system', content: instructions }] : [];
   const names = new Map<string, string>();
   let lastGroup: string | null = null;

@@ -1,11 +1,12 @@
-import type { ContentPart, ItemRecord } from '../store/records.ts';
+import type { ContentPart } from '../store/records.ts';
+import type { WindowItem } from '../store/store.ts';
 
 /**
  * The window of history sent to the model: the latest items, cut so it starts at a user message.
  * Starting mid-exchange would hand the provider a tool result without its call, which strict
  * providers reject.
  */
-export function trimToUserBoundary(items: readonly ItemRecord[], isWholeHistory: boolean): ItemRecord[] {
+export function trimToUserBoundary<Item extends WindowItem>(items: readonly Item[], isWholeHistory: boolean): Item[] {
   if (isWholeHistory) return [...items];
   const start = items.findIndex((item) => item.payload.type === 'message' && item.payload.role === 'user');
   if (start !== -1) return items.slice(start);

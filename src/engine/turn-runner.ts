@@ -73,7 +73,7 @@ export async function runTurn(
     const model = context.models.resolve(agent.model);
     while (turn.stepCount < maxSteps) {
       const groupId = context.newId('msg');
-      const window = await context.store.items.listRecent(turn.conversationId, agent.historyLimit + 1);
+      const window = await context.store.items.listWindow(turn.conversationId, agent.historyLimit + 1);
       const isWholeHistory = window.length <= agent.historyLimit;
       const history = trimToUserBoundary(isWholeHistory ? window : window.slice(1), isWholeHistory);
 

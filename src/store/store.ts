@@ -119,10 +119,18 @@ export interface ItemRepo {
   list(conversationId: string, page: PageRequest): Promise<Page<ItemRecord>>;
   /** The latest `limit` items of a conversation, returned oldest first. Cost independent of history length. */
   listRecent(conversationId: string, limit: number): Promise<ItemRecord[]>;
+  /**
+   * The same window as `listRecent` with only what a model prompt needs: reading fewer columns
+   * per row is most of a turn's cost once the history is long.
+   */
+  listWindow(conversationId: string, limit: number): Promise<WindowItem[]>;
   listByTurn(turnId: string): Promise<ItemRecord[]>;
   /** Oldest first, items with `seq` greater than `afterSeq` (0 for the start). Faces page whole messages with it. */
   listAfterSeq(conversationId: string, afterSeq: number, limit: number): Promise<ItemRecord[]>;
 }
+
+/** An item as the model prompt needs it. */
+export type WindowItem = Pick<ItemRecord, 'seq' | 'groupId' | 'payload'>;
 
 export interface LedgerFilter {
   appId: string;

@@ -95,6 +95,10 @@ describe.each(backends)('items ($name)', (backend) => {
     expect(texts(await store().items.listRecent(seeded.conversation.id, 100))).toEqual(['1', '2', '3', '4', '5', '6']);
     expect(await store().items.listRecent(seeded.conversation.id, 0)).toEqual([]);
     expect(await store().items.listRecent(uid('conv'), 5)).toEqual([]);
+    const window = await store().items.listWindow(seeded.conversation.id, 3);
+    expect(window.map((item) => (item.payload.type === 'message' && item.payload.content[0]?.type === 'text' ? item.payload.content[0].text : ''))).toEqual(['4', '5', '6']);
+    expect(window.map((item) => Object.keys(item).sort())).toEqual([['groupId', 'payload', 'seq'], ['groupId', 'payload', 'seq'], ['groupId', 'payload', 'seq']]);
+    expect(window.map((item) => item.seq)).toEqual((await store().items.listRecent(seeded.conversation.id, 3)).map((item) => item.seq));
   });
 
   it('lists the items of one turn in seq order', async () => {

@@ -81,6 +81,18 @@ export function createItemRepo(db: Kysely<Database>): ItemRepo {
       return rows.map(toRecord).reverse();
     },
 
+    async listWindow(conversationId, limit) {
+      if (limit < 1) return [];
+      const rows = await db
+        .selectFrom('items')
+        .select(['seq', 'group_id', 'payload'])
+        .where('conversation_id', '=', conversationId)
+        .orderBy('seq', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({ seq: Number(row.seq), groupId: row.group_id, payload: fromJsonText<ItemPayload>(row.payload) })).reverse();
+    },
+
     async listAfterSeq(conversationId, afterSeq, limit) {
       const rows = await db
         .selectFrom('items')
