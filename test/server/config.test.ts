@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { interpolateEnv, loadConfig } from '../../src/server/config.ts';
+import { createBaton } from '../../src/server/start-baton.ts';
 
 describe('configuration', () => {
   const dirs: string[] = [];
@@ -51,5 +52,27 @@ agents:
     expect(() => loadConfig({}, dir)).toThrow(/server\.port/);
     const unknown = dirWith('agents:\n  - name: a\n    model: scripted:auto\n    colour: red\n');
     expect(() => loadConfig({}, unknown)).toThrow(/agents\.0/);
+  });
+
+  it('the documented baton.example.yaml loads and boots, and its scripted program answers', async () => {
+    const config = loadConfig({ BATON_CONFIG: 'baton.example.yaml', BATON_ADMIN_KEY: 'bk_example' }, process.cwd());
+    const baton = await createBaton(config, { store: { kind: 'sqlite', filename: ':memory:' }, sweeper: false });
+    try {
+      await baton.app.inject({ method: 'PUT', url: '/v1/agents/refund-desk', headers: { authorization: 'Bearer bk_example' }, payload: { model: 'scripted:refund-script', tools: config.agents[0]!.tools } });
+      const thread = await baton.app.inject({ method: 'POST', url: '/v1/threads', headers: { authorization: 'Bearer bk_example' }, payload: { agent: 'refund-desk' } });
+      const id = thread.json().id as string;
+      const first = await baton.app.inject({ method: 'POST', url: `/v1/threads/${id}/messages`, headers: { authorization: 'Bearer bk_example' }, payload: { content: 'refund please' } });
+      const call = first.json().choices[0].message.tool_calls[0];
+      expect(call.input).toEqual({ action: 'refund', amount: 500 });
+      const second = await baton.app.inject({
+        method: 'POST',
+        url: `/v1/threads/${id}/messages`,
+        headers: { authorization: 'Bearer bk_example' },
+        payload: { content: [{ type: 'tool_result', tool_call_id: call.id, content: '{"approved": true, "approved_by": "boss@x.com"}' }] },
+      });
+      expect(second.json().choices[0].message.content).toBe('The refund has been approved by boss@x.com.');
+    } finally {
+      await baton.close();
+    }
   });
 });

@@ -111,7 +111,7 @@ export class ScriptedLanguageModel implements LanguageModelV3 {
     const turn = readScriptedTurn(options);
     const decision = this.program.decide(turn, this.state);
     const responseId = `scripted_resp_${++this.responseCounter}`;
-    const inputTokens = countTokens(promptText(options.prompt));
+    const inputTokens = promptTokens(options.prompt);
 
     if (decision.kind === 'fail') {
       throw new APICallError({
@@ -176,21 +176,24 @@ function usage(input: number, output: number): LanguageModelV3Usage {
   };
 }
 
-/** All the text a real model would have read, for the input-token estimate. */
-function promptText(prompt: LanguageModelV3Prompt): string {
-  const pieces: string[] = [];
+/**
+ * Words of all the text a real model would have read, for the input-token estimate. Counted piece
+ * by piece (pieces never share a word), without building the whole prompt as one string.
+ */
+function promptTokens(prompt: LanguageModelV3Prompt): number {
+  let count = 0;
   for (const message of prompt) {
     if (message.role === 'system') {
-      pieces.push(message.content);
+      count += countTokens(message.content);
       continue;
     }
     for (const part of message.content) {
-      if (part.type === 'text' || part.type === 'reasoning') pieces.push(part.text);
-      else if (part.type === 'tool-call') pieces.push(part.toolName, JSON.stringify(part.input) ?? '');
-      else if (part.type === 'tool-result') pieces.push(JSON.stringify(part.output) ?? '');
+      if (part.type === 'text' || part.type === 'reasoning') count += countTokens(part.text);
+      else if (part.type === 'tool-call') count += countTokens(part.toolName) + countTokens(JSON.stringify(part.input) ?? '');
+      else if (part.type === 'tool-result') count += countTokens(JSON.stringify(part.output) ?? '');
     }
   }
-  return pieces.join(' ');
+  return count;
 }
 
 /** "The refund was approved." → ["The", " refund", " was", " approved."]: one delta per word. */

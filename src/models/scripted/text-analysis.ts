@@ -272,5 +272,18 @@ export function truncate(text: string, max = 200): string {
 
 /** Rough token count: whitespace-separated words. Good enough for usage accounting of a fake model. */
 export function countTokens(text: string): number {
-  return text.split(/\s+/).filter((word) => word.length > 0).length;
+  // A character loop rather than split(): it runs over the whole prompt on every model call,
+  // and allocating one string per word made the fake model's cost grow with the history.
+  let count = 0;
+  let inWord = false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    const isSpace = code === 32 || (code >= 9 && code <= 13) || code === 160 || code === 0x2028 || code === 0x2029 || code === 0xfeff || (code >= 0x2000 && code <= 0x200a) || code === 0x1680 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0x85;
+    if (isSpace) inWord = false;
+    else if (!inWord) {
+      inWord = true;
+      count += 1;
+    }
+  }
+  return count;
 }
