@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBaton, type TestBaton } from '../helpers/test-baton.ts';
 import type { Store } from '../../src/store/store.ts';
+import { fireTogether } from '../helpers/fire-together.ts';
 
 /**
  * Fifty clients answer the same pending tool call at the same moment. Whatever the path (ledger
@@ -81,19 +82,7 @@ async function pendingThread(): Promise<{ threadId: string; callId: string }> {
   return { threadId, callId: first.body.choices[0].message.tool_calls[0].id as string };
 }
 
-/** Fires all requests at once: each waits on a common gate so none starts before the others are ready. */
-async function together<T>(count: number, send: (index: number) => Promise<T>): Promise<T[]> {
-  let open!: () => void;
-  const gate = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  const all = Array.from({ length: count }, async (_, index) => {
-    await gate;
-    return send(index);
-  });
-  open();
-  return Promise.all(all);
-}
+const together = fireTogether;
 
 /** The thread resumed exactly once: one tool_result message for the call, one final answer, idle. */
 async function expectResumedOnce(threadId: string, callId: string): Promise<void> {

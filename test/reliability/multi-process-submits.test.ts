@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatonProcess, makeWorkspace, type JsonResponse } from './baton-process.ts';
+import { fireTogether } from '../helpers/fire-together.ts';
 
 /**
  * The same races as concurrent-submits.test.ts, but real ones: two `baton serve` processes on one
@@ -40,18 +41,7 @@ async function pendingThread(): Promise<{ threadId: string; callId: string }> {
   return { threadId, callId: first.body.choices[0].message.tool_calls[0].id as string };
 }
 
-async function together(count: number, send: (index: number) => Promise<JsonResponse>): Promise<JsonResponse[]> {
-  let open!: () => void;
-  const gate = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  const all = Array.from({ length: count }, async (_, index) => {
-    await gate;
-    return send(index);
-  });
-  open();
-  return Promise.all(all);
-}
+const together = fireTogether;
 
 /** Checked through both processes: each sees one tool_result, one final answer, an idle thread. */
 async function expectResumedOnce(threadId: string, callId: string): Promise<void> {
