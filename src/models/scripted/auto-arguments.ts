@@ -7,14 +7,23 @@ import {
   findProperNames,
   findQuoted,
   findUrls,
-  splitIdentifier,
-  STOP_WORDS,
   tokenize,
   truncate,
   wordsMatch,
 } from './text-analysis.ts';
 import type { FoundNumber, FoundValue, WordToken } from './text-analysis.ts';
 import type { JsonSchema, JsonSchemaDefinition } from './json-schema.ts';
+import {
+  itemsOf,
+  matchesStringConstraints,
+  numberPlaceholder,
+  orderedProperties,
+  resolvePointer,
+  schemaType,
+  stringPlaceholder,
+  withinBounds,
+} from './json-schema-reading.ts';
+import { CURRENCY_WORDS, fanOutKey, propertyWords, singular, stringKind, type StringKind } from './property-kinds.ts';
 
 /**
  * Builds tool-call arguments from a tool's JSON Schema and a user message, for `scripted:auto`.
@@ -65,37 +74,6 @@ export function findFanOut(schema: JsonSchema, source: ArgumentSource): FanOut |
   const builder = new ArgumentBuilder(schema, source, false);
   return builder.findFanOut();
 }
-
-type StringKind = 'email' | 'url' | 'date' | 'id' | 'name' | 'text' | 'plain';
-
-const KIND_WORDS: ReadonlyArray<readonly [StringKind, ReadonlySet<string>]> = [
-  ['email', new Set(['email', 'emails', 'mail'])],
-  ['url', new Set(['url', 'urls', 'link', 'links', 'website', 'uri', 'href', 'homepage'])],
-  ['date', new Set(['date', 'dates', 'day', 'deadline', 'birthday', 'datetime'])],
-  ['id', new Set(['id', 'ids', 'code', 'sku', 'ref', 'reference', 'number', 'key', 'token', 'uuid', 'tracking'])],
-  [
-    'name',
-    new Set([
-      'city', 'cities', 'name', 'names', 'location', 'locations', 'country', 'countries', 'place',
-      'destination', 'origin', 'town', 'region', 'person', 'company', 'recipient', 'customer',
-      'airport', 'venue', 'team', 'author', 'user', 'owner', 'assignee', 'contact',
-    ]),
-  ],
-  [
-    'text',
-    new Set([
-      'reason', 'description', 'message', 'query', 'text', 'content', 'body', 'note', 'notes',
-      'comment', 'comments', 'prompt', 'question', 'summary', 'details', 'explanation',
-      'instructions', 'search', 'q', 'input', 'justification', 'topic', 'subject', 'request',
-    ]),
-  ],
-];
-
-/** Words that mark a numeric field as money, so "$500" wins over other numbers. */
-const CURRENCY_WORDS: ReadonlySet<string> = new Set([
-  'amount', 'price', 'cost', 'total', 'usd', 'eur', 'gbp', 'dollar', 'dollars', 'budget', 'fee',
-  'payment', 'salary', 'balance', 'refund', 'sum', 'charge', 'money', 'currency', 'credit',
-]);
 
 interface Range {
   readonly start: number;
@@ -431,134 +409,6 @@ class ArgumentBuilder {
     }
     return definition;
   }
-}
-
-/** Free-text and unclassified strings both take quoted values, so they compete for them. */
-function fanOutKey(kind: StringKind): string {
-  return kind === 'text' || kind === 'plain' ? 'free' : kind;
-}
-
-/** Required properties first (in schema order), then optional ones. */
-function orderedProperties(schema: JsonSchema): Array<[string, JsonSchemaDefinition]> {
-  const entries = Object.entries(schema.properties ?? {});
-  const required = new Set(schema.required ?? []);
-  return [...entries.filter(([name]) => required.has(name)), ...entries.filter(([name]) => !required.has(name))];
-}
-
-function schemaType(schema: JsonSchema): string | undefined {
-  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') ?? schema.type[0] : schema.type;
-  if (type !== undefined) return type;
-  if (schema.properties !== undefined) return 'object';
-  if (schema.items !== undefined) return 'array';
-  const sample = schema.const ?? schema.enum?.[0];
-  if (typeof sample === 'string') return 'string';
-  if (typeof sample === 'number') return 'number';
-  if (typeof sample === 'boolean') return 'boolean';
-  return undefined;
-}
-
-function itemsOf(schema: JsonSchema): JsonSchemaDefinition | undefined {
-  return Array.isArray(schema.items) ? schema.items[0] : schema.items;
-}
-
-function stringKind(name: string, schema: JsonSchema): StringKind {
-  switch (schema.format) {
-    case 'email':
-    case 'idn-email':
-      return 'email';
-    case 'uri':
-    case 'url':
-    case 'iri':
-      return 'url';
-    case 'date':
-    case 'date-time':
-      return 'date';
-    case 'uuid':
-      return 'id';
-  }
-  const words = splitIdentifier(name);
-  for (const [kind, vocabulary] of KIND_WORDS) {
-    if (words.some((word) => vocabulary.has(word))) return kind;
-  }
-  return 'plain';
-}
-
-/** Words that may appear near the property's value in a request: its name and description. */
-function propertyWords(name: string, schema: JsonSchema): string[] {
-  const words = [...splitIdentifier(name), ...splitIdentifier(schema.description ?? ''), ...splitIdentifier(schema.title ?? '')];
-  return [...new Set(words.filter((word) => !STOP_WORDS.has(word) && word.length > 1))];
-}
-
-function singular(name: string): string {
-  if (name.endsWith('ies')) return `${name.slice(0, -3)}y`;
-  if (name.endsWith('s') && !name.endsWith('ss')) return name.slice(0, -1);
-  return name;
-}
-
-function withinBounds(value: number, schema: JsonSchema): boolean {
-  if (schema.minimum !== undefined && value < schema.minimum) return false;
-  if (schema.maximum !== undefined && value > schema.maximum) return false;
-  if (schema.exclusiveMinimum !== undefined && value <= schema.exclusiveMinimum) return false;
-  if (schema.exclusiveMaximum !== undefined && value >= schema.exclusiveMaximum) return false;
-  return true;
-}
-
-function matchesStringConstraints(value: string, schema: JsonSchema): boolean {
-  if (schema.minLength !== undefined && value.length < schema.minLength) return false;
-  if (schema.maxLength !== undefined && value.length > schema.maxLength) return false;
-  if (schema.pattern !== undefined) {
-    try {
-      if (!new RegExp(schema.pattern, 'u').test(value)) return false;
-    } catch {
-      // An unparseable pattern cannot be honoured either way; do not reject the value for it.
-    }
-  }
-  return true;
-}
-
-/** 0, unless the bounds exclude it; then the nearest valid whole number. */
-function numberPlaceholder(schema: JsonSchema): number {
-  if (schema.minimum !== undefined && schema.minimum > 0) return Math.ceil(schema.minimum);
-  if (schema.exclusiveMinimum !== undefined && schema.exclusiveMinimum >= 0) return Math.floor(schema.exclusiveMinimum) + 1;
-  if (schema.maximum !== undefined && schema.maximum < 0) return Math.floor(schema.maximum);
-  if (schema.exclusiveMaximum !== undefined && schema.exclusiveMaximum <= 0) return Math.ceil(schema.exclusiveMaximum) - 1;
-  return 0;
-}
-
-function stringPlaceholder(name: string, schema: JsonSchema): string {
-  // Format-aware samples keep placeholders valid for validators that check formats.
-  switch (schema.format) {
-    case 'email':
-    case 'idn-email':
-      return 'user@example.com';
-    case 'uri':
-    case 'url':
-    case 'iri':
-      return 'https://example.com';
-    case 'date':
-      return '1970-01-01';
-    case 'date-time':
-      return '1970-01-01T00:00:00Z';
-    case 'time':
-      return '00:00:00';
-    case 'uuid':
-      return '00000000-0000-0000-0000-000000000000';
-  }
-  let value = `<${name}>`;
-  if (schema.minLength !== undefined && value.length < schema.minLength) value = value.padEnd(schema.minLength, '_');
-  if (schema.maxLength !== undefined && value.length > schema.maxLength) value = value.slice(0, schema.maxLength);
-  return value;
-}
-
-function resolvePointer(root: JsonSchema, ref: string): JsonSchemaDefinition | undefined {
-  if (!ref.startsWith('#')) return undefined;
-  let current: unknown = root;
-  for (const raw of ref.slice(1).split('/').filter((segment) => segment !== '')) {
-    const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<string, unknown>)[segment];
-  }
-  return current as JsonSchemaDefinition | undefined;
 }
 
 function uniqueBy<T>(items: readonly T[], key: (item: T) => unknown): T[] {
