@@ -1,4 +1,3 @@
-import { APICallError } from '@ai-sdk/provider';
 import type {
   AgentDefinition,
   ClientToolDefinition,
@@ -17,7 +16,7 @@ import { hashArguments } from './arguments-hash.ts';
 import { ModelCallError, runModelStep, StepAbortedError } from './model-step.ts';
 import { toModelPrompt } from './model-prompt.ts';
 import { checkToolArguments } from './tool-schema.ts';
-import { trimToUserBoundary } from './transcript.ts';
+import { trimToUserBoundary } from './history-window.ts';
 
 /** Where a turn stands when the engine hands control back to the caller. */
 export interface TurnOutcome {
@@ -288,12 +287,6 @@ async function commitStep(
 function describeFailure(error: unknown): TurnError {
   if (error instanceof ModelCallError) {
     return { code: 'model_error', message: `${error.message}. The input was saved; send a new message to try again.` };
-  }
-  if (APICallError.isInstance(error)) {
-    return {
-      code: 'model_error',
-      message: `The model provider answered ${error.statusCode ?? 'an error'}: ${error.message}. The input was saved; send a new message to try again.`,
-    };
   }
   if (error instanceof Error && (error as { code?: unknown }).code === 'unknown_model') {
     return { code: 'model_not_configured', message: error.message };

@@ -117,11 +117,10 @@ export interface ItemRepo {
   append(items: NewItem[]): Promise<ItemRecord[]>;
   /** Oldest first, after the cursor. */
   list(conversationId: string, page: PageRequest): Promise<Page<ItemRecord>>;
-  /** The latest `limit` items of a conversation, returned oldest first. Cost independent of history length. */
-  listRecent(conversationId: string, limit: number): Promise<ItemRecord[]>;
   /**
-   * The same window as `listRecent` with only what a model prompt needs: reading fewer columns
-   * per row is most of a turn's cost once the history is long.
+   * The latest `limit` items of a conversation, oldest first, with only what a model prompt needs.
+   * Its cost does not depend on the history's length, and reading fewer columns per row is most
+   * of a turn's cost once the history is long.
    */
   listWindow(conversationId: string, limit: number): Promise<WindowItem[]>;
   listByTurn(turnId: string): Promise<ItemRecord[]>;

@@ -88,17 +88,17 @@ describe.each(backends)('items ($name)', (backend) => {
     await expect(store().items.list(seeded.conversation.id, { limit: 2, cursor: wrongShape })).rejects.toThrow(InvalidCursorError);
   });
 
-  it('listRecent returns the latest items oldest first', async () => {
+  it('listWindow returns the latest items oldest first, with only what a prompt needs', async () => {
     const seeded = await seedTurn(store());
     await appendTexts(seeded, ['1', '2', '3', '4', '5', '6']);
-    expect(texts(await store().items.listRecent(seeded.conversation.id, 3))).toEqual(['4', '5', '6']);
-    expect(texts(await store().items.listRecent(seeded.conversation.id, 100))).toEqual(['1', '2', '3', '4', '5', '6']);
-    expect(await store().items.listRecent(seeded.conversation.id, 0)).toEqual([]);
-    expect(await store().items.listRecent(uid('conv'), 5)).toEqual([]);
+    expect(texts(await store().items.listWindow(seeded.conversation.id, 3))).toEqual(['4', '5', '6']);
+    expect(texts(await store().items.listWindow(seeded.conversation.id, 100))).toEqual(['1', '2', '3', '4', '5', '6']);
+    expect(await store().items.listWindow(seeded.conversation.id, 0)).toEqual([]);
+    expect(await store().items.listWindow(uid('conv'), 5)).toEqual([]);
     const window = await store().items.listWindow(seeded.conversation.id, 3);
     expect(window.map((item) => (item.payload.type === 'message' && item.payload.content[0]?.type === 'text' ? item.payload.content[0].text : ''))).toEqual(['4', '5', '6']);
     expect(window.map((item) => Object.keys(item).sort())).toEqual([['groupId', 'payload', 'seq'], ['groupId', 'payload', 'seq'], ['groupId', 'payload', 'seq']]);
-    expect(window.map((item) => item.seq)).toEqual((await store().items.listRecent(seeded.conversation.id, 3)).map((item) => item.seq));
+    expect(window.map((item) => item.seq)).toEqual((await store().items.list(seeded.conversation.id, { limit: 100 })).data.slice(-3).map((item) => item.seq));
   });
 
   it('lists the items of one turn in seq order', async () => {
@@ -115,6 +115,6 @@ describe.each(backends)('items ($name)', (backend) => {
     await store().items.append([existing]);
     const batch = [userMessage(seeded.turn, 'new'), { ...userMessage(seeded.turn, 'dup'), id: existing.id }];
     await expect(store().items.append(batch)).rejects.toBeInstanceOf(DuplicateKeyError);
-    expect(texts(await store().items.listRecent(seeded.conversation.id, 10))).toEqual(['existing']);
+    expect(texts(await store().items.listWindow(seeded.conversation.id, 10))).toEqual(['existing']);
   });
 });

@@ -67,22 +67,10 @@ export function createItemRepo(db: Kysely<Database>): ItemRepo {
       return toPage(rows.map(toRecord), page.limit, (item) => ({ seq: item.seq }));
     },
 
-    async listRecent(conversationId, limit) {
+    async listWindow(conversationId, limit) {
       if (limit < 1) return [];
       // Walk the (conversation_id, seq) index backwards from the end: reads `limit` rows
       // however long the history is.
-      const rows = await db
-        .selectFrom('items')
-        .selectAll()
-        .where('conversation_id', '=', conversationId)
-        .orderBy('seq', 'desc')
-        .limit(limit)
-        .execute();
-      return rows.map(toRecord).reverse();
-    },
-
-    async listWindow(conversationId, limit) {
-      if (limit < 1) return [];
       const rows = await db
         .selectFrom('items')
         .select(['seq', 'group_id', 'payload'])

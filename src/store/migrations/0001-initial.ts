@@ -134,7 +134,7 @@ export function createInitialMigration(dialect: MigrationDialect): Migration {
           fk.deferrable().initiallyDeferred(),
         )
         .execute();
-      // Serves paging forwards and listRecent walking backwards from the newest item.
+      // Serves paging forwards and listWindow walking backwards from the newest item.
       await db.schema.createIndex('items_conversation_seq_idx').on('items').columns(['conversation_id', 'seq']).execute();
       await db.schema.createIndex('items_turn_seq_idx').on('items').columns(['turn_id', 'seq']).execute();
 

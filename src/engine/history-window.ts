@@ -1,4 +1,3 @@
-import type { ContentPart } from '../store/records.ts';
 import type { WindowItem } from '../store/store.ts';
 
 /**
@@ -13,9 +12,4 @@ export function trimToUserBoundary<Item extends WindowItem>(items: readonly Item
   // No user message in the window (one very long turn): at least drop outputs whose call fell out.
   const firstCall = items.findIndex((item) => item.payload.type !== 'function_call_output');
   return firstCall === -1 ? [] : items.slice(firstCall);
-}
-
-/** Concatenated text of content parts. */
-export function contentText(parts: readonly ContentPart[]): string {
-  return parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
 }
