@@ -23,7 +23,7 @@ export async function createThread(baton: BatonInstance): Promise<string> {
 /** Sends the seed message; the thread pauses on request_approval. Returns the pending call id. */
 export async function sendSeed(baton: BatonInstance, threadId: string): Promise<string> {
   const outcome = settled(
-    await baton.engine.sendMessage(baton.defaultAppId, threadId, { content: [{ type: 'text', text: SEED_TEXT }], options: { tools: [] } }, { submission }),
+    await baton.engine.sendMessage(baton.defaultAppId, threadId, { items: [{ type: 'message', role: 'user', content: [{ type: 'text', text: SEED_TEXT }] }], options: { tools: [] } }, { submission }),
   );
   const call = outcome.pendingCalls[0];
   if (outcome.turn.status !== 'requires_action' || !call) throw new Error(`expected a pending call, turn is ${outcome.turn.status}`);

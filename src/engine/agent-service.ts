@@ -65,6 +65,29 @@ export class AgentService {
     return this.replace(appId, definition.name, input, current.version);
   }
 
+  /**
+   * The implicit agent behind a bare `provider:model` (Responses `model`): no instructions, no
+   * tools, defaults otherwise. Its name, `model:<id>`, cannot clash with a user's agent because
+   * user agent names may not contain ':'.
+   */
+  async ensureModelAgent(appId: string, modelId: string): Promise<AgentRecord> {
+    const name = `model:${modelId}`;
+    const existing = await this.store.agents.get(appId, name);
+    if (existing) return existing;
+    const definition = { ...buildAgentDefinition({ name: 'implicit', model: modelId }, this.validateModel), name };
+    const now = this.clock.now().toISOString();
+    const agent: AgentRecord = { id: this.newId('agent'), appId, name, version: 1, definition, createdAt: now, updatedAt: now };
+    try {
+      await this.store.agents.insert(agent);
+      return agent;
+    } catch (error) {
+      // Two first requests for the same model raced; the other one created it.
+      const created = error instanceof DuplicateKeyError ? await this.store.agents.get(appId, name) : undefined;
+      if (created) return created;
+      throw error;
+    }
+  }
+
   async delete(appId: string, name: string): Promise<void> {
     if (!(await this.store.agents.delete(appId, name))) {
       throw new EngineError('not_found', 'agent_not_found', `No agent named '${name}'.`);

@@ -8,7 +8,7 @@ import type {
   TurnOptions,
   TurnRecord,
 } from '../store/records.ts';
-import type { LedgerFilter, Page, PageRequest, Store } from '../store/store.ts';
+import type { LedgerFilter, Page, PageRequest, Repositories, Store } from '../store/store.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { bumpConversation } from './conversation-version.ts';
 import { EngineError, notFound } from './engine-error.ts';
@@ -23,8 +23,10 @@ import {
   type SubmissionActor,
   type ToolResultInput,
 } from './result-submission.ts';
+import { checkInputItems, isPlainUserInput, toNewItems, type InputItem } from './input-items.ts';
 import { assertValidToolSet } from './tool-schema.ts';
 import { closeTurn } from './turn-closing.ts';
+import { forkConversation } from './conversation-fork.ts';
 import { runTurn, type TurnOutcome } from './turn-runner.ts';
 
 export interface EngineOptions {
@@ -46,13 +48,30 @@ export interface ConversationState {
 }
 
 export interface UserInput {
-  content: ContentPart[];
+  /** Usually one user message; a face may also replay a transcript (see `InputItem`). */
+  items: InputItem[];
   options: TurnOptions;
+}
+
+/** What a request added to a conversation, handed to `onAccepted` inside the same transaction. */
+export interface AcceptedInput {
+  turn: TurnRecord;
+  /** The input items as stored (user messages, tool outputs), in order. */
+  inputItems: ItemRecord[];
 }
 
 export interface RunOptions {
   listener?: EngineEventListener;
   submission: SubmissionActor;
+  /**
+   * Runs inside the transaction that accepts the input (starts or resumes the turn), so a face's
+   * own record of the request (a Responses `response`) commits with it or not at all.
+   */
+  onAccepted?: (tx: Repositories, accepted: AcceptedInput) => Promise<void>;
+  /** Return as soon as the input is accepted; the turn runs in the background. */
+  detach?: boolean;
+  /** Whether input sent while calls are pending may be queued under the agent's `queue` policy (default true). */
+  allowQueue?: boolean;
 }
 
 /** New input accepted while calls were pending, under the agent's `queue` policy. */
@@ -112,6 +131,57 @@ export class Engine {
     return conversation;
   }
 
+  /**
+   * Creates a conversation and starts its first turn in one transaction, so input the engine
+   * refuses leaves nothing behind (the Responses face's requests without a previous response).
+   */
+  async startConversation(appId: string, agentName: string, metadata: Record<string, string>, input: UserInput, options: RunOptions): Promise<TurnOutcome> {
+    assertValidToolSet(input.options.tools, 'tools');
+    checkInputItems(input.items);
+    const agentRecord = await this.context.store.agents.get(appId, agentName);
+    if (!agentRecord) {
+      throw new EngineError('not_found', 'agent_not_found', `No agent named '${agentName}'. List agents with GET /v1/agents.`, { param: 'agent' });
+    }
+    checkToolChoice(agentRecord.definition, input.options);
+    const now = nowIso(this.context);
+    const conversation: ConversationRecord = {
+      id: this.context.newId('thread'),
+      appId,
+      agentId: agentRecord.id,
+      agentName: agentRecord.name,
+      version: 0,
+      activeTurnId: null,
+      headTurnId: null,
+      metadata,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const turn = await this.startTurn(conversation, agentRecord.id, agentRecord.version, [input], [], options.onAccepted, true);
+    return this.runOrDetach(turn, agentRecord.definition, options);
+  }
+
+  /** A new conversation with the history of `conversationId` up to item `uptoSeq` (see `forkConversation`). */
+  async forkConversation(appId: string, conversationId: string, uptoSeq: number): Promise<ConversationRecord> {
+    return forkConversation(this.context, await this.getConversation(appId, conversationId), uptoSeq);
+  }
+
+  /**
+   * Deletes a conversation and all it holds. A running or paused turn is cancelled first, so no
+   * model call keeps writing and no pending call is left for a deadline to find.
+   */
+  async deleteConversation(appId: string, conversationId: string, actor: string | null): Promise<void> {
+    const conversation = await this.getConversation(appId, conversationId);
+    if (conversation.activeTurnId) {
+      await closeTurn(this.context, conversation.activeTurnId, {
+        status: 'cancelled',
+        error: null,
+        syntheticResult: 'Cancelled: the conversation was deleted.',
+        actor,
+      });
+    }
+    await this.context.store.conversations.delete(appId, conversationId);
+  }
+
   async getConversation(appId: string, conversationId: string): Promise<ConversationRecord> {
     const conversation = await this.context.store.conversations.get(appId, conversationId);
     if (!conversation) throw notFound('thread', conversationId);
@@ -146,6 +216,7 @@ export class Engine {
    */
   async sendMessage(appId: string, conversationId: string, input: UserInput, options: RunOptions): Promise<TurnOutcome | QueuedOutcome> {
     assertValidToolSet(input.options.tools, 'tools');
+    checkInputItems(input.items);
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.trySendMessage(appId, conversationId, input, options);
@@ -167,12 +238,13 @@ export class Engine {
     }
     if (activeTurn) {
       const pendingIds = state.pendingCalls.map((entry) => entry.id);
-      if (agentRecord.definition.inputPolicy === 'queue') {
+      const first = input.items[0];
+      if (agentRecord.definition.inputPolicy === 'queue' && options.allowQueue !== false && input.items.length === 1 && first?.type === 'message' && isPlainUserInput(input.items)) {
         const queued: QueuedInputRecord = {
           id: this.context.newId('queued'),
           appId,
           conversationId,
-          content: input.content,
+          content: first.content,
           options: input.options,
           createdAt: nowIso(this.context),
         };
@@ -195,17 +267,9 @@ export class Engine {
         `Thread '${conversationId}' is running turn '${activeTurn.id}'. Wait for its response, or cancel it with POST /v1/threads/${conversationId}/cancel.`,
       );
     }
-    const choice = input.options.toolChoice;
-    if (typeof choice === 'object') {
-      const known = [...agentRecord.definition.tools, ...input.options.tools].map((tool) => tool.name);
-      if (!known.includes(choice.name)) {
-        throw new EngineError('invalid_request', 'unknown_tool_choice', `tool_choice names '${choice.name}', which is not a tool of this request; available: ${known.join(', ') || 'none'}.`, {
-          param: 'tool_choice.name',
-        });
-      }
-    }
-    const turn = await this.startTurn(conversation, agentRecord.id, agentRecord.version, [input]);
-    return this.run(turn, agentRecord.definition, options.listener);
+    checkToolChoice(agentRecord.definition, input.options);
+    const turn = await this.startTurn(conversation, agentRecord.id, agentRecord.version, [input], [], options.onAccepted);
+    return this.runOrDetach(turn, agentRecord.definition, options);
   }
 
   /** Creates the turn and appends the user input, under compare-and-set on the conversation. */
@@ -215,6 +279,8 @@ export class Engine {
     agentVersion: number,
     inputs: readonly UserInput[],
     queuedIds: readonly string[] = [],
+    onAccepted?: RunOptions['onAccepted'],
+    isNewConversation = false,
   ): Promise<TurnRecord> {
     const now = nowIso(this.context);
     const last = inputs[inputs.length - 1];
@@ -235,21 +301,21 @@ export class Engine {
       completedAt: null,
     };
     await this.context.store.transaction(async (tx) => {
+      if (isNewConversation) await tx.conversations.insert(conversation);
       await bumpConversation(tx, conversation.appId, conversation.id, { activeTurnId: turn.id, headTurnId: turn.id, updatedAt: now }, conversation.version);
       await tx.turns.insert(turn);
-      await tx.items.append(
-        inputs.map((input) => ({
-          id: this.context.newId('item'),
-          conversationId: conversation.id,
-          turnId: turn.id,
-          groupId: this.context.newId('msg'),
-          createdAt: now,
-          payload: { type: 'message' as const, role: 'user' as const, content: input.content },
-        })),
-      );
+      const inputItems = await tx.items.append(inputs.flatMap((input) => toNewItems(this.context, turn, input.items, now)));
       for (const id of queuedIds) await tx.queuedInputs.delete(id);
+      if (onAccepted) await onAccepted(tx, { turn, inputItems });
     });
     return turn;
+  }
+
+  /** Runs the turn for the caller, or in the background when the caller asked not to wait. */
+  private async runOrDetach(turn: TurnRecord, agent: AgentDefinition, options: RunOptions): Promise<TurnOutcome> {
+    if (!options.detach) return this.run(turn, agent, options.listener);
+    runInBackground(this.context, 'detached turn', () => this.run(turn, agent, options.listener));
+    return { turn, replyGroupId: '', text: null, pendingCalls: [] };
   }
 
   /** Runs the loop for a turn this caller owns, then applies any queued input. */
@@ -276,12 +342,21 @@ export class Engine {
 
   // ---- results -------------------------------------------------------------------------------
 
-  /** Answers every pending call of the conversation in one message, then resumes the turn. */
-  async submitResults(appId: string, conversationId: string, results: ToolResultInput[], options: RunOptions): Promise<TurnOutcome> {
+  /**
+   * Answers every pending call of the conversation in one message, then resumes the turn.
+   * `followUp` messages (new user input sent with the results) are added right after them.
+   */
+  async submitResults(
+    appId: string,
+    conversationId: string,
+    results: ToolResultInput[],
+    options: RunOptions,
+    followUp: readonly InputItem[] = [],
+  ): Promise<TurnOutcome> {
     const conversation = await this.getConversation(appId, conversationId);
     const { turn } = await checkResultsMessage(this.context, conversation, results);
-    const resumed = await applyResultsMessage(this.context, turn, results, options.submission);
-    return this.run(resumed, await this.agentForTurn(resumed), options.listener);
+    const resumed = await applyResultsMessage(this.context, turn, results, options.submission, followUp, options.onAccepted);
+    return this.runOrDetach(resumed, await this.agentForTurn(resumed), options);
   }
 
   /**
@@ -428,7 +503,7 @@ export class Engine {
           conversation,
           agentRecord.id,
           agentRecord.version,
-          queued.map((entry) => ({ content: entry.content, options: entry.options })),
+          queued.map((entry) => ({ items: [{ type: 'message' as const, role: 'user' as const, content: entry.content }], options: entry.options })),
           queued.map((entry) => entry.id),
         );
       } catch (error) {
@@ -442,6 +517,24 @@ export class Engine {
   /** Waits for background work (resumes, queued input) to settle; used on shutdown and in tests. */
   async idle(): Promise<void> {
     while (this.context.background.size > 0) await Promise.allSettled([...this.context.background]);
+  }
+}
+
+/** A forced `tool_choice` must name a tool the turn can call. */
+function checkToolChoice(agent: AgentDefinition, options: TurnOptions): void {
+  const known = [...agent.tools, ...options.tools].map((tool) => tool.name);
+  const choice = options.toolChoice;
+  if (typeof choice === 'object' && !known.includes(choice.name)) {
+    throw new EngineError('invalid_request', 'unknown_tool_choice', `tool_choice names '${choice.name}', which is not a tool of this request; available: ${known.join(', ') || 'none'}.`, {
+      param: 'tool_choice.name',
+    });
+  }
+  for (const [index, name] of (options.allowedTools ?? []).entries()) {
+    if (!known.includes(name)) {
+      throw new EngineError('invalid_request', 'unknown_allowed_tool', `tool_choice.tools[${index}] names '${name}', which is not a tool of this request; available: ${known.join(', ') || 'none'}.`, {
+        param: `tool_choice.tools[${index}].name`,
+      });
+    }
   }
 }
 

@@ -1,4 +1,10 @@
-import type { LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3ToolResultOutput } from '@ai-sdk/provider';
+import type {
+  LanguageModelV3FilePart,
+  LanguageModelV3Message,
+  LanguageModelV3Prompt,
+  LanguageModelV3TextPart,
+  LanguageModelV3ToolResultOutput,
+} from '@ai-sdk/provider';
 import type { ContentPart } from '../store/records.ts';
 import type { WindowItem } from '../store/store.ts';
 
@@ -9,18 +15,23 @@ import type { WindowItem } from '../store/store.ts';
  * SDK's per-call schema validation of the whole history, whose cost grew with every turn.
  */
 export function toModelPrompt(instructions: string, items: readonly WindowItem[]): LanguageModelV3Prompt {
-  const prompt: LanguageModelV3Message[] = instructions ? [{ role: 'system', content: instructions }] : [];
+  // System and developer messages from the input join the instructions at the top: several
+  // providers refuse a system message after the conversation has started.
+  const systemTexts = [instructions, ...items.flatMap((item) => (item.payload.type === 'message' && item.payload.role === 'system' ? [textOf(item.payload.content)] : []))];
+  const system = systemTexts.filter((text) => text !== '').join('\n\n');
+  const prompt: LanguageModelV3Message[] = system ? [{ role: 'system', content: system }] : [];
   const names = new Map<string, string>();
   let lastGroup: string | null = null;
   for (const item of items) {
     const payload = item.payload;
     const last = prompt[prompt.length - 1];
+    if (payload.type === 'message' && payload.role === 'system') continue;
     if (payload.type === 'message' && payload.role === 'user') {
       prompt.push({ role: 'user', content: payload.content.map(toUserPart) });
     } else if (payload.type === 'message' || payload.type === 'function_call') {
       const part =
         payload.type === 'message'
-          ? { type: 'text' as const, text: payload.content.map((p) => (p.type === 'text' ? p.text : '')).join('') }
+          ? { type: 'text' as const, text: textOf(payload.content) }
           : { type: 'tool-call' as const, toolCallId: payload.callId, toolName: payload.name, input: parseArguments(payload.arguments) };
       if (payload.type === 'function_call') names.set(payload.callId, payload.name);
       if (last && last.role === 'assistant' && lastGroup === item.groupId) last.content.push(part);
@@ -40,10 +51,28 @@ export function toModelPrompt(instructions: string, items: readonly WindowItem[]
   return prompt;
 }
 
-function toUserPart(part: ContentPart) {
-  return part.type === 'text'
-    ? { type: 'text' as const, text: part.text }
-    : { type: 'file' as const, data: part.data, mediaType: part.mediaType };
+function textOf(parts: readonly ContentPart[]): string {
+  return parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
+}
+
+function toUserPart(part: ContentPart): LanguageModelV3TextPart | LanguageModelV3FilePart {
+  if (part.type === 'text') return { type: 'text', text: part.text };
+  if (part.type === 'image') return { type: 'file', data: part.data, mediaType: part.mediaType };
+  return {
+    type: 'file',
+    data: part.url !== null ? new URL(part.url) : (part.data ?? ''),
+    mediaType: part.mediaType,
+    ...(part.filename !== null ? { filename: part.filename } : {}),
+  };
+}
+
+type ToolOutputPart = Extract<LanguageModelV3ToolResultOutput, { type: 'content' }>['value'][number];
+
+function toToolOutputPart(part: ContentPart): ToolOutputPart {
+  if (part.type === 'text') return { type: 'text', text: part.text };
+  if (part.type === 'image') return { type: 'image-data', data: part.data, mediaType: part.mediaType };
+  if (part.url !== null) return part.mediaType.startsWith('image/') ? { type: 'image-url', url: part.url } : { type: 'file-url', url: part.url };
+  return { type: 'file-data', data: part.data ?? '', mediaType: part.mediaType, ...(part.filename !== null ? { filename: part.filename } : {}) };
 }
 
 function parseArguments(text: string): unknown {
@@ -56,14 +85,7 @@ function parseArguments(text: string): unknown {
 }
 
 function toToolOutput(output: readonly ContentPart[], isError: boolean): LanguageModelV3ToolResultOutput {
-  if (output.some((part) => part.type === 'image')) {
-    return {
-      type: 'content',
-      value: output.map((part) =>
-        part.type === 'text' ? { type: 'text' as const, text: part.text } : { type: 'image-data' as const, data: part.data, mediaType: part.mediaType },
-      ),
-    };
-  }
+  if (output.some((part) => part.type !== 'text')) return { type: 'content', value: output.map(toToolOutputPart) };
   const text = output.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
   return isError ? { type: 'error-text', value: text } : { type: 'text', value: text };
 }

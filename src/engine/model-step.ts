@@ -1,5 +1,5 @@
 import { APICallError, type LanguageModelV3, type LanguageModelV3CallOptions, type LanguageModelV3Prompt, type LanguageModelV3StreamPart } from '@ai-sdk/provider';
-import type { ClientToolDefinition, FinishReason, ToolChoice, TurnUsage } from '../store/records.ts';
+import type { ClientToolDefinition, FinishReason, ResponseFormat, ToolChoice, TurnUsage } from '../store/records.ts';
 
 export interface ModelStepRequest {
   model: LanguageModelV3;
@@ -8,7 +8,9 @@ export interface ModelStepRequest {
   toolChoice: ToolChoice | undefined;
   parallelToolCalls: boolean;
   temperature: number | undefined;
+  topP?: number | undefined;
   maxOutputTokens: number | undefined;
+  responseFormat?: ResponseFormat | undefined;
   maxRetries: number;
   abortSignal: AbortSignal;
 }
@@ -79,6 +81,11 @@ export async function runModelStep(request: ModelStepRequest, handlers: ModelSte
   }
   if (request.temperature !== undefined) options.temperature = request.temperature;
   if (request.maxOutputTokens !== undefined) options.maxOutputTokens = request.maxOutputTokens;
+  if (request.topP !== undefined) options.topP = request.topP;
+  if (request.responseFormat?.type === 'json') {
+    const { schema, name, description } = request.responseFormat;
+    options.responseFormat = { type: 'json', ...(schema ? { schema: schema as never } : {}), ...(name ? { name } : {}), ...(description ? { description } : {}) };
+  }
 
   const { stream } = await withRetries(() => request.model.doStream(options), request.maxRetries, request.abortSignal);
   let text = '';

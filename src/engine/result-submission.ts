@@ -1,4 +1,5 @@
-import type { ContentPart, ConversationRecord, LedgerEntryRecord, LedgerResolution, TurnRecord } from '../store/records.ts';
+import type { ContentPart, ConversationRecord, ItemRecord, LedgerEntryRecord, LedgerResolution, TurnRecord } from '../store/records.ts';
+import { toNewItems, type InputItem } from './input-items.ts';
 import type { Repositories } from '../store/store.ts';
 import { bumpConversation } from './conversation-version.ts';
 import { EngineError } from './engine-error.ts';
@@ -97,6 +98,11 @@ export async function checkResultsMessage(
  * (calls still pending, or another request resumed it first).
  */
 export async function beginResume(context: EngineContext, tx: Repositories, turnId: string): Promise<TurnRecord | undefined> {
+  return (await beginResumeWithOutputs(context, tx, turnId))?.turn;
+}
+
+/** `beginResume`, also returning the output items it wrote (the resumed turn's input). */
+export async function beginResumeWithOutputs(context: EngineContext, tx: Repositories, turnId: string): Promise<{ turn: TurnRecord; outputs: ItemRecord[] } | undefined> {
   const turn = await tx.turns.get(turnId);
   if (!turn || turn.status !== 'requires_action') return undefined;
   const entries = await tx.ledger.listByTurn(turnId);
@@ -104,9 +110,9 @@ export async function beginResume(context: EngineContext, tx: Repositories, turn
   const now = nowIso(context);
   const resumed = await tx.turns.update(turnId, ['requires_action'], { status: 'in_progress', updatedAt: now });
   if (!resumed) return undefined;
-  await writeMissingOutputs(context, tx, resumed, entries);
+  const outputs = await writeMissingOutputs(context, tx, resumed, entries);
   await bumpConversation(tx, resumed.appId, resumed.conversationId, { updatedAt: now });
-  return resumed;
+  return { turn: resumed, outputs };
 }
 
 /** Applies a checked results message: resolves every call and resumes the turn, in one transaction. */
@@ -115,6 +121,8 @@ export async function applyResultsMessage(
   turn: TurnRecord,
   results: readonly ToolResultInput[],
   submission: SubmissionActor,
+  followUp: readonly InputItem[] = [],
+  onAccepted?: (tx: Repositories, accepted: { turn: TurnRecord; inputItems: ItemRecord[] }) => Promise<void>,
 ): Promise<TurnRecord> {
   const now = nowIso(context);
   return context.store.transaction(async (tx) => {
@@ -125,11 +133,13 @@ export async function applyResultsMessage(
         throw entry ? alreadyResolved(entry, `${result.param}.tool_call_id`) : new EngineError('conflict', 'concurrent_update', 'The tool call changed meanwhile; retry.');
       }
     }
-    const resumed = await beginResume(context, tx, turn.id);
+    const resumed = await beginResumeWithOutputs(context, tx, turn.id);
     if (!resumed) {
       throw new EngineError('conflict', 'concurrent_update', `Turn '${turn.id}' was resumed or closed by another request at the same time.`);
     }
-    return resumed;
+    const extra = followUp.length > 0 ? await tx.items.append(toNewItems(context, resumed.turn, followUp, now)) : [];
+    if (onAccepted) await onAccepted(tx, { turn: resumed.turn, inputItems: [...resumed.outputs, ...extra] });
+    return resumed.turn;
   });
 }
 

@@ -29,12 +29,17 @@ export interface TurnOutcome {
   pendingCalls: LedgerEntryRecord[];
 }
 
-/** The tools a turn may call: the agent's, with same-named per-request declarations taking precedence. */
+/**
+ * The tools a turn may call: the agent's, with same-named per-request declarations taking
+ * precedence, narrowed to the request's `allowedTools` when it gives them.
+ */
 export function toolsForTurn(agent: AgentDefinition, turn: TurnRecord): ClientToolDefinition[] {
   const byName = new Map<string, ClientToolDefinition>();
   for (const tool of agent.tools) byName.set(tool.name, tool);
   for (const tool of turn.options.tools) byName.set(tool.name, tool);
-  return [...byName.values()];
+  const allowed = turn.options.allowedTools;
+  const tools = [...byName.values()];
+  return allowed ? tools.filter((tool) => allowed.includes(tool.name)) : tools;
 }
 
 /**
@@ -60,6 +65,10 @@ export async function runTurn(
   const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
   const maxSteps = turn.options.maxSteps ?? agent.maxSteps;
   const parallel = turn.options.parallelToolCalls ?? agent.parallelToolCalls;
+  const instructions = [agent.instructions, turn.options.instructions ?? ''].filter((text) => text !== '').join('\n\n');
+  const maxToolCalls = turn.options.maxToolCalls;
+  // Calls already made by this turn (before a pause) count against its `maxToolCalls` budget.
+  let callsMade = maxToolCalls === undefined ? 0 : (await context.store.ledger.listByTurn(turn.id)).length;
   emit({ type: 'turn.started', turn });
   // A long model call writes nothing for a while; the heartbeat keeps the turn from looking
   // orphaned to other processes' recovery, which fails turns idle for `staleTurnSeconds`.
@@ -88,14 +97,18 @@ export async function runTurn(
       const step = await runModelStep(
         {
           model,
-          prompt: toModelPrompt(agent.instructions, history),
+          prompt: toModelPrompt(instructions, history),
           tools,
           // A forced choice applies to the turn's first step only; forcing it again after the
-          // results arrive would make the model call the tool forever.
-          toolChoice: turn.stepCount === 0 ? turn.options.toolChoice : undefined,
+          // results arrive would make the model call the tool forever. A spent call budget
+          // forbids calls altogether.
+          toolChoice:
+            maxToolCalls !== undefined && callsMade >= maxToolCalls ? 'none' : turn.stepCount === 0 || turn.options.toolChoice === 'none' ? turn.options.toolChoice : undefined,
           parallelToolCalls: parallel,
-          temperature: agent.temperature,
-          maxOutputTokens: agent.maxOutputTokens,
+          temperature: turn.options.temperature ?? agent.temperature,
+          topP: turn.options.topP,
+          maxOutputTokens: turn.options.maxOutputTokens ?? agent.maxOutputTokens,
+          responseFormat: turn.options.responseFormat,
           maxRetries: context.settings.maxModelRetries,
           abortSignal: controller.signal,
         },
@@ -122,7 +135,9 @@ export async function runTurn(
           ? { ok: false as const, problem: `there is no tool named '${call.name}'; available tools: ${tools.map((t) => t.name).join(', ') || 'none'}` }
           : !parallel && entries.length > 0
             ? { ok: false as const, problem: 'parallel tool calls are disabled for this agent; call one tool at a time' }
-            : checkToolArguments(tool, call.argumentText);
+            : maxToolCalls !== undefined && callsMade + entries.length >= maxToolCalls
+              ? { ok: false as const, problem: `this turn may make at most ${maxToolCalls} tool call(s) (max_tool_calls) and has made them; answer without calling tools` }
+              : checkToolArguments(tool, call.argumentText);
         const executor = check.ok ? 'client' : 'invalid';
         items.push({ ...base, id: context.newId('item'), groupId, payload: { type: 'function_call', callId, name: call.name, arguments: call.argumentText, executor } });
         if (check.ok && tool) {
@@ -176,6 +191,7 @@ export async function runTurn(
         lastText = step.text === '' ? null : step.text;
       }
 
+      callsMade += entries.length;
       if (entries.length > 0) {
         const { turn: paused, appended } = await commitStep(context, turn, items, 'requires_action', {
           stepCount,

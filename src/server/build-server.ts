@@ -6,6 +6,7 @@ import { registerAdminRoutes } from '../faces/admin/admin-routes.ts';
 import { registerAgentRoutes } from '../faces/agents/agent-routes.ts';
 import { registerLedgerRoutes } from '../faces/ledger/ledger-routes.ts';
 import { registerThreadRoutes } from '../faces/threads/thread-routes.ts';
+import { registerResponseRoutes } from '../faces/responses/response-routes.ts';
 import type { Store } from '../store/store.ts';
 import { ApiKeyCache } from './api-key-cache.ts';
 import { authenticate, type Principal } from './authenticate.ts';
@@ -27,12 +28,19 @@ export interface ServerDependencies {
   logger?: FastifyServerOptions['logger'];
 }
 
+/** Renders an error in a face's own format, with the HTTP status that face uses for it. */
+export type ErrorRenderer = (error: EngineError) => { status: number; body: object };
+
 /** What every face's routes receive. */
 export interface FaceContext {
   store: Store;
   engine: Engine;
   agents: AgentService;
+  /** Errors (auth, bad JSON, not found, …) under `prefix` are rendered by `render` instead of the native format. */
+  useErrorFormat(prefix: string, render: ErrorRenderer): void;
 }
+
+const renderNative: ErrorRenderer = (error) => ({ status: statusOf(error), body: nativeErrorBody(error) });
 
 const PUBLIC_PATHS = new Set(['/healthz']);
 
@@ -78,23 +86,34 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     return payload;
   });
 
+  const errorFormats: { prefix: string; render: ErrorRenderer }[] = [];
+  const renderFor = (url: string): ErrorRenderer => errorFormats.find((format) => url.startsWith(format.prefix))?.render ?? renderNative;
+
   app.setErrorHandler(async (error, request, reply) => {
     const engineError = toEngineError(error, dependencies.bodyLimitBytes);
     if (engineError.kind === 'internal') request.log.error({ err: error }, 'unhandled error');
-    return reply.status(statusOf(engineError)).send(nativeErrorBody(engineError));
+    const { status, body } = renderFor(request.url)(engineError);
+    return reply.status(status).send(body);
   });
 
   app.setNotFoundHandler(async (request, reply) => {
     const error = new EngineError('not_found', 'route_not_found', `No route ${request.method} ${request.url.split('?')[0]}. See the README for Baton's endpoints.`);
-    return reply.status(404).send(nativeErrorBody(error));
+    const { status, body } = renderFor(request.url)(error);
+    return reply.status(status).send(body);
   });
 
   app.get('/healthz', async () => ({ ok: true }));
 
-  const face: FaceContext = { store, engine: dependencies.engine, agents: dependencies.agents };
+  const face: FaceContext = {
+    store,
+    engine: dependencies.engine,
+    agents: dependencies.agents,
+    useErrorFormat: (prefix, render) => errorFormats.push({ prefix, render }),
+  };
   registerAdminRoutes(app, face);
   registerAgentRoutes(app, face);
   registerThreadRoutes(app, face);
   registerLedgerRoutes(app, face);
+  registerResponseRoutes(app, face);
   return app;
 }

@@ -10,7 +10,9 @@ export type JsonObject = { [key: string]: JsonValue };
 /** A part of a message or of a tool result. */
 export type ContentPart =
   | { type: 'text'; text: string }
-  | { type: 'image'; mediaType: string; data: string };
+  | { type: 'image'; mediaType: string; data: string }
+  /** A document or a remote image: inline base64 `data`, or a `url` the provider fetches. */
+  | { type: 'file'; mediaType: string; data: string | null; url: string | null; filename: string | null };
 
 /** A JSON Schema object as written by users (parameters of a tool). */
 export type JsonSchema = JsonObject;
@@ -110,6 +112,9 @@ export type FinishReason = 'stop' | 'tool_use' | 'max_steps' | 'length' | 'error
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; name: string };
 
+/** Structured output asked of the model's text (Responses `text.format`). */
+export type ResponseFormat = { type: 'text' } | { type: 'json'; schema?: JsonSchema; name?: string; description?: string };
+
 /** Per-request settings persisted with the turn so any process can resume it. */
 export interface TurnOptions {
   /** Client tools declared on the request, added to the agent's. */
@@ -118,6 +123,16 @@ export interface TurnOptions {
   parallelToolCalls?: boolean;
   toolTimeoutSeconds?: number;
   maxSteps?: number;
+  /** Instructions of this request, added after the agent's (not carried to later turns). */
+  instructions?: string;
+  /** Only these tools (by name) are offered to the model: a hard filter, not a hint. */
+  allowedTools?: string[];
+  /** Tool calls the turn may make in total; later calls are refused to the model. */
+  maxToolCalls?: number;
+  temperature?: number;
+  topP?: number;
+  maxOutputTokens?: number;
+  responseFormat?: ResponseFormat;
 }
 
 export interface TurnError {
@@ -150,7 +165,14 @@ export interface TurnRecord {
 export type ToolExecutor = 'client' | 'invalid';
 
 export type ItemPayload =
-  | { type: 'message'; role: 'user' | 'assistant'; content: ContentPart[] }
+  | {
+      type: 'message';
+      /** `system` items come from the client's input (system or developer messages), never from the model. */
+      role: 'user' | 'assistant' | 'system';
+      content: ContentPart[];
+      /** An assistant message's phase, as the client labelled it (Responses `phase`). */
+      phase?: 'commentary' | 'final_answer';
+    }
   | {
       type: 'function_call';
       callId: string;
@@ -231,6 +253,31 @@ export interface IdempotencyRecord {
   state: 'in_progress' | 'done';
   responseStatus: number | null;
   responseBody: string | null;
+  createdAt: string;
+}
+
+/**
+ * One request/response exchange of the Responses face over a conversation. A turn that pauses for
+ * client tools and resumes spans several responses; each owns a contiguous run of the
+ * conversation's items: its input items, then its output up to the next response's input.
+ */
+export interface ResponseRecord {
+  id: string;
+  appId: string;
+  conversationId: string;
+  turnId: string;
+  previousResponseId: string | null;
+  /** `seq` of this response's first and last input item. */
+  inputFirstSeq: number;
+  inputLastSeq: number;
+  /** The turn's usage when this response began; its own usage is the growth since. */
+  usageBefore: TurnUsage;
+  /** Request fields the face echoes back (model, tools, sampling settings, metadata…), face-owned JSON. */
+  echo: JsonObject;
+  /** False for `store: false`: not readable by id, not continuable over HTTP, purged once done. */
+  stored: boolean;
+  /** This response created its conversation (its first request had no previous response). */
+  ownsConversation: boolean;
   createdAt: string;
 }
 

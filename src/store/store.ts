@@ -12,6 +12,7 @@ import type {
   LedgerState,
   NewItem,
   QueuedInputRecord,
+  ResponseRecord,
   TurnRecord,
   TurnStatus,
   FinishReason,
@@ -86,6 +87,11 @@ export interface ConversationRepo {
    * Returns the updated record, or undefined when another writer got there first.
    */
   compareAndSet(id: string, expectedVersion: number, patch: ConversationPatch): Promise<ConversationRecord | undefined>;
+  /**
+   * Deletes the conversation and everything that belongs to it: items, turns, ledger entries,
+   * queued inputs and responses. Returns false if it did not exist (in this app).
+   */
+  delete(appId: string, id: string): Promise<boolean>;
 }
 
 export interface TurnPatch {
@@ -176,6 +182,27 @@ export interface QueuedInputRepo {
   delete(id: string): Promise<boolean>;
 }
 
+export interface ResponseRepo {
+  insert(response: ResponseRecord): Promise<void>;
+  get(appId: string, id: string): Promise<ResponseRecord | undefined>;
+  /** The first response of the conversation whose input starts after `afterSeq` (the one that follows). */
+  nextInConversation(conversationId: string, afterSeq: number): Promise<ResponseRecord | undefined>;
+  /** The conversation's latest response (highest `inputFirstSeq`). */
+  latestInConversation(conversationId: string): Promise<ResponseRecord | undefined>;
+  countInConversation(conversationId: string): Promise<number>;
+  /** Responses of the conversation still readable (`stored`). */
+  countStoredInConversation(conversationId: string): Promise<number>;
+  /**
+   * Makes a response unreadable and not continuable (`stored` false) while its row keeps
+   * delimiting its neighbours' spans of items. It no longer owns its conversation either, so the
+   * sweep of `store: false` leftovers never purges a conversation because of it.
+   */
+  hide(appId: string, id: string): Promise<boolean>;
+  delete(appId: string, id: string): Promise<boolean>;
+  /** `stored: false` responses created before `before`, oldest first (left behind by a crash). */
+  listUnstoredBefore(before: string, limit: number): Promise<ResponseRecord[]>;
+}
+
 export interface Repositories {
   apps: AppRepo;
   apiKeys: ApiKeyRepo;
@@ -186,6 +213,7 @@ export interface Repositories {
   ledger: LedgerRepo;
   idempotency: IdempotencyRepo;
   queuedInputs: QueuedInputRepo;
+  responses: ResponseRepo;
 }
 
 export interface Store extends Repositories {

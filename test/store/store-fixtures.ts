@@ -6,6 +6,7 @@ import type {
   ConversationRecord,
   LedgerEntryRecord,
   NewItem,
+  ResponseRecord,
   TurnRecord,
 } from '../../src/store/records.ts';
 import type { Store } from '../../src/store/store.ts';
@@ -137,6 +138,24 @@ export function ledgerEntry(
     idempotencyKey: null,
     createdAt: at(10),
     updatedAt: at(10),
+    ...overrides,
+  };
+}
+
+export function responseRecord(turn: TurnRecord, overrides: Partial<ResponseRecord> = {}): ResponseRecord {
+  return {
+    id: uid('resp'),
+    appId: turn.appId,
+    conversationId: turn.conversationId,
+    turnId: turn.id,
+    previousResponseId: null,
+    inputFirstSeq: 1,
+    inputLastSeq: 1,
+    usageBefore: { inputTokens: 0, outputTokens: 0 },
+    echo: { model: 'support' },
+    stored: true,
+    ownsConversation: true,
+    createdAt: at(1),
     ...overrides,
   };
 }

@@ -71,7 +71,7 @@ export function registerThreadRoutes(app: FastifyInstance, face: FaceContext): v
       const outcome =
         parsed.kind === 'results'
           ? await engine.submitResults(appId, threadId, parsed.results, { submission, ...(stream ? { listener: stream.listener } : {}) })
-          : await engine.sendMessage(appId, threadId, { content: parsed.content, options: parsed.options }, { submission, ...(stream ? { listener: stream.listener } : {}) });
+          : await engine.sendMessage(appId, threadId, { items: [{ type: 'message', role: 'user', content: parsed.content }], options: parsed.options }, { submission, ...(stream ? { listener: stream.listener } : {}) });
       if (isQueuedOutcome(outcome)) {
         if (stream?.started) return await stream.finish(202, queuedView(threadId, outcome));
         return reply.status(202).send(queuedView(threadId, outcome));

@@ -5,9 +5,13 @@ import type { ContentPart, ItemRecord, JsonValue, LedgerEntryRecord } from '../.
 /** Renders Baton records in the Threads dialect of the SipPulse seed. */
 
 export function contentBlocks(parts: readonly ContentPart[]) {
-  return parts.map((part) =>
-    part.type === 'text' ? { type: 'text', text: part.text } : { type: 'image', source: { type: 'base64', media_type: part.mediaType, data: part.data } },
-  );
+  return parts.map((part) => {
+    if (part.type === 'text') return { type: 'text', text: part.text };
+    if (part.type === 'image') return { type: 'image', source: { type: 'base64', media_type: part.mediaType, data: part.data } };
+    // Files arrive through the Responses face; shown as Anthropic-style document blocks.
+    const source = part.url !== null ? { type: 'url', url: part.url } : { type: 'base64', media_type: part.mediaType, data: part.data };
+    return { type: part.mediaType.startsWith('image/') ? 'image' : 'document', source, ...(part.filename !== null ? { title: part.filename } : {}) };
+  });
 }
 
 /** A single text part reads back as a plain string, as it was most likely sent. */
@@ -63,7 +67,7 @@ export function messageResponseView(threadId: string, outcome: TurnOutcome) {
 export type MessageView = {
   id: string;
   object: 'thread.message';
-  role: 'user' | 'assistant';
+  role: 'user' | 'assistant' | 'system';
   content: unknown;
   tool_calls?: { id: string; type: 'function'; name: string; input: JsonValue }[];
   turn_id: string;
@@ -92,7 +96,7 @@ export function messagesView(items: readonly ItemRecord[]): MessageView[] {
     if (payload.type === 'function_call_output' && item.groupId.endsWith('_invalid')) continue;
     let message = byGroup.get(item.groupId);
     if (!message) {
-      const role = payload.type === 'function_call' || (payload.type === 'message' && payload.role === 'assistant') ? 'assistant' : 'user';
+      const role = payload.type === 'function_call' || (payload.type === 'message' && payload.role === 'assistant') ? 'assistant' : payload.type === 'message' && payload.role === 'system' ? 'system' : 'user';
       message = { id: item.groupId, object: 'thread.message', role, content: role === 'assistant' ? null : [], turn_id: item.turnId, created_at: item.createdAt };
       byGroup.set(item.groupId, message);
       messages.push(message);

@@ -1,7 +1,7 @@
 import type { ColumnType } from 'kysely';
 
 /**
- * Kysely typings of the tables created by `migrations/0001-initial.ts`. Columns are
+ * Kysely typings of the tables created by `migrations/`. Columns are
  * snake_case; the repos map them to the camelCase records explicitly.
  *
  * JSON values live in `text` columns and booleans in `integer` 0/1 columns so that SQLite
@@ -13,6 +13,9 @@ import type { ColumnType } from 'kysely';
  * number or bigint, so readers must go through `Number()`. Never written by the repos.
  */
 export type GeneratedInt8 = ColumnType<number | string | bigint, never, never>;
+
+/** A 64-bit integer the repos write (a copied `seq`); read back through `Number()` like `GeneratedInt8`. */
+export type Int8 = ColumnType<number | string | bigint, number, number>;
 
 export interface AppsTable {
   id: string;
@@ -146,6 +149,26 @@ export interface QueuedInputsTable {
   created_at: string;
 }
 
+export interface ResponsesTable {
+  id: string;
+  app_id: string;
+  conversation_id: string;
+  turn_id: string;
+  previous_response_id: string | null;
+  /** `seq` of the response's first and last input item. */
+  input_first_seq: Int8;
+  input_last_seq: Int8;
+  /** JSON of `TurnUsage`. */
+  usage_before: string;
+  /** JSON object, face-owned. */
+  echo: string;
+  /** 0 or 1. */
+  stored: number;
+  /** 0 or 1. */
+  owns_conversation: number;
+  created_at: string;
+}
+
 export interface Database {
   apps: AppsTable;
   api_keys: ApiKeysTable;
@@ -157,4 +180,5 @@ export interface Database {
   ledger_entries: LedgerEntriesTable;
   idempotency_keys: IdempotencyKeysTable;
   queued_inputs: QueuedInputsTable;
+  responses: ResponsesTable;
 }

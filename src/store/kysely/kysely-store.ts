@@ -9,6 +9,7 @@ import { createIdempotencyRepo } from './idempotency-repo.ts';
 import { createItemRepo } from './item-repo.ts';
 import { createLedgerRepo } from './ledger-repo.ts';
 import { createQueuedInputRepo } from './queued-input-repo.ts';
+import { createResponseRepo } from './response-repo.ts';
 import { createTurnRepo } from './turn-repo.ts';
 
 /** The repositories bound to `db`, which is either the pool-level Kysely or a transaction. */
@@ -23,6 +24,7 @@ export function createRepositories(db: Kysely<Database>): Repositories {
     ledger: createLedgerRepo(db),
     idempotency: createIdempotencyRepo(db),
     queuedInputs: createQueuedInputRepo(db),
+    responses: createResponseRepo(db),
   };
 }
 

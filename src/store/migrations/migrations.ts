@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import { createInitialMigration } from './0001-initial.ts';
+import { createResponsesMigration } from './0002-responses.ts';
 import type { MigrationDialect } from './migration-dialect.ts';
 
 /**
@@ -9,5 +10,6 @@ import type { MigrationDialect } from './migration-dialect.ts';
 export function migrationsFor(dialect: MigrationDialect): Record<string, Migration> {
   return {
     '0001-initial': createInitialMigration(dialect),
+    '0002-responses': createResponsesMigration(dialect),
   };
 }

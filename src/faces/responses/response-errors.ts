@@ -1,0 +1,48 @@
+import { EngineError } from '../../engine/engine-error.ts';
+import { statusOf } from '../../server/http-error.ts';
+
+/** OpenAI's error body: `{error:{message,type,param,code}}` (the `openai` SDK maps on the HTTP status). */
+export interface OpenAIErrorBody {
+  error: { message: string; type: string; param: string | null; code: string | null; [detail: string]: unknown };
+}
+
+function typeFor(status: number): string {
+  if (status === 429) return 'rate_limit_error';
+  if (status >= 500) return 'server_error';
+  return 'invalid_request_error';
+}
+
+/** The engine speaks of a Threads message's `tool_call_id`; here the same field is an item's `call_id`. */
+function responsesParam(param: string | null): string | null {
+  return param === null ? null : param.replace(/\.tool_call_id$/, '.call_id').replace(/^content$/, 'input');
+}
+
+/**
+ * Rewords the engine's rules in the Responses dialect, with OpenAI's own messages where they
+ * exist, so clients written against OpenAI recognise them. The rule itself stays the engine's.
+ */
+export function toResponsesError(error: EngineError): EngineError {
+  const param = responsesParam(error.param);
+  const ids = (key: string): string[] => (Array.isArray(error.details[key]) ? (error.details[key] as string[]) : []);
+  switch (error.code) {
+    case 'invalid_tool_call_id': {
+      const callId = /'([^']+)'/.exec(error.message)?.[1] ?? '';
+      return new EngineError('invalid_request', 'tool_output_without_call', `No tool call found for function call output with call_id ${callId}.`, { param, details: error.details });
+    }
+    case 'missing_tool_results':
+      return new EngineError('invalid_request', 'tool_call_without_output', `No tool output found for function call ${ids('missing_tool_call_ids').join(', ')}.`, {
+        param: 'input',
+        details: error.details,
+      });
+    case 'agent_not_found':
+      return new EngineError('not_found', 'model_not_found', error.message, { param: 'model' });
+    default:
+      return param === error.param ? error : new EngineError(error.kind, error.code, error.message, { param, details: error.details });
+  }
+}
+
+export function responsesErrorBody(error: EngineError): OpenAIErrorBody {
+  const translated = toResponsesError(error);
+  const { status: _status, ...details } = translated.details;
+  return { error: { message: translated.message, type: typeFor(statusOf(translated)), param: translated.param, code: translated.code, ...details } };
+}

@@ -1,0 +1,92 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { EngineError } from '../../engine/engine-error.ts';
+import type { JsonObject } from '../../store/records.ts';
+import type { FaceContext } from '../../server/build-server.ts';
+import { statusOf } from '../../server/http-error.ts';
+import { parseRequest } from '../../server/parse-request.ts';
+import { SseWriter } from '../../server/sse-writer.ts';
+import { responsesErrorBody, toResponsesError } from './response-errors.ts';
+import { ResponseLifecycle } from './response-lifecycle.ts';
+import { ResponseService } from './response-service.ts';
+import { compactRequestBody, createResponseBody, inputItemsQuery } from './response-wire.ts';
+
+type ResponseParams = { Params: { id: string } };
+
+/** The Responses face: Open Responses over HTTP (JSON and SSE), compatible with the `openai` client. */
+export function registerResponseRoutes(app: FastifyInstance, face: FaceContext): ResponseService {
+  const service = new ResponseService(face.store, face.engine, face.agents);
+  const lifecycle = new ResponseLifecycle(face.store, face.engine, service);
+  face.useErrorFormat('/v1/responses', (error) => ({ status: statusOf(toResponsesError(error)), body: responsesErrorBody(error) }));
+
+  app.post('/v1/responses', async (request, reply) => {
+    const body = parseRequest(createResponseBody, request.body);
+    const { appId, keyId } = request.principal;
+    const base = { appId, actor: keyId, idempotencyKey: request.idempotency?.key ?? null };
+    if (body.stream !== true) return service.create(body, base);
+    const stream = new LazySse(request, reply);
+    try {
+      const view = await service.create(body, { ...base, sink: stream.sink });
+      return await stream.finish(view);
+    } catch (error) {
+      if (stream.started) return await stream.fail(error);
+      throw error;
+    }
+  });
+
+  app.post('/v1/responses/compact', async (request) => {
+    const body = parseRequest(compactRequestBody, request.body);
+    return lifecycle.compact(request.principal.appId, body);
+  });
+
+  app.get<ResponseParams>('/v1/responses/:id', async (request) => service.get(request.principal.appId, request.params.id));
+
+  app.delete<ResponseParams>('/v1/responses/:id', async (request) => lifecycle.delete(request.principal.appId, request.params.id, request.principal.keyId));
+
+  app.post<ResponseParams>('/v1/responses/:id/cancel', async (request) => lifecycle.cancel(request.principal.appId, request.params.id, request.principal.keyId));
+
+  app.get<ResponseParams>('/v1/responses/:id/input_items', async (request) => {
+    const query = parseRequest(inputItemsQuery, request.query, 'query');
+    return lifecycle.inputItems(request.principal.appId, request.params.id, query);
+  });
+
+  return service;
+}
+
+/**
+ * SSE for one response. The stream opens on the first event, so errors found before the engine
+ * accepts the input are still plain JSON errors with their status.
+ */
+class LazySse {
+  private writer: SseWriter | null = null;
+
+  constructor(
+    private readonly request: FastifyRequest,
+    private readonly reply: FastifyReply,
+  ) {}
+
+  get started(): boolean {
+    return this.writer !== null;
+  }
+
+  readonly sink = (event: JsonObject): void => {
+    if (!this.writer) {
+      this.reply.hijack();
+      this.writer = new SseWriter(this.reply.raw);
+    }
+    this.writer.event(String(event['type']), event);
+  };
+
+  async finish(view: JsonObject): Promise<void> {
+    this.writer?.done();
+    await this.request.idempotency?.complete(200, JSON.stringify(view));
+    this.request.idempotency = undefined;
+  }
+
+  /** The service already sent `error` and `response.failed` on the stream; only close it. */
+  async fail(error: unknown): Promise<void> {
+    if (!(error instanceof EngineError) || error.kind === 'internal') this.request.log.error({ err: error }, 'response stream failed');
+    this.writer?.done();
+    await this.request.idempotency?.release();
+    this.request.idempotency = undefined;
+  }
+}
