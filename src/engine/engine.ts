@@ -1,84 +1,21 @@
-import type {
-  AgentDefinition,
-  ContentPart,
-  ConversationRecord,
-  ItemRecord,
-  LedgerEntryRecord,
-  QueuedInputRecord,
-  TurnOptions,
-  TurnRecord,
-} from '../store/records.ts';
-import type { LedgerFilter, Page, PageRequest, Repositories, Store } from '../store/store.ts';
-import { systemClock, type Clock } from './clock.ts';
+import type { AgentDefinition, ContentPart, ConversationRecord, ItemRecord, LedgerEntryRecord, QueuedInputRecord, TurnRecord } from '../store/records.ts';
+import type { LedgerFilter, Page, PageRequest, Store } from '../store/store.ts';
+import { systemClock } from './clock.ts';
 import { bumpConversation } from './conversation-version.ts';
+import { forkConversation } from './conversation-fork.ts';
 import { EngineError, notFound } from './engine-error.ts';
-import { nowIso, runInBackground, type EngineContext, type EngineLogger, type EngineSettings, type ModelResolver } from './engine-context.ts';
+import { nowIso, runInBackground, type EngineContext, type EngineLogger } from './engine-context.ts';
+import { checkToolChoice, type ConversationState, type ConversationStatus, type EngineOptions, type QueuedOutcome, type RunOptions, type UserInput } from './engine-types.ts';
 import type { EngineEventListener } from './events.ts';
-import { newId as defaultNewId, type IdGenerator } from './ids.ts';
-import {
-  applyResultsMessage,
-  beginResume,
-  checkResultsMessage,
-  resolveOneCall,
-  type SubmissionActor,
-  type ToolResultInput,
-} from './result-submission.ts';
+import { newId as defaultNewId } from './ids.ts';
 import { checkInputItems, isPlainUserInput, toNewItems, type InputItem } from './input-items.ts';
+import { applyResultsMessage, beginResume, checkResultsMessage, resolveOneCall, type ToolResultInput } from './result-submission.ts';
 import { assertValidToolSet } from './tool-schema.ts';
 import { closeTurn } from './turn-closing.ts';
-import { forkConversation } from './conversation-fork.ts';
+import { applyDueDeadlines } from './deadlines.ts';
 import { runTurn, type TurnOutcome } from './turn-runner.ts';
 
-export interface EngineOptions {
-  store: Store;
-  models: ModelResolver;
-  clock?: Clock;
-  newId?: IdGenerator;
-  logger?: EngineLogger;
-  settings?: Partial<EngineSettings>;
-}
-
-export type ConversationStatus = 'idle' | 'running' | 'pending';
-
-export interface ConversationState {
-  conversation: ConversationRecord;
-  status: ConversationStatus;
-  activeTurn: TurnRecord | null;
-  pendingCalls: LedgerEntryRecord[];
-}
-
-export interface UserInput {
-  /** Usually one user message; a face may also replay a transcript (see `InputItem`). */
-  items: InputItem[];
-  options: TurnOptions;
-}
-
-/** What a request added to a conversation, handed to `onAccepted` inside the same transaction. */
-export interface AcceptedInput {
-  turn: TurnRecord;
-  /** The input items as stored (user messages, tool outputs), in order. */
-  inputItems: ItemRecord[];
-}
-
-export interface RunOptions {
-  listener?: EngineEventListener;
-  submission: SubmissionActor;
-  /**
-   * Runs inside the transaction that accepts the input (starts or resumes the turn), so a face's
-   * own record of the request (a Responses `response`) commits with it or not at all.
-   */
-  onAccepted?: (tx: Repositories, accepted: AcceptedInput) => Promise<void>;
-  /** Return as soon as the input is accepted; the turn runs in the background. */
-  detach?: boolean;
-  /** Whether input sent while calls are pending may be queued under the agent's `queue` policy (default true). */
-  allowQueue?: boolean;
-}
-
-/** New input accepted while calls were pending, under the agent's `queue` policy. */
-export interface QueuedOutcome {
-  queued: QueuedInputRecord;
-  pendingCallIds: string[];
-}
+export * from './engine-types.ts';
 
 const silentLogger: EngineLogger = { warn: () => {}, error: () => {} };
 const MAX_CONFLICT_RETRIES = 3;
@@ -409,47 +346,16 @@ export class Engine {
     return { turn: closed.turn, cancelledCalls: closed.closedCalls };
   }
 
-  /**
-   * Applies the deadline policy of every pending call that is due. Safe with several processes:
-   * each expiry is a conditional update, so only one process applies it.
-   */
+  /** Applies due deadlines (see `deadlines.ts`); resumes and queued input run in the background. */
   async applyDueDeadlines(limit = 100): Promise<number> {
-    const now = this.context.clock.now();
-    const due = await this.context.store.ledger.listDue(now.toISOString(), limit);
-    let applied = 0;
-    for (const entry of due) {
-      const seconds = Math.round((now.getTime() - Date.parse(entry.createdAt)) / 1000);
-      const text = `Expired: tool call '${entry.id}' (${entry.toolName}) received no result within its deadline (${seconds} s after it was made).`;
-      if (entry.timeoutPolicy === 'error_result') {
-        const resolved = await this.context.store.ledger.resolve(entry.id, {
-          state: 'expired',
-          result: [{ type: 'text', text }],
-          isError: true,
-          submittedBy: 'baton:deadline',
-          submittedAt: now.toISOString(),
-          idempotencyKey: null,
-        });
-        if (!resolved) continue;
-        applied += 1;
+    return applyDueDeadlines(this.context, limit, {
+      resume: (turnId) =>
         runInBackground(this.context, 'resume after expiry', async () => {
-          const resumed = await this.context.store.transaction((tx) => beginResume(this.context, tx, entry.turnId));
+          const resumed = await this.context.store.transaction((tx) => beginResume(this.context, tx, turnId));
           if (resumed) await this.run(resumed, await this.agentForTurn(resumed), undefined);
-        });
-      } else {
-        const closed = await closeTurn(this.context, entry.turnId, {
-          status: entry.timeoutPolicy === 'fail' ? 'failed' : 'cancelled',
-          error: entry.timeoutPolicy === 'fail' ? { code: 'tool_call_expired', message: text } : null,
-          syntheticResult: `Cancelled: tool call '${entry.id}' expired, which ended the turn.`,
-          actor: 'baton:deadline',
-          expiredCallId: entry.id,
-          expiredResult: text,
-        });
-        if (!closed) continue;
-        applied += 1;
-        this.drainQueueLater(entry.appId, entry.conversationId);
-      }
-    }
-    return applied;
+        }),
+      drainQueue: (appId, conversationId) => this.drainQueueLater(appId, conversationId),
+    });
   }
 
   /** Fails turns left `in_progress` by a process that died, so their threads are usable again. */
@@ -518,26 +424,4 @@ export class Engine {
   async idle(): Promise<void> {
     while (this.context.background.size > 0) await Promise.allSettled([...this.context.background]);
   }
-}
-
-/** A forced `tool_choice` must name a tool the turn can call. */
-function checkToolChoice(agent: AgentDefinition, options: TurnOptions): void {
-  const known = [...agent.tools, ...options.tools].map((tool) => tool.name);
-  const choice = options.toolChoice;
-  if (typeof choice === 'object' && !known.includes(choice.name)) {
-    throw new EngineError('invalid_request', 'unknown_tool_choice', `tool_choice names '${choice.name}', which is not a tool of this request; available: ${known.join(', ') || 'none'}.`, {
-      param: 'tool_choice.name',
-    });
-  }
-  for (const [index, name] of (options.allowedTools ?? []).entries()) {
-    if (!known.includes(name)) {
-      throw new EngineError('invalid_request', 'unknown_allowed_tool', `tool_choice.tools[${index}] names '${name}', which is not a tool of this request; available: ${known.join(', ') || 'none'}.`, {
-        param: `tool_choice.tools[${index}].name`,
-      });
-    }
-  }
-}
-
-export function isQueuedOutcome(outcome: TurnOutcome | QueuedOutcome): outcome is QueuedOutcome {
-  return 'queued' in outcome;
 }

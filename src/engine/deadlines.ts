@@ -1,0 +1,50 @@
+import type { EngineContext } from './engine-context.ts';
+import { closeTurn } from './turn-closing.ts';
+
+/** What applying a deadline may set off, provided by the engine that owns the turn loop. */
+export interface DeadlineFollowUps {
+  /** Resume the turn once nothing is pending any more (policy `error_result`). */
+  resume(turnId: string): void;
+  /** Start input queued behind a turn that the deadline ended (policies `fail`, `cancel`). */
+  drainQueue(appId: string, conversationId: string): void;
+}
+
+/**
+ * Applies the deadline policy of every pending call that is due. Safe with several processes:
+ * each expiry is a conditional update, so only one process applies it.
+ */
+export async function applyDueDeadlines(context: EngineContext, limit: number, followUps: DeadlineFollowUps): Promise<number> {
+  const now = context.clock.now();
+  const due = await context.store.ledger.listDue(now.toISOString(), limit);
+  let applied = 0;
+  for (const entry of due) {
+    const seconds = Math.round((now.getTime() - Date.parse(entry.createdAt)) / 1000);
+    const text = `Expired: tool call '${entry.id}' (${entry.toolName}) received no result within its deadline (${seconds} s after it was made).`;
+    if (entry.timeoutPolicy === 'error_result') {
+      const resolved = await context.store.ledger.resolve(entry.id, {
+        state: 'expired',
+        result: [{ type: 'text', text }],
+        isError: true,
+        submittedBy: 'baton:deadline',
+        submittedAt: now.toISOString(),
+        idempotencyKey: null,
+      });
+      if (!resolved) continue;
+      applied += 1;
+      followUps.resume(entry.turnId);
+    } else {
+      const closed = await closeTurn(context, entry.turnId, {
+        status: entry.timeoutPolicy === 'fail' ? 'failed' : 'cancelled',
+        error: entry.timeoutPolicy === 'fail' ? { code: 'tool_call_expired', message: text } : null,
+        syntheticResult: `Cancelled: tool call '${entry.id}' expired, which ended the turn.`,
+        actor: 'baton:deadline',
+        expiredCallId: entry.id,
+        expiredResult: text,
+      });
+      if (!closed) continue;
+      applied += 1;
+      followUps.drainQueue(entry.appId, entry.conversationId);
+    }
+  }
+  return applied;
+}

@@ -1,0 +1,86 @@
+import type { AgentDefinition, ConversationRecord, ItemRecord, LedgerEntryRecord, QueuedInputRecord, TurnOptions, TurnRecord } from '../store/records.ts';
+import type { Repositories, Store } from '../store/store.ts';
+import type { Clock } from './clock.ts';
+import { EngineError } from './engine-error.ts';
+import type { EngineLogger, EngineSettings, ModelResolver } from './engine-context.ts';
+import type { EngineEventListener } from './events.ts';
+import type { IdGenerator } from './ids.ts';
+import type { InputItem } from './input-items.ts';
+import type { SubmissionActor } from './result-submission.ts';
+import type { TurnOutcome } from './turn-runner.ts';
+
+/** The shapes the engine's methods take and return. */
+
+export interface EngineOptions {
+  store: Store;
+  models: ModelResolver;
+  clock?: Clock;
+  newId?: IdGenerator;
+  logger?: EngineLogger;
+  settings?: Partial<EngineSettings>;
+}
+
+export type ConversationStatus = 'idle' | 'running' | 'pending';
+
+export interface ConversationState {
+  conversation: ConversationRecord;
+  status: ConversationStatus;
+  activeTurn: TurnRecord | null;
+  pendingCalls: LedgerEntryRecord[];
+}
+
+export interface UserInput {
+  /** Usually one user message; a face may also replay a transcript (see `InputItem`). */
+  items: InputItem[];
+  options: TurnOptions;
+}
+
+/** What a request added to a conversation, handed to `onAccepted` inside the same transaction. */
+export interface AcceptedInput {
+  turn: TurnRecord;
+  /** The input items as stored (user messages, tool outputs), in order. */
+  inputItems: ItemRecord[];
+}
+
+export interface RunOptions {
+  listener?: EngineEventListener;
+  submission: SubmissionActor;
+  /**
+   * Runs inside the transaction that accepts the input (starts or resumes the turn), so a face's
+   * own record of the request (a Responses `response`) commits with it or not at all.
+   */
+  onAccepted?: (tx: Repositories, accepted: AcceptedInput) => Promise<void>;
+  /** Return as soon as the input is accepted; the turn runs in the background. */
+  detach?: boolean;
+  /** Whether input sent while calls are pending may be queued under the agent's `queue` policy (default true). */
+  allowQueue?: boolean;
+}
+
+/** New input accepted while calls were pending, under the agent's `queue` policy. */
+export interface QueuedOutcome {
+  queued: QueuedInputRecord;
+  pendingCallIds: string[];
+}
+
+export function isQueuedOutcome(outcome: TurnOutcome | QueuedOutcome): outcome is QueuedOutcome {
+  return 'queued' in outcome;
+}
+
+/** A forced `tool_choice` must name a tool the turn can call. */
+export function checkToolChoice(agent: AgentDefinition, options: TurnOptions): void {
+  const known = [...agent.tools, ...options.tools].map((tool) => tool.name);
+  const choice = options.toolChoice;
+  if (typeof choice === 'object' && !known.includes(choice.name)) {
+    throw new EngineError('invalid_request', 'unknown_tool_choice', `tool_choice names '${choice.name}', which is not a tool of this request; available: ${known.join(', ') || 'none'}.`, {
+      param: 'tool_choice.name',
+    });
+  }
+  for (const [index, name] of (options.allowedTools ?? []).entries()) {
+    if (!known.includes(name)) {
+      throw new EngineError('invalid_request', 'unknown_allowed_tool', `tool_choice.tools[${index}] names '${name}', which is not a tool of this request; available: ${known.join(', ') || 'none'}.`, {
+        param: `tool_choice.tools[${index}].name`,
+      });
+    }
+  }
+}
+
