@@ -130,6 +130,8 @@ export interface ItemRepo {
    */
   listWindow(conversationId: string, limit: number): Promise<WindowItem[]>;
   listByTurn(turnId: string): Promise<ItemRecord[]>;
+  /** The items of one group (an assistant step, a results message), oldest first, in any conversation. */
+  listByGroup(groupId: string): Promise<ItemRecord[]>;
   /** Oldest first, items with `seq` greater than `afterSeq` (0 for the start). Faces page whole messages with it. */
   listAfterSeq(conversationId: string, afterSeq: number, limit: number): Promise<ItemRecord[]>;
 }

@@ -109,6 +109,14 @@ describe.each(backends)('items ($name)', (backend) => {
     expect(texts(await store().items.listByTurn(next.id))).toEqual(['y']);
   });
 
+  it('lists the items of one group, oldest first, and nothing for an unknown group', async () => {
+    const seeded = await seedTurn(store());
+    const first = { ...userMessage(seeded.turn, 'a'), groupId: 'msg_shared' + uid('g') };
+    await store().items.append([first, userMessage(seeded.turn, 'other'), { ...userMessage(seeded.turn, 'b'), groupId: first.groupId }]);
+    expect(texts(await store().items.listByGroup(first.groupId))).toEqual(['a', 'b']);
+    expect(await store().items.listByGroup(uid('msg'))).toEqual([]);
+  });
+
   it('is all-or-nothing: a duplicate id in a batch writes none of it', async () => {
     const seeded = await seedTurn(store());
     const existing = userMessage(seeded.turn, 'existing');

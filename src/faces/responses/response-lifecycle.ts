@@ -5,7 +5,7 @@ import { newId } from '../../engine/ids.ts';
 import type { ItemRecord, JsonObject } from '../../store/records.ts';
 import type { Store } from '../../store/store.ts';
 import { compactionLine, encodeCompaction } from './response-compaction.ts';
-import { toInputItems } from './response-request.ts';
+import { resolveInput, toInputItems } from './response-request.ts';
 import { responseNotFound, type ResponseService } from './response-service.ts';
 import { isHiddenItem, itemView, loadResponseState, responseView } from './response-views.ts';
 import type { CompactRequestBody } from './response-wire.ts';
@@ -89,7 +89,7 @@ export class ResponseLifecycle {
       const next = await this.store.responses.nextInConversation(previous.conversationId, previous.inputLastSeq);
       for (const item of await this.historyUpTo(previous.conversationId, next ? next.inputFirstSeq - 1 : Number.MAX_SAFE_INTEGER)) context.push(toInputItem(item));
     }
-    context.push(...toInputItems(body.input).items);
+    context.push(...(await resolveInput(this.store, appId, toInputItems(body.input))).items);
     if (context.length === 0) throw new EngineError('invalid_request', 'empty_input', 'Nothing to compact: send input items or a previous_response_id.', { param: 'input' });
     const output: JsonObject[] = [];
     const lines: string[] = [];

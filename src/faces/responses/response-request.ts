@@ -1,6 +1,8 @@
 import { EngineError } from '../../engine/engine-error.ts';
 import type { InputItem } from '../../engine/input-items.ts';
 import type { ClientToolDefinition, ContentPart, JsonObject, JsonSchema, ResponseFormat, ToolChoice, TurnOptions } from '../../store/records.ts';
+import type { Store } from '../../store/store.ts';
+import { resolveItemReference, type ItemReference } from './item-references.ts';
 import { decodeCompaction } from './response-compaction.ts';
 import type { ContentPartWire, CreateResponseBody, FunctionToolWire, InputItemWire } from './response-wire.ts';
 import { functionToolWire } from './response-wire.ts';
@@ -8,6 +10,12 @@ import { functionToolWire } from './response-wire.ts';
 /** Input items in engine terms, each with where it came from in the request (for errors). */
 export interface ParsedInput {
   items: InputItem[];
+  params: string[];
+}
+
+/** Input as parsed from the body, before `item_reference`s are looked up. */
+export interface UnresolvedInput {
+  items: (InputItem | ItemReference)[];
   params: string[];
 }
 
@@ -68,19 +76,22 @@ function outputToContent(output: string | ContentPartWire[], param: string): Con
 }
 
 /** Converts `input` (a string or items) to engine input items. */
-export function toInputItems(input: CreateResponseBody['input']): ParsedInput {
+export function toInputItems(input: CreateResponseBody['input']): UnresolvedInput {
   if (input === undefined || input === null) return { items: [], params: [] };
   if (typeof input === 'string') return { items: [{ type: 'message', role: 'user', content: [{ type: 'text', text: input }] }], params: ['input'] };
-  const items: InputItem[] = [];
+  const items: (InputItem | ItemReference)[] = [];
   const params: string[] = [];
   input.forEach((item: InputItemWire, index) => {
     const param = `input[${index}]`;
-    const add = (converted: InputItem) => {
+    const add = (converted: InputItem | ItemReference) => {
       items.push(converted);
       params.push(param);
     };
     if (!('type' in item) || item.type === undefined || item.type === 'message') {
-      if (!('role' in item)) throw invalid(param, `${param} is an item reference; item_reference inputs are not supported: continue with previous_response_id, or send the item itself.`, 'unsupported_item_reference');
+      if (!('role' in item)) {
+        add({ type: 'item_reference', id: item.id });
+        return;
+      }
       const content = typeof item.content === 'string' ? [{ type: 'text' as const, text: item.content }] : item.content.map((part, i) => toContentPart(part, `${param}.content[${i}]`));
       const role = item.role === 'developer' ? 'system' : item.role;
       add({ type: 'message', role, content, ...(item.phase ? { phase: item.phase } : {}) });
@@ -100,7 +111,8 @@ export function toInputItems(input: CreateResponseBody['input']): ParsedInput {
         for (const message of decodeCompaction(item.encrypted_content, `${param}.encrypted_content`)) add(message);
         return;
       case 'item_reference':
-        throw invalid(param, `${param} is an item reference; item_reference inputs are not supported: continue with previous_response_id, or send the item itself.`, 'unsupported_item_reference');
+        add({ type: 'item_reference', id: item.id });
+        return;
     }
   });
   return { items, params };
@@ -114,6 +126,15 @@ function parseTool(tool: unknown, index: number): FunctionToolWire {
   const param = `tools[${index}]${field ? `.${field}` : ''}`;
   const message = issue?.code === 'unrecognized_keys' ? `unknown field(s) ${issue.keys.map((key) => `'${key}'`).join(', ')}` : (issue?.message ?? 'invalid value');
   throw invalid(param, `Invalid tool at ${param}: ${message}.`, 'invalid_request');
+}
+
+/** Looks up every `item_reference` (in this app) and puts the item it names in its place. */
+export async function resolveInput(store: Store, appId: string, input: UnresolvedInput): Promise<ParsedInput> {
+  const items: InputItem[] = [];
+  for (const [index, item] of input.items.entries()) {
+    items.push(item.type === 'item_reference' ? await resolveItemReference(store, appId, item.id, input.params[index] ?? 'input') : item);
+  }
+  return { items, params: input.params };
 }
 
 /** Parses `tools`: function tools only, each checked here for shape; names and schemas by the engine. */

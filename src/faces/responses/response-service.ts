@@ -8,7 +8,7 @@ import type { JsonObject, ResponseRecord } from '../../store/records.ts';
 import type { Store } from '../../store/store.ts';
 import { responsesErrorBody } from './response-errors.ts';
 import { ResponseEventTranslator, type ResponseEventSink } from './response-events.ts';
-import { toEcho, toFunctionTools, toInputItems, toTurnOptions, type ParsedInput } from './response-request.ts';
+import { resolveInput, toEcho, toFunctionTools, toInputItems, toTurnOptions, type ParsedInput } from './response-request.ts';
 import { baseResponseView, loadResponseState, responseView } from './response-views.ts';
 import type { CreateResponseBody } from './response-wire.ts';
 
@@ -97,7 +97,7 @@ export class ResponseService {
     request: CreateRequest,
     openStream: ((snapshot: () => JsonObject) => ResponseEventTranslator) | null,
   ): Promise<JsonObject> {
-    const input = toInputItems(body.input);
+    const input = await resolveInput(this.store, request.appId, toInputItems(body.input));
     if (input.items.length === 0) {
       throw new EngineError('invalid_request', 'empty_input', 'input is required: send a string or at least one input item.', { param: 'input' });
     }

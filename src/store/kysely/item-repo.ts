@@ -93,6 +93,11 @@ export function createItemRepo(db: Kysely<Database>): ItemRepo {
       return rows.map(toRecord);
     },
 
+    async listByGroup(groupId) {
+      const rows = await db.selectFrom('items').selectAll().where('group_id', '=', groupId).orderBy('seq').execute();
+      return rows.map(toRecord);
+    },
+
     async listByTurn(turnId) {
       const rows = await db.selectFrom('items').selectAll().where('turn_id', '=', turnId).orderBy('seq').execute();
       return rows.map(toRecord);
