@@ -60,11 +60,12 @@ describe('Responses API with the official openai client', () => {
   it('streams the call with function_call_arguments.delta/.done, then streams the answer text', async () => {
     const stream = await client.responses.create({ model: 'scripted:auto', input: 'What is the weather in Paris?', tools: [getWeather], stream: true });
     const events: unknown[] = [];
-    const calls: { name: string; arguments: string; item_id: string }[] = [];
+    const calls: { name: string; arguments: string; item_id: string; call_id: string }[] = [];
     let responseId = '';
     for await (const event of stream) {
       events.push(event);
-      if (event.type === 'response.function_call_arguments.done') calls.push({ name: event.name, arguments: event.arguments, item_id: event.item_id });
+      // The seed's stream loop reads `event.call_id` here; Baton adds it to the spec's event.
+      if (event.type === 'response.function_call_arguments.done') calls.push({ name: event.name, arguments: event.arguments, item_id: event.item_id, call_id: (event as unknown as { call_id: string }).call_id });
       if (event.type === 'response.completed') responseId = event.response.id;
     }
     expect(checkStream(events)).toEqual([]);
@@ -73,6 +74,7 @@ describe('Responses API with the official openai client', () => {
     const completed = await client.responses.retrieve(responseId);
     const call = completed.output.find((item) => item.type === 'function_call');
     if (call?.type !== 'function_call') throw new Error('expected a function_call item');
+    expect(calls[0]?.call_id).toBe(call.call_id);
 
     const final = await client.responses.create({
       model: 'scripted:auto',

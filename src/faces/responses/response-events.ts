@@ -100,7 +100,8 @@ export class ResponseEventTranslator {
       const id = done['id'] as string;
       this.emit('response.output_item.added', { output_index: outputIndex, item: { ...done, status: 'in_progress', arguments: '' } });
       this.emit('response.function_call_arguments.delta', { item_id: id, output_index: outputIndex, delta: payload.arguments });
-      this.emit('response.function_call_arguments.done', { item_id: id, output_index: outputIndex, name: payload.name, arguments: payload.arguments });
+      // `call_id` is not in the spec's event, but the seed's stream loop reads it there; extra keys are allowed.
+      this.emit('response.function_call_arguments.done', { item_id: id, output_index: outputIndex, name: payload.name, call_id: payload.callId, arguments: payload.arguments });
     } else {
       this.emit('response.output_item.added', { output_index: outputIndex, item: { ...done, status: 'in_progress' } });
     }
