@@ -120,6 +120,23 @@ async function batonRoundTrip(http: HttpClient, threadId: string): Promise<void>
   if (JSON.parse(second.text).choices?.[0]?.finish_reason !== 'stop') throw new Error(`expected stop: ${second.text.slice(0, 300)}`);
 }
 
+/**
+ * The same round trip through the Responses face: the seed message continues the client's
+ * chain (previous_response_id), pauses on request_approval, and the function_call_output resumes it.
+ */
+async function responsesRoundTrip(http: HttpClient, chain: { last: string | null }): Promise<void> {
+  const first = await http.post('/v1/responses', JSON.stringify({ model: 'refund-desk', input: SEED_TEXT, ...(chain.last ? { previous_response_id: chain.last } : {}) }));
+  if (first.status !== 200) throw new Error(`responses seed answered ${first.status}: ${first.text.slice(0, 300)}`);
+  const paused = JSON.parse(first.text);
+  const call = paused.output?.find((item: { type: string }) => item.type === 'function_call');
+  if (paused.baton_run?.status !== 'requires_action' || typeof call?.call_id !== 'string') throw new Error(`expected a function_call: ${first.text.slice(0, 300)}`);
+  const second = await http.post('/v1/responses', JSON.stringify({ model: 'refund-desk', previous_response_id: paused.id, input: [{ type: 'function_call_output', call_id: call.call_id, output: APPROVAL }] }));
+  if (second.status !== 200) throw new Error(`function_call_output answered ${second.status}: ${second.text.slice(0, 300)}`);
+  const answered = JSON.parse(second.text);
+  if (answered.status !== 'completed' || answered.baton_run?.status !== 'completed') throw new Error(`expected completed: ${second.text.slice(0, 300)}`);
+  chain.last = answered.id;
+}
+
 async function createThreadsOverHttp(http: HttpClient, count: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
@@ -171,16 +188,23 @@ interface HistoryResult {
   ratioLongToMid: number;
 }
 
-async function measureBaton(): Promise<{ reuse: LoadResult[]; fresh: FreshResult[]; history: HistoryResult }> {
+async function measureBaton(): Promise<{ reuse: LoadResult[]; responses: LoadResult[]; fresh: FreshResult[]; history: HistoryResult }> {
   const server = await startServer('baton-server.ts');
   const http = new HttpClient(server.url, { authorization: `Bearer ${ADMIN_KEY}` });
   try {
     const reuse: LoadResult[] = [];
+    const responses: LoadResult[] = [];
     for (const clients of config.levels) {
       log(`Baton, one thread per client (history grows), ${clients} client(s)`);
       const threads = await createThreadsOverHttp(http, clients);
       reuse.push(
         await runLoad({ clients, warmupMs: config.warmupMs, durationMs: config.durationMs, http, roundTrip: (client) => batonRoundTrip(http, threads[client]!), serverPid: server.pid }),
+      );
+      // The same round trip through the Responses face, right after, on the same server.
+      log(`Baton Responses face, one response chain per client, ${clients} client(s)`);
+      const chains = Array.from({ length: clients }, () => ({ last: null as string | null }));
+      responses.push(
+        await runLoad({ clients, warmupMs: config.warmupMs, durationMs: config.durationMs, http, roundTrip: (client) => responsesRoundTrip(http, chains[client]!), serverPid: server.pid }),
       );
     }
 
@@ -249,7 +273,7 @@ async function measureBaton(): Promise<{ reuse: LoadResult[]; fresh: FreshResult
       ratioOfMedians: longStats.p50 / shortStats.p50,
       ratioLongToMid: longStats.p50 / midStats.p50,
     };
-    return { reuse, fresh, history };
+    return { reuse, responses, fresh, history };
   } finally {
     http.close();
     await server.stop();
@@ -400,6 +424,10 @@ async function main(): Promise<void> {
     overheadP99MsAt1: echo1 && baton1 ? baton1.request.p99 - echo1.request.p99 : NaN,
     historyRatio: baton.history.ratioOfMedians,
     heapRatio: heap.heapRatio as number,
+    /** Responses face throughput over the Threads face's, same round trip, same run, per client level. */
+    responsesToThreads: Object.fromEntries(
+      baton.responses.map((result) => [result.clients, result.roundTripsPerSecond / (at(baton.reuse, result.clients)?.roundTripsPerSecond ?? NaN)]),
+    ) as Record<number, number>,
   };
   const verdict = {
     ratioAt10: summary.ratioAt10 >= TARGETS.ratioAt10,
@@ -412,6 +440,7 @@ async function main(): Promise<void> {
   const rows = [
     ...echo.map((result) => loadRow('echo ceiling', result)),
     ...baton.reuse.map((result) => loadRow('Baton, thread per client', result)),
+    ...baton.responses.map((result) => loadRow('Baton Responses, chain per client', result)),
     ...baton.fresh.map((result) => loadRow(`Baton, fresh thread${result.poolExhausted ? ' (pool ran out!)' : ''}`, result)),
   ];
   const h = baton.history;
@@ -429,6 +458,7 @@ async function main(): Promise<void> {
     table(headers, rows),
     '',
     `Baton/ceiling at 10 clients: ${fmt(summary.ratioAt10, 3)} (thread per client), ${fmt(summary.ratioAt10Fresh, 3)} (fresh threads)   target ≥ ${TARGETS.ratioAt10}: ${check(verdict.ratioAt10)}`,
+    `Responses face / Threads face (same round trip, rt/s): ${Object.entries(summary.responsesToThreads).map(([clients, ratio]) => `${fmt(ratio, 2)} at ${clients} client(s)`).join(', ')}`,
     `p99 server overhead per request: ${fmt(summary.overheadP99MsAt10, 2)} ms at 10 clients, ${fmt(summary.overheadP99MsAt1, 2)} ms at 1 client   target < ${TARGETS.overheadP99Ms} ms (10 clients): ${check(verdict.overheadP99)}`,
     `Turn cost vs history (sequential, ${h.samples} round trips each): median ${fmt(h.short.p50, 2)} ms at ${h.shortTurns} prior turns, ${fmt(h.mid.p50, 2)} ms at ${h.midTurns}, ${fmt(h.long.p50, 2)} ms at ${h.longTurns}; ratio ${h.longTurns}/${h.shortTurns} ${fmt(h.ratioOfMedians, 2)}   target ≤ ${TARGETS.historyRatio}: ${check(verdict.history)} (${h.longTurns}/${h.midTurns}: ${fmt(h.ratioLongToMid, 2)})`,
     `Heap with pending threads (after forced GC): ratio ${fmt(summary.heapRatio, 3)} from first to last sample   target within ±${TARGETS.heapDrift * 100}%: ${check(verdict.heapFlat)}`,

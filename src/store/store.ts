@@ -201,7 +201,10 @@ export interface ResponseRepo {
    */
   hide(appId: string, id: string): Promise<boolean>;
   delete(appId: string, id: string): Promise<boolean>;
-  /** `stored: false` responses created before `before`, oldest first (left behind by a crash). */
+  /**
+   * `stored: false` responses that own their conversation, created before `before`, oldest first:
+   * what a crash (or a connection that never closed cleanly) left to purge.
+   */
   listUnstoredBefore(before: string, limit: number): Promise<ResponseRecord[]>;
 }
 

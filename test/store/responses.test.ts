@@ -43,6 +43,20 @@ describe.each(backends)('responses ($name)', (backend) => {
     expect(flags).toMatchObject({ stored: true, ownsConversation: true });
   });
 
+  it('hides a response (unreadable, not owning) in its app only, and counts the stored ones', async () => {
+    const { app, turn, conversation } = await seedTurn(store());
+    const first = responseRecord(turn, { inputFirstSeq: 1, inputLastSeq: 1 });
+    const second = responseRecord(turn, { inputFirstSeq: 2, inputLastSeq: 2 });
+    for (const response of [first, second]) await store().responses.insert(response);
+    expect(await store().responses.countStoredInConversation(conversation.id)).toBe(2);
+    expect(await store().responses.hide(uid('app'), first.id)).toBe(false);
+    expect(await store().responses.hide(app.id, first.id)).toBe(true);
+    expect(await store().responses.get(app.id, first.id)).toMatchObject({ stored: false, ownsConversation: false });
+    expect(await store().responses.countStoredInConversation(conversation.id)).toBe(1);
+    expect(await store().responses.countInConversation(conversation.id)).toBe(2);
+    expect(await store().responses.hide(app.id, uid('resp'))).toBe(false);
+  });
+
   it('refuses a duplicate id', async () => {
     const { turn } = await seedTurn(store());
     const response = responseRecord(turn);
@@ -99,7 +113,7 @@ describe.each(backends)('responses ($name)', (backend) => {
     expect(await store().responses.countInConversation(conversation.id)).toBe(0);
   });
 
-  it('lists unstored responses created before a time, oldest first, up to the limit', async () => {
+  it('lists unstored responses owning their conversation created before a time, oldest first, up to the limit', async () => {
     await withFreshStore(backend, async (fresh) => {
       const { turn } = await seedTurn(fresh);
       const unstored = (seconds: number, id = uid('resp')) =>
@@ -111,7 +125,9 @@ describe.each(backends)('responses ($name)', (backend) => {
       const older = unstored(20);
       const recent = unstored(100);
       const kept = responseRecord(turn, { stored: true, createdAt: at(1), inputFirstSeq: 1, inputLastSeq: 1 });
-      for (const response of [older, recent, tieLower, kept, old, tieUpper]) await fresh.responses.insert(response);
+      // Unstored but not owning its conversation (a deleted response, a store:false continuation): never purged.
+      const borrowed = responseRecord(turn, { stored: false, ownsConversation: false, createdAt: at(2), inputFirstSeq: 2, inputLastSeq: 2 });
+      for (const response of [older, recent, tieLower, kept, borrowed, old, tieUpper]) await fresh.responses.insert(response);
 
       expect(await fresh.responses.listUnstoredBefore(at(50), 10)).toEqual([tieUpper, tieLower, old, older]);
       expect((await fresh.responses.listUnstoredBefore(at(50), 2)).map((r) => r.id)).toEqual([tieUpper.id, tieLower.id]);

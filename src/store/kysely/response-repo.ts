@@ -115,6 +115,7 @@ export function createResponseRepo(db: Kysely<Database>): ResponseRepo {
         .selectFrom('responses')
         .selectAll()
         .where('stored', '=', 0)
+        .where('owns_conversation', '=', 1)
         .where('created_at', '<', before)
         .orderBy('created_at')
         .orderBy('id')
