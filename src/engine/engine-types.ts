@@ -67,7 +67,7 @@ export function isQueuedOutcome(outcome: TurnOutcome | QueuedOutcome): outcome i
 }
 
 /** A forced `tool_choice` must name a tool the turn can call. */
-export function checkToolChoice(agent: AgentDefinition, options: TurnOptions): void {
+export function checkToolChoice(agent: Pick<AgentDefinition, 'tools'>, options: TurnOptions): void {
   const known = [...agent.tools, ...options.tools].map((tool) => tool.name);
   const choice = options.toolChoice;
   if (typeof choice === 'object' && !known.includes(choice.name)) {

@@ -1,4 +1,4 @@
-import type { AgentDefinition, ContentPart, ConversationRecord, ItemRecord, LedgerEntryRecord, QueuedInputRecord, TurnRecord } from '../store/records.ts';
+import type { AgentDefinition, ContentPart, ConversationRecord, ItemRecord, LedgerEntryRecord, QueuedInputRecord, TurnOptions, TurnRecord } from '../store/records.ts';
 import type { LedgerFilter, Page, PageRequest, Store } from '../store/store.ts';
 import { systemClock } from './clock.ts';
 import { bumpConversation } from './conversation-version.ts';
@@ -289,10 +289,18 @@ export class Engine {
     results: ToolResultInput[],
     options: RunOptions,
     followUp: readonly InputItem[] = [],
+    optionsPatch: Partial<TurnOptions> = {},
   ): Promise<TurnOutcome> {
     const conversation = await this.getConversation(appId, conversationId);
     const { turn } = await checkResultsMessage(this.context, conversation, results);
-    const resumed = await applyResultsMessage(this.context, turn, results, options.submission, followUp, options.onAccepted);
+    // Settings sent with the results (tools, tool_choice…) apply to the rest of the turn; they are
+    // checked like a new turn's, before anything is written.
+    const turnOptions = Object.keys(optionsPatch).length > 0 ? { ...turn.options, ...optionsPatch } : undefined;
+    if (turnOptions) {
+      assertValidToolSet(turnOptions.tools, 'tools');
+      checkToolChoice(await this.agentForTurn(turn), turnOptions);
+    }
+    const resumed = await applyResultsMessage(this.context, turn, results, options.submission, followUp, options.onAccepted, turnOptions);
     return this.runOrDetach(resumed, await this.agentForTurn(resumed), options);
   }
 

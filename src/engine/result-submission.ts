@@ -1,4 +1,4 @@
-import type { ContentPart, ConversationRecord, ItemRecord, LedgerEntryRecord, LedgerResolution, TurnRecord } from '../store/records.ts';
+import type { ContentPart, ConversationRecord, ItemRecord, LedgerEntryRecord, LedgerResolution, TurnOptions, TurnRecord } from '../store/records.ts';
 import { toNewItems, type InputItem } from './input-items.ts';
 import type { Repositories } from '../store/store.ts';
 import { bumpConversation } from './conversation-version.ts';
@@ -123,6 +123,7 @@ export async function applyResultsMessage(
   submission: SubmissionActor,
   followUp: readonly InputItem[] = [],
   onAccepted?: (tx: Repositories, accepted: { turn: TurnRecord; inputItems: ItemRecord[] }) => Promise<void>,
+  turnOptions?: TurnOptions,
 ): Promise<TurnRecord> {
   const now = nowIso(context);
   return context.store.transaction(async (tx) => {
@@ -136,6 +137,10 @@ export async function applyResultsMessage(
     const resumed = await beginResumeWithOutputs(context, tx, turn.id);
     if (!resumed) {
       throw new EngineError('conflict', 'concurrent_update', `Turn '${turn.id}' was resumed or closed by another request at the same time.`);
+    }
+    if (turnOptions) {
+      const updated = await tx.turns.update(turn.id, ['in_progress'], { updatedAt: now, options: turnOptions });
+      if (updated) resumed.turn = updated;
     }
     const extra = followUp.length > 0 ? await tx.items.append(toNewItems(context, resumed.turn, followUp, now)) : [];
     if (onAccepted) await onAccepted(tx, { turn: resumed.turn, inputItems: [...resumed.outputs, ...extra] });

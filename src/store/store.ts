@@ -13,6 +13,7 @@ import type {
   NewItem,
   QueuedInputRecord,
   ResponseRecord,
+  TurnOptions,
   TurnRecord,
   TurnStatus,
   FinishReason,
@@ -102,6 +103,8 @@ export interface TurnPatch {
   usage?: TurnUsage;
   updatedAt: string;
   completedAt?: string | null;
+  /** New per-request settings for the rest of the turn (a resume that declares its own tools). */
+  options?: TurnOptions;
 }
 
 export interface TurnRepo {

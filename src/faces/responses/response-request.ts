@@ -188,6 +188,28 @@ export function toTurnOptions(body: CreateResponseBody, tools: ClientToolDefinit
   return options;
 }
 
+/**
+ * Only the settings the request states, for a request that continues a paused turn: what it
+ * leaves out keeps the value the turn started with.
+ */
+export function statedTurnOptions(body: CreateResponseBody, tools: ClientToolDefinition[]): Partial<TurnOptions> {
+  const full = toTurnOptions(body, tools);
+  const stated: Partial<TurnOptions> = {};
+  if (body.tools != null) stated.tools = full.tools;
+  if (body.tool_choice != null) {
+    stated.toolChoice = full.toolChoice;
+    stated.allowedTools = full.allowedTools;
+  }
+  if (body.parallel_tool_calls != null) stated.parallelToolCalls = full.parallelToolCalls;
+  if (body.max_tool_calls != null) stated.maxToolCalls = full.maxToolCalls;
+  if (body.instructions != null) stated.instructions = full.instructions;
+  if (body.temperature != null) stated.temperature = full.temperature;
+  if (body.top_p != null) stated.topP = full.topP;
+  if (body.max_output_tokens != null) stated.maxOutputTokens = full.maxOutputTokens;
+  if (body.text?.format != null) stated.responseFormat = full.responseFormat;
+  return stated;
+}
+
 /** The request fields a response echoes back, with the spec's defaults for what was left out. */
 export function toEcho(body: CreateResponseBody, model: string, tools: FunctionToolWire[]): JsonObject {
   return {

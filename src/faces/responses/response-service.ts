@@ -1,14 +1,16 @@
 import type { AgentService } from '../../engine/agent-service.ts';
-import type { Engine, RunOptions } from '../../engine/engine.ts';
+import { checkToolChoice, type Engine, type RunOptions } from '../../engine/engine.ts';
+import { checkInputItems } from '../../engine/input-items.ts';
+import { assertValidToolSet } from '../../engine/tool-schema.ts';
 import { EngineError } from '../../engine/engine-error.ts';
 import type { InputItem } from '../../engine/input-items.ts';
 import type { ToolResultInput } from '../../engine/result-submission.ts';
 import { newId } from '../../engine/ids.ts';
-import type { JsonObject, ResponseRecord } from '../../store/records.ts';
+import type { JsonObject, ResponseRecord, TurnOptions } from '../../store/records.ts';
 import type { Store } from '../../store/store.ts';
 import { responsesErrorBody } from './response-errors.ts';
 import { ResponseEventTranslator, type ResponseEventSink } from './response-events.ts';
-import { resolveInput, toEcho, toFunctionTools, toInputItems, toTurnOptions, type ParsedInput } from './response-request.ts';
+import { resolveInput, statedTurnOptions, toEcho, toFunctionTools, toInputItems, toTurnOptions, type ParsedInput } from './response-request.ts';
 import { baseResponseView, loadResponseState, responseView } from './response-views.ts';
 import type { CreateResponseBody } from './response-wire.ts';
 
@@ -121,6 +123,12 @@ export class ResponseService {
       }
     } else {
       if (!body.model) throw new EngineError('invalid_request', 'missing_model', 'model is required: name an agent or a provider model such as scripted:auto.', { param: 'model' });
+      // The engine checks all of this again; checking first keeps a refused request from leaving
+      // an implicit `model:` agent behind.
+      assertValidToolSet(definitions, 'tools');
+      checkInputItems(input.items, (index) => input.params[index] ?? 'input');
+      const existing = await this.store.agents.get(request.appId, body.model);
+      checkToolChoice(existing?.definition ?? { tools: [] }, toTurnOptions(body, definitions));
       agentName = await this.agentNameFor(request.appId, body.model);
     }
 
@@ -177,7 +185,7 @@ export class ResponseService {
         owns = true;
         await this.branchFrom(previous, input, options, runOptions, request);
       } else if (state.status === 'pending') {
-        await this.answerPausedTurn(request.appId, conversation.id, input, runOptions);
+        await this.answerPausedTurn(request.appId, conversation.id, input, runOptions, statedTurnOptions(body, definitions));
       } else if (state.status === 'running') {
         throw new EngineError('conflict', 'previous_response_in_progress', `Previous response '${previous.id}' is still in progress; wait for it to finish (GET /v1/responses/${previous.id}) before continuing it.`, {
           param: 'previous_response_id',
@@ -197,7 +205,7 @@ export class ResponseService {
   }
 
   /** Results for the paused turn: `function_call_output` items answer it, messages follow them. */
-  private async answerPausedTurn(appId: string, conversationId: string, input: ParsedInput, runOptions: RunOptions): Promise<void> {
+  private async answerPausedTurn(appId: string, conversationId: string, input: ParsedInput, runOptions: RunOptions, stated: Partial<TurnOptions>): Promise<void> {
     const results: ToolResultInput[] = [];
     const followUp: InputItem[] = [];
     input.items.forEach((item, index) => {
@@ -216,7 +224,7 @@ export class ResponseService {
         param: 'input',
       });
     }
-    await this.engine.submitResults(appId, conversationId, results, runOptions, followUp);
+    await this.engine.submitResults(appId, conversationId, results, runOptions, followUp, stated);
   }
 
   /** Continues from an earlier response: a new conversation with the history up to that response. */

@@ -33,6 +33,7 @@ function toChanges(patch: TurnPatch): Updateable<TurnsTable> {
   if (patch.stepCount !== undefined) changes.step_count = patch.stepCount;
   if (patch.usage !== undefined) changes.usage = toJsonText(patch.usage);
   if (patch.completedAt !== undefined) changes.completed_at = patch.completedAt;
+  if (patch.options !== undefined) changes.options = toJsonText(patch.options);
   return changes;
 }
 

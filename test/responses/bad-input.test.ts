@@ -1,0 +1,516 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_AGENT } from '../../src/server/config.ts';
+import { startTestBaton, type TestBaton, type TestResponse } from '../helpers/test-baton.ts';
+import { testPrograms, weatherAgent } from '../helpers/test-agents.ts';
+
+const getWeather = {
+  type: 'function',
+  name: 'get_weather',
+  description: 'Get current weather for a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
+
+const REFUND_REQUEST = 'I need approval to process a $500 refund';
+const BODY_LIMIT = 64 * 1024;
+
+/** Every table that a request could add to; a refused request must not change any count. */
+const TABLES = ['conversations', 'turns', 'items', 'ledger_entries', 'responses', 'queued_inputs', 'agents', 'agent_versions'] as const;
+
+function output(callId: string, text = 'ok') {
+  return { type: 'function_call_output', call_id: callId, output: text };
+}
+
+/**
+ * Responses API: every bad request gets a precise OpenAI-format error (`{error:{message,type,param,code}}`)
+ * with the right HTTP status, and leaves what is stored exactly as it was: the responses involved,
+ * their conversation's messages and ledger entries, and the row count of every table.
+ */
+describe('Responses API: bad input', () => {
+  let server: TestBaton;
+  let directory: string;
+  let db: Database.Database;
+
+  beforeAll(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'baton-responses-bad-input-'));
+    const filename = join(directory, 'baton.db');
+    server = await startTestBaton({ bodyLimitBytes: BODY_LIMIT, scripted: testPrograms, agents: [DEMO_AGENT, weatherAgent] }, { store: { kind: 'sqlite', filename } });
+    // A second, read-only connection: counts rows without going through the server.
+    db = new Database(filename, { readonly: true, fileMustExist: true });
+    // The implicit agent behind `scripted:auto` is created by its first use; create it now, so the
+    // row counts below only move when a refused request wrote something.
+    const warmUp = await post({ model: 'scripted:auto', input: 'hello' });
+    expect(warmUp.status).toBe(200);
+  });
+  afterAll(async () => {
+    db?.close();
+    await server?.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  function post(body: unknown, headers: Record<string, string> = {}): Promise<TestResponse> {
+    return server.request('POST', '/v1/responses', body, headers);
+  }
+
+  function rowCounts(): Record<string, number> {
+    return Object.fromEntries(TABLES.map((table) => [table, (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n]));
+  }
+
+  /** What a refused request must leave alone: the responses, their conversation, its ledger, every table's size. */
+  async function snapshot(responseIds: string[], conversationId: string) {
+    const responses = await Promise.all(responseIds.map((id) => server.request('GET', `/v1/responses/${id}`)));
+    const thread = await server.request('GET', `/v1/threads/${conversationId}`);
+    const messages = await server.request('GET', `/v1/threads/${conversationId}/messages`);
+    const calls = await server.request('GET', `/v1/tool-calls?thread_id=${conversationId}`);
+    for (const response of [...responses, thread, messages, calls]) expect(response.status).toBe(200);
+    return {
+      responses: responses.map((response) => response.body),
+      thread: thread.body,
+      messages: messages.body,
+      calls: calls.body,
+      rows: rowCounts(),
+    };
+  }
+
+  /** For requests that would start a conversation: nothing new anywhere (no conversation, call, agent, response). */
+  async function globalSnapshot() {
+    const calls = await server.request('GET', '/v1/tool-calls?limit=100');
+    const agents = await server.request('GET', '/v1/agents?limit=100');
+    expect(calls.status).toBe(200);
+    expect(agents.status).toBe(200);
+    return { calls: calls.body, agents: agents.body, rows: rowCounts() };
+  }
+
+  /** The OpenAI error shape, exactly the four standard keys present (Baton may add details after them). */
+  function expectError(response: TestResponse, status: number, expected: { code: string; param?: string | null; message?: string | RegExp }) {
+    expect(response.status, JSON.stringify(response.body)).toBe(status);
+    expect(response.body).toHaveProperty('error');
+    const error = response.body.error;
+    expect(typeof error.message).toBe('string');
+    expect(error.message.length).toBeGreaterThan(0);
+    expect(error.type).toBe('invalid_request_error');
+    expect(error).toHaveProperty('param');
+    expect(error.param === null || typeof error.param === 'string').toBe(true);
+    expect(error.code).toBe(expected.code);
+    if (expected.param !== undefined) expect(error.param).toBe(expected.param);
+    if (typeof expected.message === 'string') expect(error.message).toBe(expected.message);
+    else if (expected.message) expect(error.message).toMatch(expected.message);
+  }
+
+  /** A response paused on `request_approval` (the demo agent): one pending call. */
+  async function pausedResponse(model = 'refund-desk', input = REFUND_REQUEST) {
+    const response = await post({ model, input });
+    expect(response.status).toBe(200);
+    expect(response.body.baton_run.status).toBe('requires_action');
+    const calls = (response.body.output as { type: string; call_id: string }[]).filter((item) => item.type === 'function_call').map((item) => item.call_id);
+    expect(calls.length).toBeGreaterThan(0);
+    return { id: response.body.id as string, conversationId: response.body.baton_run.conversation_id as string, calls };
+  }
+
+  async function ledgerState(callId: string): Promise<string> {
+    const entry = await server.request('GET', `/v1/tool-calls/${callId}`);
+    expect(entry.status).toBe(200);
+    return entry.body.state as string;
+  }
+
+  it('function_call_output for an unknown call_id: 400 "No tool call found…", param input[0].call_id', async () => {
+    const paused = await pausedResponse();
+    const before = await snapshot([paused.id], paused.conversationId);
+    const response = await post({ previous_response_id: paused.id, input: [output('call_made_up')] });
+    expectError(response, 400, {
+      code: 'tool_output_without_call',
+      param: 'input[0].call_id',
+      message: 'No tool call found for function call output with call_id call_made_up.',
+    });
+    expect(await snapshot([paused.id], paused.conversationId)).toEqual(before);
+    expect(await ledgerState(paused.calls[0]!)).toBe('pending');
+  });
+
+  it('function_call_output for an unknown call_id without previous_response_id: 400, and no conversation is created', async () => {
+    const before = await globalSnapshot();
+    const response = await post({ model: 'scripted:auto', input: [{ role: 'user', content: 'hi' }, output('call_nowhere')] });
+    expectError(response, 400, {
+      code: 'tool_output_without_call',
+      param: 'input[1]',
+      message: 'No tool call found for function call output with call_id call_nowhere.',
+    });
+    expect(await globalSnapshot()).toEqual(before);
+  });
+
+  it('continuing while a call is left without output: 400 "No tool output found for function call X."', async () => {
+    const paused = await pausedResponse();
+    const before = await snapshot([paused.id], paused.conversationId);
+    const response = await post({ previous_response_id: paused.id, input: 'never mind, just tell me a joke' });
+    expectError(response, 400, {
+      code: 'tool_call_without_output',
+      param: 'input',
+      message: `No tool output found for function call ${paused.calls[0]}.`,
+    });
+    expect(await snapshot([paused.id], paused.conversationId)).toEqual(before);
+  });
+
+  it('answering only one of two parallel calls: 400 naming the call left without output', async () => {
+    const paused = await pausedResponse('weather', 'weather in SF and NYC');
+    expect(paused.calls).toHaveLength(2);
+    const [first, second] = paused.calls as [string, string];
+    const before = await snapshot([paused.id], paused.conversationId);
+    const response = await post({ previous_response_id: paused.id, input: [output(first, '{"temperature":18}')] });
+    expectError(response, 400, { code: 'tool_call_without_output', param: 'input', message: `No tool output found for function call ${second}.` });
+    expect(await snapshot([paused.id], paused.conversationId)).toEqual(before);
+    expect(await ledgerState(first)).toBe('pending');
+    expect(await ledgerState(second)).toBe('pending');
+  });
+
+  it('unknown previous_response_id: 400 previous_response_not_found, param previous_response_id, nothing created', async () => {
+    const before = await globalSnapshot();
+    const response = await post({ model: 'scripted:auto', previous_response_id: 'resp_does_not_exist', input: 'hi' });
+    expectError(response, 400, {
+      code: 'previous_response_not_found',
+      param: 'previous_response_id',
+      message: "Previous response with id 'resp_does_not_exist' not found.",
+    });
+    const withoutModel = await post({ previous_response_id: 'resp_does_not_exist', input: [output('call_x')] });
+    expectError(withoutModel, 400, { code: 'previous_response_not_found', param: 'previous_response_id' });
+    expect(await globalSnapshot()).toEqual(before);
+  });
+
+  it("continuing from a response that is not the conversation's latest while its calls are pending: 409 previous_response_not_latest naming the latest", async () => {
+    const first = await post({ model: 'refund-desk', input: 'Hello, a question first.', tool_choice: 'none' });
+    expect(first.status).toBe(200);
+    expect(first.body.baton_run.status).toBe('completed');
+    const latest = await post({ previous_response_id: first.body.id, input: REFUND_REQUEST });
+    expect(latest.body.baton_run.status).toBe('requires_action');
+    const conversationId = first.body.baton_run.conversation_id as string;
+    expect(latest.body.baton_run.conversation_id).toBe(conversationId);
+    const pendingIds = latest.body.baton_run.pending_tool_call_ids as string[];
+
+    const before = await snapshot([first.body.id, latest.body.id], conversationId);
+    const response = await post({ previous_response_id: first.body.id, input: 'Something else instead.' });
+    expectError(response, 409, { code: 'previous_response_not_latest', param: 'previous_response_id' });
+    expect(response.body.error.message).toContain(latest.body.id);
+    expect(response.body.error.latest_response_id).toBe(latest.body.id);
+    expect(response.body.error.pending_call_ids).toEqual(pendingIds);
+    // Outputs sent to the older response are refused the same way.
+    const withOutputs = await post({ previous_response_id: first.body.id, input: pendingIds.map((id) => output(id)) });
+    expectError(withOutputs, 409, { code: 'previous_response_not_latest', param: 'previous_response_id' });
+    expect(await snapshot([first.body.id, latest.body.id], conversationId)).toEqual(before);
+  });
+
+  it('the same output twice in one request: 400 duplicate, param input[1].call_id, the call stays pending', async () => {
+    const paused = await pausedResponse();
+    const callId = paused.calls[0]!;
+    const before = await snapshot([paused.id], paused.conversationId);
+    const response = await post({ previous_response_id: paused.id, input: [output(callId, '{"approved":true}'), output(callId, '{"approved":false}')] });
+    expectError(response, 400, { code: 'duplicate_tool_result', param: 'input[1].call_id' });
+    expect(response.body.error.message).toContain(callId);
+    expect(await snapshot([paused.id], paused.conversationId)).toEqual(before);
+    expect(await ledgerState(callId)).toBe('pending');
+  });
+
+  it('the same output twice in a stateless replay: 400 duplicate_tool_output, nothing created', async () => {
+    const before = await globalSnapshot();
+    const response = await post({
+      model: 'scripted:auto',
+      tools: [getWeather],
+      input: [
+        { role: 'user', content: 'weather in Paris' },
+        { type: 'function_call', call_id: 'call_replayed', name: 'get_weather', arguments: '{"city":"Paris"}' },
+        output('call_replayed', '{"temperature":18}'),
+        output('call_replayed', '{"temperature":19}'),
+      ],
+    });
+    expectError(response, 400, { code: 'duplicate_tool_output', param: 'input[3]' });
+    expect(await globalSnapshot()).toEqual(before);
+  });
+
+  it('an output for a call already answered in an earlier request is refused, and the recorded result stays', async () => {
+    const paused = await pausedResponse();
+    const callId = paused.calls[0]!;
+    const answered = await post({ previous_response_id: paused.id, input: [output(callId, '{"approved":true,"approved_by":"manager@company.com"}')] });
+    expect(answered.status).toBe(200);
+    expect(answered.body.status).toBe('completed');
+    const ledgerBefore = (await server.request('GET', `/v1/tool-calls/${callId}`)).body;
+    expect(ledgerBefore.state).toBe('completed');
+    const before = await snapshot([paused.id, answered.body.id], paused.conversationId);
+
+    // From the latest response: the call is no longer open there.
+    const fromLatest = await post({ previous_response_id: answered.body.id, input: [output(callId, '{"approved":false}')] });
+    expectError(fromLatest, 400, {
+      code: 'tool_output_without_call',
+      param: 'input[0]',
+      message: `No tool call found for function call output with call_id ${callId}.`,
+    });
+    // From the response that made the call (a retried request): it was answered later in its conversation.
+    const fromCaller = await post({ previous_response_id: paused.id, input: [output(callId, '{"approved":false}')] });
+    expect(fromCaller.status).toBe(409);
+    expectError(fromCaller, 409, { code: 'branch_has_open_calls' });
+    expect(fromCaller.body.error.message).toContain(callId);
+
+    expect(await snapshot([paused.id, answered.body.id], paused.conversationId)).toEqual(before);
+    expect((await server.request('GET', `/v1/tool-calls/${callId}`)).body).toEqual(ledgerBefore);
+  });
+
+  it('invalid tool names, duplicate names and more than 128 tools: 400, nothing created', async () => {
+    const before = await globalSnapshot();
+    const badName = await post({ model: 'scripted:auto', input: 'hi', tools: [{ ...getWeather, name: 'get weather!' }] });
+    expectError(badName, 400, { code: 'invalid_tool_name', param: 'tools[0].name' });
+    expect(badName.body.error.message).toContain("'get weather!'");
+    const longName = await post({ model: 'scripted:auto', input: 'hi', tools: [getWeather, { ...getWeather, name: 'x'.repeat(65) }] });
+    expectError(longName, 400, { code: 'invalid_tool_name', param: 'tools[1].name' });
+    const duplicate = await post({ model: 'scripted:auto', input: 'hi', tools: [getWeather, getWeather] });
+    expectError(duplicate, 400, { code: 'duplicate_tool_name', param: 'tools[1].name' });
+    const many = Array.from({ length: 129 }, (_, index) => ({ ...getWeather, name: `tool_${index}` }));
+    const tooMany = await post({ model: 'scripted:auto', input: 'hi', tools: many });
+    expectError(tooMany, 400, { code: 'invalid_request', param: 'tools' });
+    expect(tooMany.body.error.message).toContain('128');
+    expect(await globalSnapshot()).toEqual(before);
+  });
+
+  it('an invalid tool name is refused when continuing an idle conversation, which stays as it was', async () => {
+    const idle = await post({ model: 'scripted:auto', input: 'hello there' });
+    expect(idle.body.baton_run.status).toBe('completed');
+    const conversationId = idle.body.baton_run.conversation_id as string;
+    const before = await snapshot([idle.body.id], conversationId);
+    const response = await post({ previous_response_id: idle.body.id, input: 'weather in Paris', tools: [{ ...getWeather, name: 'get weather!' }] });
+    expectError(response, 400, { code: 'invalid_tool_name', param: 'tools[0].name' });
+    expect(await snapshot([idle.body.id], conversationId)).toEqual(before);
+  });
+
+  it('an invalid tool name sent with the outputs of a paused response is refused too', async () => {
+    const paused = await pausedResponse();
+    const before = await snapshot([paused.id], paused.conversationId);
+    const response = await post({ previous_response_id: paused.id, input: [output(paused.calls[0]!)], tools: [{ ...getWeather, name: 'get weather!' }] });
+    expectError(response, 400, { code: 'invalid_tool_name', param: 'tools[0].name' });
+    expect(await snapshot([paused.id], paused.conversationId)).toEqual(before);
+    expect(await ledgerState(paused.calls[0]!)).toBe('pending');
+  });
+
+  it('a tool_choice naming an absent tool sent with the outputs of a paused response is refused too', async () => {
+    const paused = await pausedResponse();
+    const before = await snapshot([paused.id], paused.conversationId);
+    const response = await post({ previous_response_id: paused.id, input: [output(paused.calls[0]!)], tool_choice: { type: 'function', name: 'no_such_tool' } });
+    expectError(response, 400, { code: 'unknown_tool_choice', param: 'tool_choice.name' });
+    expect(await snapshot([paused.id], paused.conversationId)).toEqual(before);
+    expect(await ledgerState(paused.calls[0]!)).toBe('pending');
+  });
+
+  it('tool_choice or allowed_tools naming a tool the request does not have: 400, nothing created', async () => {
+    const before = await globalSnapshot();
+    const choice = await post({ model: 'scripted:auto', input: 'weather in Paris', tools: [getWeather], tool_choice: { type: 'function', name: 'get_time' } });
+    expectError(choice, 400, { code: 'unknown_tool_choice', param: 'tool_choice.name' });
+    expect(choice.body.error.message).toContain("'get_time'");
+    const noTools = await post({ model: 'scripted:auto', input: 'weather in Paris', tool_choice: { type: 'function', name: 'get_weather' } });
+    expectError(noTools, 400, { code: 'unknown_tool_choice', param: 'tool_choice.name' });
+    const allowed = await post({
+      model: 'scripted:auto',
+      input: 'weather in Paris',
+      tools: [getWeather],
+      tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [{ type: 'function', name: 'get_weather' }, { type: 'function', name: 'get_time' }] },
+    });
+    expectError(allowed, 400, { code: 'unknown_allowed_tool', param: 'tool_choice.tools[1].name' });
+    expect(allowed.body.error.message).toContain("'get_time'");
+    const emptyAllowed = await post({ model: 'scripted:auto', input: 'hi', tools: [getWeather], tool_choice: { type: 'allowed_tools', tools: [] } });
+    expectError(emptyAllowed, 400, { code: 'invalid_request', param: 'tool_choice.tools' });
+    expect(await globalSnapshot()).toEqual(before);
+  });
+
+  it('a tool_choice naming an absent tool on a continued conversation: 400, the conversation stays as it was', async () => {
+    const idle = await post({ model: 'refund-desk', input: 'Hello!', tool_choice: 'none' });
+    const conversationId = idle.body.baton_run.conversation_id as string;
+    const before = await snapshot([idle.body.id], conversationId);
+    const response = await post({ previous_response_id: idle.body.id, input: REFUND_REQUEST, tool_choice: { type: 'function', name: 'issue_refund' } });
+    expectError(response, 400, { code: 'unknown_tool_choice', param: 'tool_choice.name' });
+    // The agent's own tool counts as a tool of the request.
+    expect(response.body.error.message).toContain('request_approval');
+    expect(await snapshot([idle.body.id], conversationId)).toEqual(before);
+  });
+
+  it('malformed items and bodies: missing call_id, wrong content part type, unknown field, non-JSON, text/plain (415)', async () => {
+    const paused = await pausedResponse();
+    const before = await snapshot([paused.id], paused.conversationId);
+
+    const missingCallId = await post({ previous_response_id: paused.id, input: [{ type: 'function_call_output', output: 'ok' }] });
+    expectError(missingCallId, 400, { code: 'invalid_request', param: 'input[0].call_id' });
+    const emptyCallId = await post({ previous_response_id: paused.id, input: [{ type: 'function_call_output', call_id: '', output: 'ok' }] });
+    expectError(emptyCallId, 400, { code: 'invalid_request', param: 'input[0].call_id' });
+    const wrongPart = await post({ previous_response_id: paused.id, input: [output(paused.calls[0]!), { role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
+    expectError(wrongPart, 400, { code: 'invalid_request', param: 'input[1].content[0].type' });
+    const unknownItemField = await post({ previous_response_id: paused.id, input: [{ ...output(paused.calls[0]!), colour: 'red' }] });
+    expectError(unknownItemField, 400, { code: 'invalid_request' });
+    expect(unknownItemField.body.error.message).toContain("'colour'");
+    const unknownField = await post({ previous_response_id: paused.id, input: [output(paused.calls[0]!)], colour: 'red' });
+    expectError(unknownField, 400, { code: 'invalid_request' });
+    expect(unknownField.body.error.message).toContain("'colour'");
+    const nonJson = await post(`{"previous_response_id": "${paused.id}", "input": [`, { 'content-type': 'application/json' });
+    expectError(nonJson, 400, { code: 'invalid_json', param: null });
+    const plainText = await post('hello', { 'content-type': 'text/plain' });
+    expectError(plainText, 415, { code: 'unsupported_media_type', param: null });
+    const wrongType = await post({ previous_response_id: paused.id, input: 42 });
+    expectError(wrongType, 400, { code: 'invalid_request', param: 'input' });
+
+    expect(await snapshot([paused.id], paused.conversationId)).toEqual(before);
+    expect(await ledgerState(paused.calls[0]!)).toBe('pending');
+  });
+
+  it(`oversized input: 413 naming the limit (${BODY_LIMIT} bytes)`, async () => {
+    const paused = await pausedResponse();
+    const before = await snapshot([paused.id], paused.conversationId);
+    const huge = await post({ previous_response_id: paused.id, input: [output(paused.calls[0]!, 'x'.repeat(BODY_LIMIT + 1024))] });
+    expectError(huge, 413, { code: 'body_too_large' });
+    expect(huge.body.error.message).toContain(String(BODY_LIMIT));
+    const hugeFresh = await post({ model: 'scripted:auto', input: 'y'.repeat(BODY_LIMIT + 1024) });
+    expectError(hugeFresh, 413, { code: 'body_too_large' });
+    expect(await snapshot([paused.id], paused.conversationId)).toEqual(before);
+  });
+
+  it('missing model: 400 missing_model; empty input: 400 empty_input; nothing created', async () => {
+    const before = await globalSnapshot();
+    const missing = await post({ input: 'hi' });
+    expectError(missing, 400, { code: 'missing_model', param: 'model' });
+    const empty = await post({ model: 'scripted:auto', input: [] });
+    expectError(empty, 400, { code: 'empty_input', param: 'input' });
+    const noInput = await post({ model: 'scripted:auto' });
+    expectError(noInput, 400, { code: 'empty_input', param: 'input' });
+    expect(await globalSnapshot()).toEqual(before);
+  });
+
+  it('a model naming nothing: 404 model_not_found, param model, and no agent is created', async () => {
+    const before = await globalSnapshot();
+    for (const model of ['no-such-agent', 'scripted:no-such-program', 'nosuchprovider:some-model']) {
+      const response = await post({ model, input: 'hi' });
+      expectError(response, 404, { code: 'model_not_found', param: 'model' });
+      expect(response.body.error.message).toContain(model);
+    }
+    expect(await globalSnapshot()).toEqual(before);
+  });
+
+  it('a model that differs from the previous response: 400 model_mismatch, the conversation stays as it was', async () => {
+    const paused = await pausedResponse();
+    const before = await snapshot([paused.id], paused.conversationId);
+    const response = await post({ model: 'scripted:auto', previous_response_id: paused.id, input: [output(paused.calls[0]!)] });
+    expectError(response, 400, { code: 'model_mismatch', param: 'model' });
+    expect(await snapshot([paused.id], paused.conversationId)).toEqual(before);
+  });
+
+  it('a refused request does not create the implicit agent of a model never used before', async () => {
+    const before = await globalSnapshot();
+    // `scripted:parallel` is configured but no request of this file has named it yet.
+    const badTool = await post({ model: 'scripted:parallel', input: 'hi', tools: [{ ...getWeather, name: 'get weather!' }] });
+    expectError(badTool, 400, { code: 'invalid_tool_name', param: 'tools[0].name' });
+    const badChoice = await post({ model: 'scripted:flaky', input: 'hi', tool_choice: { type: 'function', name: 'get_weather' } });
+    expectError(badChoice, 400, { code: 'unknown_tool_choice', param: 'tool_choice.name' });
+    const after = await globalSnapshot();
+    expect((after.agents.data as { name: string }[]).map((agent) => agent.name)).toEqual((before.agents.data as { name: string }[]).map((agent) => agent.name));
+    expect(after).toEqual(before);
+  });
+
+  it('unsupported tool type (web_search): 400 unsupported_tool_type, param tools[0].type', async () => {
+    const before = await globalSnapshot();
+    const webSearch = await post({ model: 'scripted:auto', input: 'search the web for Baton', tools: [{ type: 'web_search' }] });
+    expectError(webSearch, 400, { code: 'unsupported_tool_type', param: 'tools[0].type' });
+    expect(webSearch.body.error.message).toContain("'web_search'");
+    const afterFunction = await post({ model: 'scripted:auto', input: 'hi', tools: [getWeather, { type: 'file_search', vector_store_ids: ['vs_1'] }] });
+    expectError(afterFunction, 400, { code: 'unsupported_tool_type', param: 'tools[1].type' });
+    const unknownToolField = await post({ model: 'scripted:auto', input: 'hi', tools: [{ ...getWeather, colour: 'red' }] });
+    expectError(unknownToolField, 400, { code: 'invalid_request', param: 'tools[0]' });
+    expect(unknownToolField.body.error.message).toContain("'colour'");
+    expect(await globalSnapshot()).toEqual(before);
+  });
+
+  it('input_image or input_file with a file_id: 400 unsupported_file_id', async () => {
+    const before = await globalSnapshot();
+    const image = await post({ model: 'scripted:auto', input: [{ role: 'user', content: [{ type: 'input_text', text: 'what is this?' }, { type: 'input_image', file_id: 'file_abc' }] }] });
+    expectError(image, 400, { code: 'unsupported_file_id', param: 'input[0].content[1]' });
+    expect(image.body.error.message).toContain('file_id');
+    const file = await post({ model: 'scripted:auto', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file_abc' }] }] });
+    expectError(file, 400, { code: 'unsupported_file_id', param: 'input[0].content[0]' });
+    const badUrl = await post({ model: 'scripted:auto', input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'ftp://example.com/cat.png' }] }] });
+    expectError(badUrl, 400, { code: 'invalid_value', param: 'input[0].content[0].image_url' });
+    expect(await globalSnapshot()).toEqual(before);
+  });
+
+  it('background with store: false: 400 background_requires_store, param background', async () => {
+    const before = await globalSnapshot();
+    const response = await post({ model: 'scripted:auto', input: 'hi', background: true, store: false });
+    expectError(response, 400, { code: 'background_requires_store', param: 'background' });
+    expect(await globalSnapshot()).toEqual(before);
+  });
+
+  it('stateless replay with a function_call lacking its output: 400 "No tool output found…", nothing created', async () => {
+    const before = await globalSnapshot();
+    const response = await post({
+      model: 'scripted:auto',
+      tools: [getWeather],
+      input: [
+        { role: 'user', content: 'What is the weather in Paris?' },
+        { type: 'function_call', call_id: 'call_replayed_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+        { role: 'user', content: 'And now?' },
+      ],
+    });
+    expectError(response, 400, { code: 'tool_call_without_output', param: 'input[1]', message: 'No tool output found for function call call_replayed_1.' });
+    const outputFirst = await post({
+      model: 'scripted:auto',
+      tools: [getWeather],
+      input: [
+        { role: 'user', content: 'What is the weather in Paris?' },
+        output('call_replayed_2', '{"temperature":18}'),
+        { type: 'function_call', call_id: 'call_replayed_2', name: 'get_weather', arguments: '{"city":"Paris"}' },
+      ],
+    });
+    expectError(outputFirst, 400, { code: 'tool_output_without_call', param: 'input[1]' });
+    expect(await globalSnapshot()).toEqual(before);
+  });
+
+  it('a function_call item sent with previous_response_id to a paused response: 400, the call stays pending', async () => {
+    const paused = await pausedResponse();
+    const before = await snapshot([paused.id], paused.conversationId);
+    const response = await post({
+      previous_response_id: paused.id,
+      input: [{ type: 'function_call', call_id: 'call_injected', name: 'request_approval', arguments: '{"action":"refund","amount":1}' }, output('call_injected')],
+    });
+    expectError(response, 400, { code: 'unexpected_function_call', param: 'input[0]' });
+    expect(await snapshot([paused.id], paused.conversationId)).toEqual(before);
+  });
+
+  it('unauthenticated requests: 401 in the OpenAI format, nothing created', async () => {
+    const before = await globalSnapshot();
+    const body = JSON.stringify({ model: 'scripted:auto', input: 'hi' });
+    const missing = await fetch(`${server.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expectError({ status: missing.status, body: await missing.json(), headers: missing.headers }, 401, { code: 'missing_api_key', param: null });
+    const wrongBearer = await post({ model: 'scripted:auto', input: 'hi' }, { authorization: 'Bearer bk_wrong_key' });
+    expectError(wrongBearer, 401, { code: 'invalid_api_key', param: null });
+    const wrongHeader = await post({ model: 'scripted:auto', input: 'hi' }, { authorization: 'Basic dXNlcjpwYXNz' });
+    expectError(wrongHeader, 401, { code: 'invalid_authorization_header', param: null });
+    const wrongXApiKey = await fetch(`${server.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'bk_wrong_key' }, body });
+    expectError({ status: wrongXApiKey.status, body: await wrongXApiKey.json(), headers: wrongXApiKey.headers }, 401, { code: 'invalid_api_key', param: null });
+    const read = await fetch(`${server.url}/v1/responses/resp_anything`);
+    expectError({ status: read.status, body: await read.json(), headers: read.headers }, 401, { code: 'missing_api_key', param: null });
+    expect(await globalSnapshot()).toEqual(before);
+  });
+
+  it('x-api-key is accepted in place of Authorization: Bearer', async () => {
+    const headers = { 'content-type': 'application/json', 'x-api-key': server.key };
+    const created = await fetch(`${server.url}/v1/responses`, { method: 'POST', headers, body: JSON.stringify({ model: 'scripted:auto', input: 'hi' }) });
+    expect(created.status).toBe(200);
+    const view = (await created.json()) as { id: string; status: string };
+    expect(view.status).toBe('completed');
+    const read = await fetch(`${server.url}/v1/responses/${view.id}`, { headers: { 'x-api-key': server.key } });
+    expect(read.status).toBe(200);
+    expect(((await read.json()) as { id: string }).id).toBe(view.id);
+  });
+
+  it('reads of unknown responses: 404 response_not_found in the OpenAI format', async () => {
+    for (const [method, path] of [
+      ['GET', '/v1/responses/resp_missing'],
+      ['DELETE', '/v1/responses/resp_missing'],
+      ['POST', '/v1/responses/resp_missing/cancel'],
+      ['GET', '/v1/responses/resp_missing/input_items'],
+    ] as const) {
+      const response = await server.request(method, path);
+      expectError(response, 404, { code: 'response_not_found', param: 'response_id' });
+    }
+  });
+});
