@@ -36,8 +36,13 @@ export function parseRequest<Schema extends z.ZodType>(schema: Schema, value: un
   if (result.success) return result.data;
   const first = result.error.issues[0];
   const issue = first ? mostSpecific(first) : undefined;
-  const param = issue ? formatPath(issue.path) : '';
-  let message = issue?.message ?? 'invalid value';
-  if (issue?.code === 'unrecognized_keys') message = `unknown field(s) ${issue.keys.map((key) => `'${key}'`).join(', ')}`;
-  throw new EngineError('invalid_request', 'invalid_request', `Invalid ${what}${param ? ` at '${param}'` : ''}: ${message}.`, { param: param || null });
+  const path = issue ? formatPath(issue.path) : '';
+  if (issue?.code === 'unrecognized_keys') {
+    // Named as OpenAI does (`unknown_parameter`, param = the field itself), so a typo is obvious.
+    const keys = issue.keys.map((key) => `'${key}'`).join(', ');
+    const first = formatPath([...issue.path, issue.keys[0] ?? '']);
+    throw new EngineError('invalid_request', 'unknown_parameter', `Invalid ${what}${path ? ` at '${path}'` : ''}: unknown field(s) ${keys}; remove it or check its spelling.`, { param: first });
+  }
+  const message = issue?.message ?? 'invalid value';
+  throw new EngineError('invalid_request', 'invalid_request', `Invalid ${what}${path ? ` at '${path}'` : ''}: ${message}.`, { param: path || null });
 }

@@ -339,10 +339,10 @@ describe('Responses API: bad input', () => {
     const wrongPart = await post({ previous_response_id: paused.id, input: [output(paused.calls[0]!), { role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
     expectError(wrongPart, 400, { code: 'invalid_request', param: 'input[1].content[0].type' });
     const unknownItemField = await post({ previous_response_id: paused.id, input: [{ ...output(paused.calls[0]!), colour: 'red' }] });
-    expectError(unknownItemField, 400, { code: 'invalid_request' });
+    expectError(unknownItemField, 400, { code: 'unknown_parameter', param: 'input[0].colour' });
     expect(unknownItemField.body.error.message).toContain("'colour'");
     const unknownField = await post({ previous_response_id: paused.id, input: [output(paused.calls[0]!)], colour: 'red' });
-    expectError(unknownField, 400, { code: 'invalid_request' });
+    expectError(unknownField, 400, { code: 'unknown_parameter', param: 'colour' });
     expect(unknownField.body.error.message).toContain("'colour'");
     const nonJson = await post(`{"previous_response_id": "${paused.id}", "input": [`, { 'content-type': 'application/json' });
     expectError(nonJson, 400, { code: 'invalid_json', param: null });
