@@ -246,8 +246,8 @@ describe('Responses API: bad input', () => {
     // From the response that made the call (a retried request): it was answered later in its conversation.
     const fromCaller = await post({ previous_response_id: paused.id, input: [output(callId, '{"approved":false}')] });
     expect(fromCaller.status).toBe(409);
-    expectError(fromCaller, 409, { code: 'branch_has_open_calls' });
-    expect(fromCaller.body.error.message).toContain(callId);
+    expectError(fromCaller, 409, { code: 'response_already_continued' });
+    expect(fromCaller.body.error.message).toContain(answered.body.id);
 
     expect(await snapshot([paused.id, answered.body.id], paused.conversationId)).toEqual(before);
     expect((await server.request('GET', `/v1/tool-calls/${callId}`)).body).toEqual(ledgerBefore);

@@ -353,7 +353,7 @@ describe('Responses API: lifecycle', () => {
       expect((await contents(conversation)).filter((line) => line.startsWith('user: '))).toEqual(['user: first message', 'user: second message on main', 'user: third on main']);
     });
 
-    it('continuing from a response whose calls were answered later in its conversation: 409 branch_has_open_calls', async () => {
+    it('continuing from a response whose calls were answered later in its conversation: 409 response_already_continued', async () => {
       const { response: paused, callId } = await pausedRefund();
       const answered = await client.responses.create({ previous_response_id: paused.id, input: [{ type: 'function_call_output', call_id: callId, output: APPROVED }] });
       expect(answered.status).toBe('completed');
@@ -363,12 +363,12 @@ describe('Responses API: lifecycle', () => {
       await expect(attempt).rejects.toBeInstanceOf(OpenAI.ConflictError);
       await expect(client.responses.create({ previous_response_id: paused.id, input: 'Actually, make it $600.' })).rejects.toMatchObject({
         status: 409,
-        code: 'branch_has_open_calls',
+        code: 'response_already_continued',
       });
       const raw = await server.request('POST', '/v1/responses', { previous_response_id: paused.id, input: 'Actually, make it $600.' });
       expect(raw.status).toBe(409);
-      expect(raw.body.error.open_tool_call_ids).toEqual([callId]);
-      expect(raw.body.error.message).toContain(callId);
+      expect(raw.body.error.continued_by).toBe(answered.id);
+      expect(raw.body.error.message).toContain(answered.id);
 
       expect((await server.request('GET', `/v1/threads/${batonRun(paused).conversation_id}/messages`)).body).toEqual(before.body);
       // From the answering response the conversation goes on as usual.

@@ -34,6 +34,12 @@ export function toResponsesError(error: EngineError): EngineError {
         param: 'input',
         details: error.details,
       });
+    case 'thread_busy':
+    case 'concurrent_update':
+      // Two requests continued the same response at once; the other one won.
+      return new EngineError('conflict', error.code, 'Another request is continuing the same conversation right now; wait for its response, then continue from it.', {
+        param: 'previous_response_id',
+      });
     case 'agent_not_found':
       return new EngineError('not_found', 'model_not_found', error.message, { param: 'model' });
     default:

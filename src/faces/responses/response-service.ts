@@ -182,6 +182,15 @@ export class ResponseService {
             { param: 'previous_response_id', details: { latest_response_id: latest.id, pending_call_ids: pending } },
           );
         }
+        const next = await this.store.responses.nextInConversation(conversation.id, previous.inputLastSeq);
+        if (next && next.turnId === previous.turnId) {
+          throw new EngineError(
+            'conflict',
+            'response_already_continued',
+            `Previous response '${previous.id}' was already continued by '${next.id}', which answered its tool calls; a call is answered once. Continue from the latest response, '${latest.id}'.`,
+            { param: 'previous_response_id', details: { continued_by: next.id, latest_response_id: latest.id } },
+          );
+        }
         owns = true;
         await this.branchFrom(previous, input, options, runOptions, request);
       } else if (state.status === 'pending') {
