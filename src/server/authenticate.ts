@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
 import { EngineError } from '../engine/engine-error.ts';
 import type { ApiKeyRole } from '../store/records.ts';
 import { hashApiKey } from './api-keys.ts';
@@ -10,8 +10,11 @@ export interface Principal {
   role: ApiKeyRole;
 }
 
-/** Reads `Authorization: Bearer <key>` or `x-api-key: <key>` and resolves it to its app. */
-export async function authenticate(keys: ApiKeyCache, request: FastifyRequest): Promise<Principal> {
+/**
+ * Reads `Authorization: Bearer <key>` or `x-api-key: <key>` and resolves it to its app. Takes only
+ * the headers, so a WebSocket upgrade request (which never reaches Fastify) is checked the same way.
+ */
+export async function authenticate(keys: ApiKeyCache, request: { headers: IncomingHttpHeaders }): Promise<Principal> {
   const authorization = request.headers.authorization;
   const headerKey = request.headers['x-api-key'];
   let secret: string | undefined;

@@ -7,6 +7,7 @@ import { registerAgentRoutes } from '../faces/agents/agent-routes.ts';
 import { registerLedgerRoutes } from '../faces/ledger/ledger-routes.ts';
 import { registerThreadRoutes } from '../faces/threads/thread-routes.ts';
 import { registerResponseRoutes } from '../faces/responses/response-routes.ts';
+import { registerResponseWebSocket, type ResponseWebSocketSettings } from '../faces/responses/response-websocket.ts';
 import type { Store } from '../store/store.ts';
 import { ApiKeyCache } from './api-key-cache.ts';
 import { authenticate, type Principal } from './authenticate.ts';
@@ -26,6 +27,8 @@ export interface ServerDependencies {
   agents: AgentService;
   bodyLimitBytes: number;
   logger?: FastifyServerOptions['logger'];
+  /** WebSocket mode of `/v1/responses` (its connection limit). */
+  responsesWebSocket?: ResponseWebSocketSettings;
 }
 
 /** Renders an error in a face's own format, with the HTTP status that face uses for it. */
@@ -114,6 +117,13 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
   registerAgentRoutes(app, face);
   registerThreadRoutes(app, face);
   registerLedgerRoutes(app, face);
-  registerResponseRoutes(app, face);
+  const responses = registerResponseRoutes(app, face);
+  registerResponseWebSocket(app, {
+    ...dependencies.responsesWebSocket,
+    service: responses,
+    engine: dependencies.engine,
+    authenticate: (headers) => authenticate(keys, { headers }),
+    maxPayloadBytes: dependencies.bodyLimitBytes,
+  });
   return app;
 }

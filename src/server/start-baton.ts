@@ -10,6 +10,7 @@ import { createModelRegistry, type ModelRegistryOptions } from '../models/model-
 import { parseScriptedProgram } from '../models/scripted/scripted-program.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
+import type { ResponseWebSocketSettings } from '../faces/responses/response-websocket.ts';
 import { bootstrapAdminKey, ensureDefaultApp } from './api-keys.ts';
 import { buildServer } from './build-server.ts';
 import type { BatonConfig } from './config.ts';
@@ -36,6 +37,8 @@ export interface StartOptions {
   logger?: boolean | object;
   /** Runs the deadline sweeper on a timer (tests call `engine.applyDueDeadlines()` instead). */
   sweeper?: boolean;
+  /** WebSocket mode of `/v1/responses` (tests shorten its connection limit). */
+  responsesWebSocket?: ResponseWebSocketSettings;
 }
 
 function storeOptionsFor(config: BatonConfig): StoreOptions {
@@ -66,7 +69,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
     const defaultAppId = await ensureDefaultApp(store);
     for (const agent of config.agents) await agents.upsert(defaultAppId, agentFromWire(agent));
     const { generated } = await bootstrapAdminKey(store, defaultAppId, config.adminKey);
-    const app = await buildServer({ store, engine, agents, bodyLimitBytes: config.bodyLimitBytes, logger: options.logger ?? false });
+    const app = await buildServer({ store, engine, agents, bodyLimitBytes: config.bodyLimitBytes, logger: options.logger ?? false, responsesWebSocket: options.responsesWebSocket });
     log = { warn: (details, message) => app.log.warn(details, message), error: (details, message) => app.log.error(details, message) };
     const sweeper = new DeadlineSweeper(engine, config.sweepIntervalMs, log);
     // Turns orphaned by a previous process are closed before anyone talks to their threads. On
