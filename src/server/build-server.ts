@@ -29,7 +29,12 @@ export interface ServerDependencies {
   logger?: FastifyServerOptions['logger'];
   /** WebSocket mode of `/v1/responses` (its connection limit). */
   responsesWebSocket?: ResponseWebSocketSettings;
+  /** Faces add their periodic clean-up here; the sweeper runs each on every pass. */
+  sweepChores?: SweepChore[];
 }
+
+/** Periodic clean-up a face needs (run by the sweeper, safe in several processes at once). */
+export type SweepChore = () => Promise<unknown>;
 
 /** Renders an error in a face's own format, with the HTTP status that face uses for it. */
 export type ErrorRenderer = (error: EngineError) => { status: number; body: object };
@@ -41,6 +46,8 @@ export interface FaceContext {
   agents: AgentService;
   /** Errors (auth, bad JSON, not found, …) under `prefix` are rendered by `render` instead of the native format. */
   useErrorFormat(prefix: string, render: ErrorRenderer): void;
+  /** Registers clean-up to run on every sweeper pass. */
+  addSweepChore(chore: SweepChore): void;
 }
 
 const renderNative: ErrorRenderer = (error) => ({ status: statusOf(error), body: nativeErrorBody(error) });
@@ -112,6 +119,7 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     engine: dependencies.engine,
     agents: dependencies.agents,
     useErrorFormat: (prefix, render) => errorFormats.push({ prefix, render }),
+    addSweepChore: (chore) => dependencies.sweepChores?.push(chore),
   };
   registerAdminRoutes(app, face);
   registerAgentRoutes(app, face);

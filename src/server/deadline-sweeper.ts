@@ -13,6 +13,8 @@ export class DeadlineSweeper {
     private readonly engine: Engine,
     private readonly intervalMs: number,
     private readonly logger: EngineLogger,
+    /** Faces' own clean-up (e.g. abandoned `store: false` responses), run after the engine's. */
+    private readonly chores: readonly (() => Promise<unknown>)[] = [],
   ) {}
 
   start(): void {
@@ -34,6 +36,7 @@ export class DeadlineSweeper {
       await this.engine.applyDueDeadlines();
       await this.engine.recoverStaleTurns();
       await this.engine.resumeStrandedTurns();
+      for (const chore of this.chores) await chore();
     } catch (error) {
       this.logger.error({ err: error }, 'deadline sweep failed');
     } finally {

@@ -12,7 +12,7 @@ import { openStore, type StoreOptions } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 import type { ResponseWebSocketSettings } from '../faces/responses/response-websocket.ts';
 import { bootstrapAdminKey, ensureDefaultApp } from './api-keys.ts';
-import { buildServer } from './build-server.ts';
+import { buildServer, type SweepChore } from './build-server.ts';
 import type { BatonConfig } from './config.ts';
 import { DeadlineSweeper } from './deadline-sweeper.ts';
 
@@ -69,9 +69,18 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
     const defaultAppId = await ensureDefaultApp(store);
     for (const agent of config.agents) await agents.upsert(defaultAppId, agentFromWire(agent));
     const { generated } = await bootstrapAdminKey(store, defaultAppId, config.adminKey);
-    const app = await buildServer({ store, engine, agents, bodyLimitBytes: config.bodyLimitBytes, logger: options.logger ?? false, responsesWebSocket: options.responsesWebSocket });
+    const sweepChores: SweepChore[] = [];
+    const app = await buildServer({
+      store,
+      engine,
+      agents,
+      bodyLimitBytes: config.bodyLimitBytes,
+      logger: options.logger ?? false,
+      responsesWebSocket: options.responsesWebSocket,
+      sweepChores,
+    });
     log = { warn: (details, message) => app.log.warn(details, message), error: (details, message) => app.log.error(details, message) };
-    const sweeper = new DeadlineSweeper(engine, config.sweepIntervalMs, log);
+    const sweeper = new DeadlineSweeper(engine, config.sweepIntervalMs, log, sweepChores);
     // Turns orphaned by a previous process are closed before anyone talks to their threads. On
     // the embedded SQLite default one process owns the file, so every running turn is an orphan
     // at start; with Postgres other processes may be mid-turn, so only stale ones are.

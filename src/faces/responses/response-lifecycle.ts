@@ -10,6 +10,9 @@ import { responseNotFound, type ResponseService } from './response-service.ts';
 import { isHiddenItem, itemView, loadResponseState, responseView } from './response-views.ts';
 import type { CompactRequestBody } from './response-wire.ts';
 
+/** Past the WebSocket connection limit (60 min) with a margin. */
+const ABANDONED_AFTER_SECONDS = 65 * 60;
+
 /** Everything about a response after it was created: read its input, cancel, delete, compact. */
 export class ResponseLifecycle {
   constructor(
@@ -52,6 +55,20 @@ export class ResponseLifecycle {
       await this.engine.deleteConversation(appId, record.conversationId, actor);
     }
     return { id, object: 'response.deleted', deleted: true };
+  }
+
+  /**
+   * Purges the conversations of `store: false` responses a crash left behind. A WebSocket
+   * connection lives at most 60 minutes, so nothing older can still be in use.
+   */
+  async purgeAbandoned(olderThanSeconds = ABANDONED_AFTER_SECONDS, limit = 100): Promise<number> {
+    const before = new Date(this.engine.context.clock.now().getTime() - olderThanSeconds * 1000).toISOString();
+    let purged = 0;
+    for (const record of await this.store.responses.listUnstoredBefore(before, limit)) {
+      await this.engine.deleteConversation(record.appId, record.conversationId, 'baton:sweeper').catch(() => {});
+      purged += 1;
+    }
+    return purged;
   }
 
   /** The items the request of a response added (its input), paged by item id. */

@@ -17,6 +17,7 @@ export function registerResponseRoutes(app: FastifyInstance, face: FaceContext):
   const service = new ResponseService(face.store, face.engine, face.agents);
   const lifecycle = new ResponseLifecycle(face.store, face.engine, service);
   face.useErrorFormat('/v1/responses', (error) => ({ status: statusOf(toResponsesError(error)), body: responsesErrorBody(error) }));
+  face.addSweepChore(() => lifecycle.purgeAbandoned());
 
   app.post('/v1/responses', async (request, reply) => {
     const body = parseRequest(createResponseBody, request.body);
