@@ -1,12 +1,13 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ADMIN_KEY } from '../test/helpers/test-baton.ts';
-import { APPROVAL, SEED_TEXT } from './engine-driver.ts';
 import { HttpClient, percentiles, runLoad, StopClient, type LoadResult, type Percentiles } from './load.ts';
 import { summariseProfile, type ProfileSummary } from './profile-summary.ts';
+import { fmt, gitState, loadRow, mb, table } from './report.ts';
+import { batonRoundTrip, createThreadsOverHttp, echoRoundTrip, responsesRoundTrip } from './round-trips.ts';
 import type { SqlStat } from './sql-stats.ts';
 
 /**
@@ -36,9 +37,6 @@ const config = {
   profile: process.env.BENCH_PROFILE !== '0',
 };
 const TARGETS = { ratioAt10: 0.4, overheadP99Ms: 5, heapDrift: 0.1, historyRatio: 1.2 };
-
-const SEED_BODY = JSON.stringify({ role: 'user', content: SEED_TEXT });
-const resultBody = (callId: string) => JSON.stringify({ role: 'user', content: [{ type: 'tool_result', tool_call_id: callId, content: APPROVAL }] });
 
 function log(message: string): void {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
@@ -91,60 +89,6 @@ async function startServer(script: string, env: Record<string, string> = {}): Pr
       await exited;
     },
   };
-}
-
-// ---- round trips --------------------------------------------------------------------------------
-
-function echoRoundTrip(http: HttpClient) {
-  const second = resultBody('call_0123456789abcdefghijklmn');
-  return async () => {
-    const first = await http.post('/echo', SEED_BODY);
-    if (first.status !== 200) throw new Error(`echo answered ${first.status}`);
-    JSON.parse(first.text);
-    const next = await http.post('/echo', second);
-    if (next.status !== 200) throw new Error(`echo answered ${next.status}`);
-    JSON.parse(next.text);
-  };
-}
-
-/** One Baton round trip: the seed message pauses on request_approval, the result resumes it. */
-async function batonRoundTrip(http: HttpClient, threadId: string): Promise<void> {
-  const first = await http.post(`/v1/threads/${threadId}/messages`, SEED_BODY);
-  if (first.status !== 200) throw new Error(`seed message answered ${first.status}: ${first.text.slice(0, 300)}`);
-  const paused = JSON.parse(first.text);
-  const choice = paused.choices?.[0];
-  const callId = choice?.message?.tool_calls?.[0]?.id;
-  if (choice?.finish_reason !== 'tool_use' || typeof callId !== 'string') throw new Error(`expected tool_use: ${first.text.slice(0, 300)}`);
-  const second = await http.post(`/v1/threads/${threadId}/messages`, resultBody(callId));
-  if (second.status !== 200) throw new Error(`tool_result answered ${second.status}: ${second.text.slice(0, 300)}`);
-  if (JSON.parse(second.text).choices?.[0]?.finish_reason !== 'stop') throw new Error(`expected stop: ${second.text.slice(0, 300)}`);
-}
-
-/**
- * The same round trip through the Responses face: the seed message continues the client's
- * chain (previous_response_id), pauses on request_approval, and the function_call_output resumes it.
- */
-async function responsesRoundTrip(http: HttpClient, chain: { last: string | null }): Promise<void> {
-  const first = await http.post('/v1/responses', JSON.stringify({ model: 'refund-desk', input: SEED_TEXT, ...(chain.last ? { previous_response_id: chain.last } : {}) }));
-  if (first.status !== 200) throw new Error(`responses seed answered ${first.status}: ${first.text.slice(0, 300)}`);
-  const paused = JSON.parse(first.text);
-  const call = paused.output?.find((item: { type: string }) => item.type === 'function_call');
-  if (paused.baton_run?.status !== 'requires_action' || typeof call?.call_id !== 'string') throw new Error(`expected a function_call: ${first.text.slice(0, 300)}`);
-  const second = await http.post('/v1/responses', JSON.stringify({ model: 'refund-desk', previous_response_id: paused.id, input: [{ type: 'function_call_output', call_id: call.call_id, output: APPROVAL }] }));
-  if (second.status !== 200) throw new Error(`function_call_output answered ${second.status}: ${second.text.slice(0, 300)}`);
-  const answered = JSON.parse(second.text);
-  if (answered.status !== 'completed' || answered.baton_run?.status !== 'completed') throw new Error(`expected completed: ${second.text.slice(0, 300)}`);
-  chain.last = answered.id;
-}
-
-async function createThreadsOverHttp(http: HttpClient, count: number): Promise<string[]> {
-  const ids: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const created = await http.post('/v1/threads', JSON.stringify({ agent: 'refund-desk' }));
-    if (created.status !== 200) throw new Error(`create thread answered ${created.status}: ${created.text}`);
-    ids.push(JSON.parse(created.text).id);
-  }
-  return ids;
 }
 
 // ---- phases -------------------------------------------------------------------------------------
@@ -364,41 +308,6 @@ async function measureHeap(): Promise<any> {
 }
 
 // ---- report -------------------------------------------------------------------------------------
-
-/** Which server code was measured: the commit and how many files under src/ differ from it. */
-function gitState(): { commit: string; modifiedSrcFiles: number } | null {
-  try {
-    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT }).toString().trim();
-    const status = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: REPO_ROOT }).toString();
-    return { commit, modifiedSrcFiles: status.split('\n').filter((line) => line.trim() !== '').length };
-  } catch {
-    return null;
-  }
-}
-
-const fmt = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-
-function table(headers: string[], rows: string[][]): string {
-  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
-  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
-}
-
-function loadRow(label: string, result: LoadResult): string[] {
-  return [
-    label,
-    String(result.clients),
-    fmt(result.roundTripsPerSecond, 0),
-    fmt(result.roundTrip.p50, 2),
-    fmt(result.roundTrip.p99, 2),
-    fmt(result.request.p50, 2),
-    fmt(result.request.p99, 2),
-    result.serverCpuCores === null ? 'n/a' : fmt(result.serverCpuCores, 2),
-    fmt(result.loadCpuCores, 2),
-    String(result.errors),
-  ];
-}
 
 async function main(): Promise<void> {
   const began = performance.now();

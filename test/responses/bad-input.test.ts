@@ -1,28 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_AGENT } from '../../src/server/config.ts';
-import { startTestBaton, type TestBaton, type TestResponse } from '../helpers/test-baton.ts';
-import { testPrograms, weatherAgent } from '../helpers/test-agents.ts';
-
-const getWeather = {
-  type: 'function',
-  name: 'get_weather',
-  description: 'Get current weather for a city',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-};
-
-const REFUND_REQUEST = 'I need approval to process a $500 refund';
-const BODY_LIMIT = 64 * 1024;
-
-/** Every table that a request could add to; a refused request must not change any count. */
-const TABLES = ['conversations', 'turns', 'items', 'ledger_entries', 'responses', 'queued_inputs', 'agents', 'agent_versions'] as const;
-
-function output(callId: string, text = 'ok') {
-  return { type: 'function_call_output', call_id: callId, output: text };
-}
+import { badInputHarness, BODY_LIMIT, expectError, getWeather, output, REFUND_REQUEST } from '../helpers/responses-bad-input-harness.ts';
+import type { TestBaton } from '../helpers/test-baton.ts';
 
 /**
  * Responses API: every bad request gets a precise OpenAI-format error (`{error:{message,type,param,code}}`)
@@ -30,91 +8,14 @@ function output(callId: string, text = 'ok') {
  * their conversation's messages and ledger entries, and the row count of every table.
  */
 describe('Responses API: bad input', () => {
+  const harness = badInputHarness();
+  const { post, snapshot, globalSnapshot, pausedResponse, ledgerState } = harness;
   let server: TestBaton;
-  let directory: string;
-  let db: Database.Database;
 
   beforeAll(async () => {
-    directory = mkdtempSync(join(tmpdir(), 'baton-responses-bad-input-'));
-    const filename = join(directory, 'baton.db');
-    server = await startTestBaton({ bodyLimitBytes: BODY_LIMIT, scripted: testPrograms, agents: [DEMO_AGENT, weatherAgent] }, { store: { kind: 'sqlite', filename } });
-    // A second, read-only connection: counts rows without going through the server.
-    db = new Database(filename, { readonly: true, fileMustExist: true });
-    // The implicit agent behind `scripted:auto` is created by its first use; create it now, so the
-    // row counts below only move when a refused request wrote something.
-    const warmUp = await post({ model: 'scripted:auto', input: 'hello' });
-    expect(warmUp.status).toBe(200);
+    server = await harness.start();
   });
-  afterAll(async () => {
-    db?.close();
-    await server?.close();
-    rmSync(directory, { recursive: true, force: true });
-  });
-
-  function post(body: unknown, headers: Record<string, string> = {}): Promise<TestResponse> {
-    return server.request('POST', '/v1/responses', body, headers);
-  }
-
-  function rowCounts(): Record<string, number> {
-    return Object.fromEntries(TABLES.map((table) => [table, (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n]));
-  }
-
-  /** What a refused request must leave alone: the responses, their conversation, its ledger, every table's size. */
-  async function snapshot(responseIds: string[], conversationId: string) {
-    const responses = await Promise.all(responseIds.map((id) => server.request('GET', `/v1/responses/${id}`)));
-    const thread = await server.request('GET', `/v1/threads/${conversationId}`);
-    const messages = await server.request('GET', `/v1/threads/${conversationId}/messages`);
-    const calls = await server.request('GET', `/v1/tool-calls?thread_id=${conversationId}`);
-    for (const response of [...responses, thread, messages, calls]) expect(response.status).toBe(200);
-    return {
-      responses: responses.map((response) => response.body),
-      thread: thread.body,
-      messages: messages.body,
-      calls: calls.body,
-      rows: rowCounts(),
-    };
-  }
-
-  /** For requests that would start a conversation: nothing new anywhere (no conversation, call, agent, response). */
-  async function globalSnapshot() {
-    const calls = await server.request('GET', '/v1/tool-calls?limit=100');
-    const agents = await server.request('GET', '/v1/agents?limit=100');
-    expect(calls.status).toBe(200);
-    expect(agents.status).toBe(200);
-    return { calls: calls.body, agents: agents.body, rows: rowCounts() };
-  }
-
-  /** The OpenAI error shape, exactly the four standard keys present (Baton may add details after them). */
-  function expectError(response: TestResponse, status: number, expected: { code: string; param?: string | null; message?: string | RegExp }) {
-    expect(response.status, JSON.stringify(response.body)).toBe(status);
-    expect(response.body).toHaveProperty('error');
-    const error = response.body.error;
-    expect(typeof error.message).toBe('string');
-    expect(error.message.length).toBeGreaterThan(0);
-    expect(error.type).toBe('invalid_request_error');
-    expect(error).toHaveProperty('param');
-    expect(error.param === null || typeof error.param === 'string').toBe(true);
-    expect(error.code).toBe(expected.code);
-    if (expected.param !== undefined) expect(error.param).toBe(expected.param);
-    if (typeof expected.message === 'string') expect(error.message).toBe(expected.message);
-    else if (expected.message) expect(error.message).toMatch(expected.message);
-  }
-
-  /** A response paused on `request_approval` (the demo agent): one pending call. */
-  async function pausedResponse(model = 'refund-desk', input = REFUND_REQUEST) {
-    const response = await post({ model, input });
-    expect(response.status).toBe(200);
-    expect(response.body.baton_run.status).toBe('requires_action');
-    const calls = (response.body.output as { type: string; call_id: string }[]).filter((item) => item.type === 'function_call').map((item) => item.call_id);
-    expect(calls.length).toBeGreaterThan(0);
-    return { id: response.body.id as string, conversationId: response.body.baton_run.conversation_id as string, calls };
-  }
-
-  async function ledgerState(callId: string): Promise<string> {
-    const entry = await server.request('GET', `/v1/tool-calls/${callId}`);
-    expect(entry.status).toBe(200);
-    return entry.body.state as string;
-  }
+  afterAll(async () => harness.close());
 
   it('function_call_output for an unknown call_id: 400 "No tool call found…", param input[0].call_id', async () => {
     const paused = await pausedResponse();
@@ -253,81 +154,6 @@ describe('Responses API: bad input', () => {
     expect((await server.request('GET', `/v1/tool-calls/${callId}`)).body).toEqual(ledgerBefore);
   });
 
-  it('invalid tool names, duplicate names and more than 128 tools: 400, nothing created', async () => {
-    const before = await globalSnapshot();
-    const badName = await post({ model: 'scripted:auto', input: 'hi', tools: [{ ...getWeather, name: 'get weather!' }] });
-    expectError(badName, 400, { code: 'invalid_tool_name', param: 'tools[0].name' });
-    expect(badName.body.error.message).toContain("'get weather!'");
-    const longName = await post({ model: 'scripted:auto', input: 'hi', tools: [getWeather, { ...getWeather, name: 'x'.repeat(65) }] });
-    expectError(longName, 400, { code: 'invalid_tool_name', param: 'tools[1].name' });
-    const duplicate = await post({ model: 'scripted:auto', input: 'hi', tools: [getWeather, getWeather] });
-    expectError(duplicate, 400, { code: 'duplicate_tool_name', param: 'tools[1].name' });
-    const many = Array.from({ length: 129 }, (_, index) => ({ ...getWeather, name: `tool_${index}` }));
-    const tooMany = await post({ model: 'scripted:auto', input: 'hi', tools: many });
-    expectError(tooMany, 400, { code: 'invalid_request', param: 'tools' });
-    expect(tooMany.body.error.message).toContain('128');
-    expect(await globalSnapshot()).toEqual(before);
-  });
-
-  it('an invalid tool name is refused when continuing an idle conversation, which stays as it was', async () => {
-    const idle = await post({ model: 'scripted:auto', input: 'hello there' });
-    expect(idle.body.baton_run.status).toBe('completed');
-    const conversationId = idle.body.baton_run.conversation_id as string;
-    const before = await snapshot([idle.body.id], conversationId);
-    const response = await post({ previous_response_id: idle.body.id, input: 'weather in Paris', tools: [{ ...getWeather, name: 'get weather!' }] });
-    expectError(response, 400, { code: 'invalid_tool_name', param: 'tools[0].name' });
-    expect(await snapshot([idle.body.id], conversationId)).toEqual(before);
-  });
-
-  it('an invalid tool name sent with the outputs of a paused response is refused too', async () => {
-    const paused = await pausedResponse();
-    const before = await snapshot([paused.id], paused.conversationId);
-    const response = await post({ previous_response_id: paused.id, input: [output(paused.calls[0]!)], tools: [{ ...getWeather, name: 'get weather!' }] });
-    expectError(response, 400, { code: 'invalid_tool_name', param: 'tools[0].name' });
-    expect(await snapshot([paused.id], paused.conversationId)).toEqual(before);
-    expect(await ledgerState(paused.calls[0]!)).toBe('pending');
-  });
-
-  it('a tool_choice naming an absent tool sent with the outputs of a paused response is refused too', async () => {
-    const paused = await pausedResponse();
-    const before = await snapshot([paused.id], paused.conversationId);
-    const response = await post({ previous_response_id: paused.id, input: [output(paused.calls[0]!)], tool_choice: { type: 'function', name: 'no_such_tool' } });
-    expectError(response, 400, { code: 'unknown_tool_choice', param: 'tool_choice.name' });
-    expect(await snapshot([paused.id], paused.conversationId)).toEqual(before);
-    expect(await ledgerState(paused.calls[0]!)).toBe('pending');
-  });
-
-  it('tool_choice or allowed_tools naming a tool the request does not have: 400, nothing created', async () => {
-    const before = await globalSnapshot();
-    const choice = await post({ model: 'scripted:auto', input: 'weather in Paris', tools: [getWeather], tool_choice: { type: 'function', name: 'get_time' } });
-    expectError(choice, 400, { code: 'unknown_tool_choice', param: 'tool_choice.name' });
-    expect(choice.body.error.message).toContain("'get_time'");
-    const noTools = await post({ model: 'scripted:auto', input: 'weather in Paris', tool_choice: { type: 'function', name: 'get_weather' } });
-    expectError(noTools, 400, { code: 'unknown_tool_choice', param: 'tool_choice.name' });
-    const allowed = await post({
-      model: 'scripted:auto',
-      input: 'weather in Paris',
-      tools: [getWeather],
-      tool_choice: { type: 'allowed_tools', mode: 'auto', tools: [{ type: 'function', name: 'get_weather' }, { type: 'function', name: 'get_time' }] },
-    });
-    expectError(allowed, 400, { code: 'unknown_allowed_tool', param: 'tool_choice.tools[1].name' });
-    expect(allowed.body.error.message).toContain("'get_time'");
-    const emptyAllowed = await post({ model: 'scripted:auto', input: 'hi', tools: [getWeather], tool_choice: { type: 'allowed_tools', tools: [] } });
-    expectError(emptyAllowed, 400, { code: 'invalid_request', param: 'tool_choice.tools' });
-    expect(await globalSnapshot()).toEqual(before);
-  });
-
-  it('a tool_choice naming an absent tool on a continued conversation: 400, the conversation stays as it was', async () => {
-    const idle = await post({ model: 'refund-desk', input: 'Hello!', tool_choice: 'none' });
-    const conversationId = idle.body.baton_run.conversation_id as string;
-    const before = await snapshot([idle.body.id], conversationId);
-    const response = await post({ previous_response_id: idle.body.id, input: REFUND_REQUEST, tool_choice: { type: 'function', name: 'issue_refund' } });
-    expectError(response, 400, { code: 'unknown_tool_choice', param: 'tool_choice.name' });
-    // The agent's own tool counts as a tool of the request.
-    expect(response.body.error.message).toContain('request_approval');
-    expect(await snapshot([idle.body.id], conversationId)).toEqual(before);
-  });
-
   it('malformed items and bodies: missing call_id, wrong content part type, unknown field, non-JSON, text/plain (415)', async () => {
     const paused = await pausedResponse();
     const before = await snapshot([paused.id], paused.conversationId);
@@ -393,31 +219,6 @@ describe('Responses API: bad input', () => {
     const response = await post({ model: 'scripted:auto', previous_response_id: paused.id, input: [output(paused.calls[0]!)] });
     expectError(response, 400, { code: 'model_mismatch', param: 'model' });
     expect(await snapshot([paused.id], paused.conversationId)).toEqual(before);
-  });
-
-  it('a refused request does not create the implicit agent of a model never used before', async () => {
-    const before = await globalSnapshot();
-    // `scripted:parallel` is configured but no request of this file has named it yet.
-    const badTool = await post({ model: 'scripted:parallel', input: 'hi', tools: [{ ...getWeather, name: 'get weather!' }] });
-    expectError(badTool, 400, { code: 'invalid_tool_name', param: 'tools[0].name' });
-    const badChoice = await post({ model: 'scripted:flaky', input: 'hi', tool_choice: { type: 'function', name: 'get_weather' } });
-    expectError(badChoice, 400, { code: 'unknown_tool_choice', param: 'tool_choice.name' });
-    const after = await globalSnapshot();
-    expect((after.agents.data as { name: string }[]).map((agent) => agent.name)).toEqual((before.agents.data as { name: string }[]).map((agent) => agent.name));
-    expect(after).toEqual(before);
-  });
-
-  it('unsupported tool type (web_search): 400 unsupported_tool_type, param tools[0].type', async () => {
-    const before = await globalSnapshot();
-    const webSearch = await post({ model: 'scripted:auto', input: 'search the web for Baton', tools: [{ type: 'web_search' }] });
-    expectError(webSearch, 400, { code: 'unsupported_tool_type', param: 'tools[0].type' });
-    expect(webSearch.body.error.message).toContain("'web_search'");
-    const afterFunction = await post({ model: 'scripted:auto', input: 'hi', tools: [getWeather, { type: 'file_search', vector_store_ids: ['vs_1'] }] });
-    expectError(afterFunction, 400, { code: 'unsupported_tool_type', param: 'tools[1].type' });
-    const unknownToolField = await post({ model: 'scripted:auto', input: 'hi', tools: [{ ...getWeather, colour: 'red' }] });
-    expectError(unknownToolField, 400, { code: 'invalid_request', param: 'tools[0]' });
-    expect(unknownToolField.body.error.message).toContain("'colour'");
-    expect(await globalSnapshot()).toEqual(before);
   });
 
   it('input_image or input_file with a file_id: 400 unsupported_file_id', async () => {
