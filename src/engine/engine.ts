@@ -1,4 +1,4 @@
-import type { AgentDefinition, ContentPart, ConversationRecord, ItemRecord, LedgerEntryRecord, QueuedInputRecord, TurnOptions, TurnRecord } from '../store/records.ts';
+import type { AgentDefinition, AgentRecord, ContentPart, ConversationRecord, ItemRecord, LedgerEntryRecord, QueuedInputRecord, TurnOptions, TurnRecord } from '../store/records.ts';
 import type { LedgerFilter, Page, PageRequest, Store } from '../store/store.ts';
 import { systemClock } from './clock.ts';
 import { bumpConversation } from './conversation-version.ts';
@@ -47,25 +47,23 @@ export class Engine {
   // ---- conversations -------------------------------------------------------------------------
 
   async createConversation(appId: string, agentName: string, metadata: Record<string, string>): Promise<ConversationRecord> {
+    const conversation = this.newConversation(appId, await this.agentNamed(appId, agentName), metadata);
+    await this.context.store.conversations.insert(conversation);
+    return conversation;
+  }
+
+  private async agentNamed(appId: string, agentName: string): Promise<AgentRecord> {
     const agent = await this.context.store.agents.get(appId, agentName);
     if (!agent) {
       throw new EngineError('not_found', 'agent_not_found', `No agent named '${agentName}'. List agents with GET /v1/agents.`, { param: 'agent' });
     }
+    return agent;
+  }
+
+  /** A conversation record not yet written. */
+  private newConversation(appId: string, agent: AgentRecord, metadata: Record<string, string>): ConversationRecord {
     const now = nowIso(this.context);
-    const conversation: ConversationRecord = {
-      id: this.context.newId('thread'),
-      appId,
-      agentId: agent.id,
-      agentName: agent.name,
-      version: 0,
-      activeTurnId: null,
-      headTurnId: null,
-      metadata,
-      createdAt: now,
-      updatedAt: now,
-    };
-    await this.context.store.conversations.insert(conversation);
-    return conversation;
+    return { id: this.context.newId('thread'), appId, agentId: agent.id, agentName: agent.name, version: 0, activeTurnId: null, headTurnId: null, metadata, createdAt: now, updatedAt: now };
   }
 
   /**
@@ -75,24 +73,9 @@ export class Engine {
   async startConversation(appId: string, agentName: string, metadata: Record<string, string>, input: UserInput, options: RunOptions): Promise<TurnOutcome> {
     assertValidToolSet(input.options.tools, 'tools');
     checkInputItems(input.items);
-    const agentRecord = await this.context.store.agents.get(appId, agentName);
-    if (!agentRecord) {
-      throw new EngineError('not_found', 'agent_not_found', `No agent named '${agentName}'. List agents with GET /v1/agents.`, { param: 'agent' });
-    }
+    const agentRecord = await this.agentNamed(appId, agentName);
     checkToolChoice(agentRecord.definition, input.options);
-    const now = nowIso(this.context);
-    const conversation: ConversationRecord = {
-      id: this.context.newId('thread'),
-      appId,
-      agentId: agentRecord.id,
-      agentName: agentRecord.name,
-      version: 0,
-      activeTurnId: null,
-      headTurnId: null,
-      metadata,
-      createdAt: now,
-      updatedAt: now,
-    };
+    const conversation = this.newConversation(appId, agentRecord, metadata);
     const turn = await this.startTurn(conversation, agentRecord.id, agentRecord.version, [input], [], options.onAccepted, true);
     return this.runOrDetach(turn, agentRecord.definition, options);
   }

@@ -28,3 +28,25 @@ export class SseWriter {
     if (!this.response.destroyed) this.response.end('data: [DONE]\n\n');
   }
 }
+
+/**
+ * Takes over the response only on the first event, so errors found before anything was streamed
+ * (a 409, a bad id) are still answered as ordinary JSON with their status.
+ */
+export class LazySseWriter {
+  private writer: SseWriter | null = null;
+
+  constructor(private readonly reply: { hijack(): void; raw: ServerResponse }) {}
+
+  get started(): boolean {
+    return this.writer !== null;
+  }
+
+  open(): SseWriter {
+    if (!this.writer) {
+      this.reply.hijack();
+      this.writer = new SseWriter(this.reply.raw);
+    }
+    return this.writer;
+  }
+}

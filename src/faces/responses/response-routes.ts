@@ -4,7 +4,7 @@ import type { JsonObject } from '../../store/records.ts';
 import type { FaceContext } from '../../server/build-server.ts';
 import { statusOf } from '../../server/http-error.ts';
 import { parseRequest } from '../../server/parse-request.ts';
-import { SseWriter } from '../../server/sse-writer.ts';
+import { LazySseWriter } from '../../server/sse-writer.ts';
 import { responsesErrorBody, toResponsesError } from './response-errors.ts';
 import { ResponseLifecycle } from './response-lifecycle.ts';
 import { ResponseService } from './response-service.ts';
@@ -58,27 +58,23 @@ export function registerResponseRoutes(app: FastifyInstance, face: FaceContext):
  * accepts the input are still plain JSON errors with their status.
  */
 class LazySse {
-  private writer: SseWriter | null = null;
+  private readonly sse: LazySseWriter;
 
   constructor(
     private readonly request: FastifyRequest,
-    private readonly reply: FastifyReply,
-  ) {}
-
-  get started(): boolean {
-    return this.writer !== null;
+    reply: FastifyReply,
+  ) {
+    this.sse = new LazySseWriter(reply);
   }
 
-  readonly sink = (event: JsonObject): void => {
-    if (!this.writer) {
-      this.reply.hijack();
-      this.writer = new SseWriter(this.reply.raw);
-    }
-    this.writer.event(String(event['type']), event);
-  };
+  get started(): boolean {
+    return this.sse.started;
+  }
+
+  readonly sink = (event: JsonObject): void => this.sse.open().event(String(event['type']), event);
 
   async finish(view: JsonObject): Promise<void> {
-    this.writer?.done();
+    if (this.sse.started) this.sse.open().done();
     await this.request.idempotency?.complete(200, JSON.stringify(view));
     this.request.idempotency = undefined;
   }
@@ -86,7 +82,7 @@ class LazySse {
   /** The service already sent `error` and `response.failed` on the stream; only close it. */
   async fail(error: unknown): Promise<void> {
     if (!(error instanceof EngineError) || error.kind === 'internal') this.request.log.error({ err: error }, 'response stream failed');
-    this.writer?.done();
+    if (this.sse.started) this.sse.open().done();
     await this.request.idempotency?.release();
     this.request.idempotency = undefined;
   }

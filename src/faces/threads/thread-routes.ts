@@ -7,7 +7,7 @@ import type { TurnOutcome } from '../../engine/turn-runner.ts';
 import type { FaceContext } from '../../server/build-server.ts';
 import { nativeErrorBody } from '../../server/http-error.ts';
 import { parseRequest } from '../../server/parse-request.ts';
-import { SseWriter } from '../../server/sse-writer.ts';
+import { LazySseWriter, type SseWriter } from '../../server/sse-writer.ts';
 import { createThreadBody, parsePostedMessage, postMessageBody } from './thread-wire.ts';
 import { ledgerEntryView, messageResponseView, messagesView, threadView } from './thread-views.ts';
 import { listMessagePage } from './message-pages.ts';
@@ -98,15 +98,17 @@ export function registerThreadRoutes(app: FastifyInstance, face: FaceContext): v
  * found before the turn starts (409 pending, 400 bad id) are still answered as plain JSON.
  */
 class ThreadStream {
-  private writer: SseWriter | null = null;
+  private readonly sse: LazySseWriter;
 
   constructor(
     private readonly request: FastifyRequest,
-    private readonly reply: FastifyReply,
-  ) {}
+    reply: FastifyReply,
+  ) {
+    this.sse = new LazySseWriter(reply);
+  }
 
   get started(): boolean {
-    return this.writer !== null;
+    return this.sse.started;
   }
 
   readonly listener = (event: EngineEvent): void => {
@@ -130,11 +132,7 @@ class ThreadStream {
   };
 
   private open(): SseWriter {
-    if (!this.writer) {
-      this.reply.hijack();
-      this.writer = new SseWriter(this.reply.raw);
-    }
-    return this.writer;
+    return this.sse.open();
   }
 
   async finish(status: number, body: object, failure: EngineError | null = null): Promise<void> {
