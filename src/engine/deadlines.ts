@@ -20,7 +20,11 @@ export async function applyDueDeadlines(context: EngineContext, limit: number, f
   for (const entry of due) {
     const seconds = Math.round((now.getTime() - Date.parse(entry.createdAt)) / 1000);
     const text = `Expired: tool call '${entry.id}' (${entry.toolName}) received no result within its deadline (${seconds} s after it was made).`;
-    if (entry.timeoutPolicy === 'error_result') {
+    if (entry.kind === 'client_async') {
+      // Its turn went on long ago: the expiry is recorded on the ledger, nothing resumes.
+      const resolved = await context.store.ledger.resolve(entry.id, { state: 'expired', result: [{ type: 'text', text }], isError: true, submittedBy: 'baton:deadline', submittedAt: now.toISOString(), idempotencyKey: null });
+      if (resolved) applied += 1;
+    } else if (entry.timeoutPolicy === 'error_result') {
       const resolved = await context.store.ledger.resolve(entry.id, {
         state: 'expired',
         result: [{ type: 'text', text }],

@@ -6,7 +6,7 @@ import type { EngineLogger, EngineSettings, ModelResolver } from './engine-conte
 import type { EngineEventListener } from './events.ts';
 import type { IdGenerator } from './ids.ts';
 import type { InputItem } from './input-items.ts';
-import type { SubmissionActor } from './result-submission.ts';
+import type { SubmissionActor, ToolResultInput } from './result-submission.ts';
 import type { TurnOutcome } from './turn-runner.ts';
 
 /** The shapes the engine's methods take and return. */
@@ -33,6 +33,8 @@ export interface UserInput {
   /** Usually one user message; a face may also replay a transcript (see `InputItem`). */
   items: InputItem[];
   options: TurnOptions;
+  /** Results of asynchronous calls made in earlier turns, delivered before `items`. */
+  asyncResults?: ToolResultInput[];
 }
 
 /** What a request added to a conversation, handed to `onAccepted` inside the same transaction. */

@@ -12,7 +12,9 @@ import { checkInputItems, isPlainUserInput, toNewItems, type InputItem } from '.
 import { applyResultsMessage, beginResume, checkResultsMessage, resolveOneCall, type ToolResultInput } from './result-submission.ts';
 import { assertValidToolSet } from './tool-schema.ts';
 import { closeTurn } from './turn-closing.ts';
+import { blocksTurn } from './pending-calls.ts';
 import { applyDueDeadlines } from './deadlines.ts';
+import { prepareAsyncResults } from './async-results.ts';
 import { runTurn, type TurnOutcome } from './turn-runner.ts';
 
 export * from './engine-types.ts';
@@ -112,7 +114,7 @@ export class Engine {
   async getConversationState(appId: string, conversationId: string): Promise<ConversationState> {
     const conversation = await this.getConversation(appId, conversationId);
     const activeTurn = conversation.activeTurnId ? ((await this.context.store.turns.get(conversation.activeTurnId)) ?? null) : null;
-    const pendingCalls = activeTurn ? (await this.context.store.ledger.listByTurn(activeTurn.id)).filter((entry) => entry.state === 'pending') : [];
+    const pendingCalls = activeTurn ? (await this.context.store.ledger.listByTurn(activeTurn.id)).filter(blocksTurn) : [];
     const status: ConversationStatus = pendingCalls.length > 0 ? 'pending' : activeTurn?.status === 'in_progress' ? 'running' : 'idle';
     return { conversation, status, activeTurn, pendingCalls };
   }
@@ -134,9 +136,24 @@ export class Engine {
    * Starts a turn with new user input. While calls are pending the input is refused with the
    * pending ids (policy `reject`) or stored and applied once they resolve (policy `queue`).
    */
-  async sendMessage(appId: string, conversationId: string, input: UserInput, options: RunOptions): Promise<TurnOutcome | QueuedOutcome> {
-    assertValidToolSet(input.options.tools, 'tools');
-    checkInputItems(input.items);
+  async sendMessage(appId: string, conversationId: string, userInput: UserInput, userOptions: RunOptions): Promise<TurnOutcome | QueuedOutcome> {
+    assertValidToolSet(userInput.options.tools, 'tools');
+    let input = userInput;
+    let options = userOptions;
+    let earlierCalls = new Set<string>();
+    if (userInput.asyncResults && userInput.asyncResults.length > 0) {
+      const delivery = await this.deliverAsync(appId, conversationId, userInput.asyncResults, userOptions);
+      const [stray] = delivery.blocking;
+      if (stray) {
+        throw new EngineError('invalid_request', 'invalid_tool_call_id', `Tool call '${stray.callId}' at ${stray.param} is not an asynchronous call of conversation '${conversationId}' waiting for a result.`, {
+          param: `${stray.param}.tool_call_id`,
+        });
+      }
+      input = { items: [...delivery.items, ...userInput.items], options: userInput.options };
+      options = delivery.options;
+      earlierCalls = delivery.callIds;
+    }
+    checkInputItems(input.items, undefined, earlierCalls);
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.trySendMessage(appId, conversationId, input, options);
@@ -275,6 +292,11 @@ export class Engine {
     optionsPatch: Partial<TurnOptions> = {},
   ): Promise<TurnOutcome> {
     const conversation = await this.getConversation(appId, conversationId);
+    // Results of earlier asynchronous calls may ride along; they enter as input after the others.
+    const delivery = await this.deliverAsync(appId, conversationId, results, options);
+    results = delivery.blocking;
+    followUp = [...delivery.items, ...followUp];
+    options = delivery.options;
     const { turn } = await checkResultsMessage(this.context, conversation, results);
     // Settings sent with the results (tools, tool_choice…) apply to the rest of the turn; they are
     // checked like a new turn's, before anything is written.
@@ -304,6 +326,17 @@ export class Engine {
     if (!resumed) return { entry, outcome: null };
     const outcome = await this.run(resumed, await this.agentForTurn(resumed), options.listener);
     return { entry, outcome };
+  }
+
+  /** Splits off results of asynchronous calls; `options.onAccepted` then also resolves their ledger entries. */
+  private async deliverAsync(appId: string, conversationId: string, results: readonly ToolResultInput[], options: RunOptions) {
+    const delivery = await prepareAsyncResults(this.context, await this.getConversation(appId, conversationId), results, options.submission);
+    if (delivery.items.length === 0) return { ...delivery, options };
+    const onAccepted: RunOptions['onAccepted'] = async (tx, accepted) => {
+      await delivery.resolve(tx);
+      await options.onAccepted?.(tx, accepted);
+    };
+    return { ...delivery, options: { ...options, onAccepted } };
   }
 
   async getCall(appId: string, callId: string): Promise<LedgerEntryRecord> {

@@ -11,6 +11,8 @@ export type EngineEvent =
   | { type: 'call.arguments.delta'; callId: string; delta: string }
   | { type: 'item.added'; item: ItemRecord }
   | { type: 'turn.paused'; turn: TurnRecord; pending: LedgerEntryRecord[] }
+  /** Asynchronous client calls were made; the turn goes on without their results. */
+  | { type: 'calls.deferred'; turn: TurnRecord; calls: LedgerEntryRecord[] }
   | { type: 'turn.completed'; turn: TurnRecord }
   | { type: 'turn.failed'; turn: TurnRecord };
 

@@ -10,7 +10,7 @@ import type { EngineContext } from './engine-context.ts';
 export type InputItem =
   | Extract<ItemPayload, { type: 'message' }>
   | { type: 'function_call'; callId: string; name: string; arguments: string }
-  | { type: 'function_call_output'; callId: string; output: ContentPart[]; isError: boolean };
+  | { type: 'function_call_output'; callId: string; output: ContentPart[]; isError: boolean; name?: string };
 
 /** Where each input item sits in the request, for error messages (`input[2]`). */
 export type ParamOf = (index: number) => string;
@@ -22,7 +22,7 @@ const defaultParamOf: ParamOf = (index) => `input[${index}]`;
  * call is answered, and no call id repeats. A provider would reject anything else later, when the
  * cause is much harder to see.
  */
-export function checkInputItems(items: readonly InputItem[], paramOf: ParamOf = defaultParamOf): void {
+export function checkInputItems(items: readonly InputItem[], paramOf: ParamOf = defaultParamOf, earlierCalls: ReadonlySet<string> = new Set()): void {
   const calls = new Map<string, number>();
   const answered = new Set<string>();
   items.forEach((item, index) => {
@@ -34,7 +34,7 @@ export function checkInputItems(items: readonly InputItem[], paramOf: ParamOf = 
       }
       calls.set(item.callId, index);
     } else if (item.type === 'function_call_output') {
-      if (!calls.has(item.callId)) {
+      if (!calls.has(item.callId) && !earlierCalls.has(item.callId)) {
         throw new EngineError('invalid_request', 'tool_output_without_call', `No tool call found for function call output with call_id ${item.callId}.`, {
           param: paramOf(index),
         });
@@ -76,7 +76,7 @@ export function toNewItems(context: EngineContext, turn: TurnRecord, items: read
     }
     return {
       ...base,
-      payload: { type: 'function_call_output', callId: item.callId, name: names.get(item.callId) ?? '', output: item.output, isError: item.isError, synthetic: false },
+      payload: { type: 'function_call_output', callId: item.callId, name: names.get(item.callId) ?? item.name ?? '', output: item.output, isError: item.isError, synthetic: false },
     };
   });
 }

@@ -21,6 +21,7 @@ export function toModelPrompt(instructions: string, items: readonly WindowItem[]
   const system = systemTexts.filter((text) => text !== '').join('\n\n');
   const prompt: LanguageModelV3Message[] = system ? [{ role: 'system', content: system }] : [];
   const names = new Map<string, string>();
+  const answered = new Set<string>();
   let lastGroup: string | null = null;
   for (const item of items) {
     const payload = item.payload;
@@ -36,7 +37,12 @@ export function toModelPrompt(instructions: string, items: readonly WindowItem[]
       if (payload.type === 'function_call') names.set(payload.callId, payload.name);
       if (last && last.role === 'assistant' && lastGroup === item.groupId) last.content.push(part);
       else prompt.push({ role: 'assistant', content: [part] });
+    } else if (!names.has(payload.callId) || answered.has(payload.callId)) {
+      // A late result of an asynchronous call (its call was answered by a placeholder when it was
+      // made): providers accept one result per call, so the model reads this one as a message.
+      prompt.push({ role: 'user', content: [{ type: 'text', text: lateResultText(payload.name, payload.callId, payload.output, payload.isError) }] });
     } else {
+      answered.add(payload.callId);
       const part = {
         type: 'tool-result' as const,
         toolCallId: payload.callId,
@@ -49,6 +55,11 @@ export function toModelPrompt(instructions: string, items: readonly WindowItem[]
     lastGroup = item.groupId;
   }
   return prompt;
+}
+
+function lateResultText(name: string, callId: string, output: readonly ContentPart[], isError: boolean): string {
+  const text = output.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join('\n');
+  return `${isError ? 'Error from' : 'Result of'} the asynchronous tool call ${name} (${callId}): ${text}`;
 }
 
 function textOf(parts: readonly ContentPart[]): string {

@@ -5,6 +5,7 @@ import { bumpConversation } from './conversation-version.ts';
 import { EngineError } from './engine-error.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
 import { writeMissingOutputs } from './turn-closing.ts';
+import { blocksTurn } from './pending-calls.ts';
 
 /** One result sent by the client for one call. */
 export interface ToolResultInput {
@@ -53,7 +54,7 @@ export async function checkResultsMessage(
 ): Promise<{ turn: TurnRecord; pending: LedgerEntryRecord[] }> {
   const store = context.store;
   const activeTurn = conversation.activeTurnId ? await store.turns.get(conversation.activeTurnId) : undefined;
-  const pending = activeTurn && activeTurn.status === 'requires_action' ? (await store.ledger.listByTurn(activeTurn.id)).filter((e) => e.state === 'pending') : [];
+  const pending = activeTurn && activeTurn.status === 'requires_action' ? (await store.ledger.listByTurn(activeTurn.id)).filter(blocksTurn) : [];
   const pendingIds = pending.map((entry) => entry.id);
   const pendingById = new Map(pending.map((entry) => [entry.id, entry]));
   const seen = new Set<string>();
@@ -106,7 +107,7 @@ export async function beginResumeWithOutputs(context: EngineContext, tx: Reposit
   const turn = await tx.turns.get(turnId);
   if (!turn || turn.status !== 'requires_action') return undefined;
   const entries = await tx.ledger.listByTurn(turnId);
-  if (entries.some((entry) => entry.state === 'pending')) return undefined;
+  if (entries.some(blocksTurn)) return undefined;
   const now = nowIso(context);
   const resumed = await tx.turns.update(turnId, ['requires_action'], { status: 'in_progress', updatedAt: now });
   if (!resumed) return undefined;

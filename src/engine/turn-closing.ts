@@ -79,6 +79,8 @@ export async function closeTurn(context: EngineContext, turnId: string, request:
         settled.push(entry);
         continue;
       }
+      // An asynchronous call outlives its turn: its result may still arrive and be delivered.
+      if (entry.kind === 'client_async') continue;
       const expired = entry.id === request.expiredCallId;
       const resolved = await tx.ledger.resolve(entry.id, {
         state: expired ? 'expired' : 'cancelled',

@@ -17,6 +17,7 @@ import { ModelCallError, runModelStep, StepAbortedError } from './model-step.ts'
 import { toModelPrompt } from './model-prompt.ts';
 import { checkToolArguments } from './tool-schema.ts';
 import { trimToUserBoundary } from './history-window.ts';
+import { loadReferencedTools } from './tool-resources.ts';
 
 /** Where a turn stands when the engine hands control back to the caller. */
 export interface TurnOutcome {
@@ -30,12 +31,14 @@ export interface TurnOutcome {
 }
 
 /**
- * The tools a turn may call: the agent's, with same-named per-request declarations taking
- * precedence, narrowed to the request's `allowedTools` when it gives them.
+ * The tools a turn may call: the agent's (inline, then the app tools it refers to), with
+ * same-named per-request declarations taking precedence, narrowed to the request's
+ * `allowedTools` when it gives them.
  */
-export function toolsForTurn(agent: AgentDefinition, turn: TurnRecord): ClientToolDefinition[] {
+export function toolsForTurn(agent: AgentDefinition, turn: TurnRecord, referenced: readonly ClientToolDefinition[] = []): ClientToolDefinition[] {
   const byName = new Map<string, ClientToolDefinition>();
   for (const tool of agent.tools) byName.set(tool.name, tool);
+  for (const tool of referenced) byName.set(tool.name, tool);
   for (const tool of turn.options.tools) byName.set(tool.name, tool);
   const allowed = turn.options.allowedTools;
   const tools = [...byName.values()];
@@ -61,7 +64,7 @@ export async function runTurn(
   let replyGroupId = context.newId('msg');
   let lastText: string | null = null;
   let invalidRounds = 0;
-  const tools = toolsForTurn(agent, turn);
+  const tools = toolsForTurn(agent, turn, await loadReferencedTools(context.store, turn.appId, agent));
   const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
   const maxSteps = turn.options.maxSteps ?? agent.maxSteps;
   const parallel = turn.options.parallelToolCalls ?? agent.parallelToolCalls;
@@ -128,6 +131,7 @@ export async function runTurn(
       }
       const entries: LedgerEntryRecord[] = [];
       const invalidOutputs: NewItem[] = [];
+      const asyncPlaceholders: NewItem[] = [];
       for (const call of step.calls) {
         const callId = mintCallId(call.providerCallId);
         const tool = toolsByName.get(call.name);
@@ -149,10 +153,10 @@ export async function runTurn(
             turnId: turn.id,
             agentName: agent.name,
             toolName: tool.name,
-            kind: 'client',
+            kind: tool.asynchronous ? 'client_async' : 'client',
             arguments: check.value,
             argumentsHash: hashArguments(check.value),
-            callIndex: entries.length,
+            callIndex: entries.length + asyncPlaceholders.length,
             state: 'pending',
             deadlineAt: timeoutSeconds === null || timeoutSeconds === undefined ? null : addSeconds(now, timeoutSeconds).toISOString(),
             timeoutPolicy: tool.timeoutPolicy ?? agent.timeoutPolicy,
@@ -164,6 +168,22 @@ export async function runTurn(
             createdAt,
             updatedAt: createdAt,
           });
+          if (tool.asynchronous) {
+            // The model needs an answer now to go on; the real result arrives in a later turn.
+            asyncPlaceholders.push({
+              ...base,
+              id: context.newId('item'),
+              groupId: `${groupId}_async`,
+              payload: {
+                type: 'function_call_output',
+                callId,
+                name: call.name,
+                output: [{ type: 'text', text: `Tool '${call.name}' runs asynchronously on the client; its result will arrive in a later message. Continue without waiting for it.` }],
+                isError: false,
+                synthetic: true,
+              },
+            });
+          }
         } else if (!check.ok) {
           invalidOutputs.push({
             ...base,
@@ -180,7 +200,8 @@ export async function runTurn(
           });
         }
       }
-      items.push(...invalidOutputs);
+      items.push(...asyncPlaceholders, ...invalidOutputs);
+      const blockingEntries = entries.filter((entry) => entry.kind !== 'client_async');
       const stepCount = turn.stepCount + 1;
       const usage = {
         inputTokens: turn.usage.inputTokens + step.usage.inputTokens,
@@ -192,7 +213,7 @@ export async function runTurn(
       }
 
       callsMade += entries.length;
-      if (entries.length > 0) {
+      if (blockingEntries.length > 0) {
         const { turn: paused, appended } = await commitStep(context, turn, items, 'requires_action', {
           stepCount,
           usage,
@@ -201,8 +222,17 @@ export async function runTurn(
         });
         turn = paused;
         for (const item of appended) emit({ type: 'item.added', item });
-        emit({ type: 'turn.paused', turn, pending: entries });
-        return { turn, replyGroupId, text: lastText, pendingCalls: entries };
+        emit({ type: 'turn.paused', turn, pending: blockingEntries });
+        return { turn, replyGroupId, text: lastText, pendingCalls: blockingEntries };
+      }
+
+      if (entries.length > 0) {
+        // Only asynchronous calls: they are on the ledger, the model goes on with the placeholders.
+        const { turn: continued, appended } = await commitStep(context, turn, items, 'in_progress', { stepCount, usage, entries });
+        turn = continued;
+        for (const item of appended) emit({ type: 'item.added', item });
+        emit({ type: 'calls.deferred', turn, calls: entries });
+        continue;
       }
 
       if (invalidOutputs.length > 0) {

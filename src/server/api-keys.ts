@@ -1,9 +1,17 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { ApiKeyRecord, ApiKeyRole } from '../store/records.ts';
+import type { ApiKeyRecord, ApiKeyRole, AppRecord, JsonObject } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
 import { newId } from '../engine/ids.ts';
 
 export const DEFAULT_APP_NAME = 'default';
+/** Where apps live in resource names unless created under another project: `projects/default/locations/global`. */
+export const DEFAULT_PROJECT = 'default';
+export const DEFAULT_LOCATION = 'global';
+
+/** A new app with no settings yet. */
+export function newAppRecord(name: string, project: string, location: string, now: string, settings: JsonObject = {}): AppRecord {
+  return { id: newId('app'), name, project, location, settings, revision: 1, createdAt: now, updatedAt: now };
+}
 
 export function hashApiKey(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
@@ -33,7 +41,7 @@ export async function createApiKey(store: Store, appId: string, secret: string, 
 export async function ensureDefaultApp(store: Store): Promise<string> {
   const existing = await store.apps.getByName(DEFAULT_APP_NAME);
   if (existing) return existing.id;
-  const app = { id: newId('app'), name: DEFAULT_APP_NAME, createdAt: new Date().toISOString() };
+  const app = newAppRecord(DEFAULT_APP_NAME, DEFAULT_PROJECT, DEFAULT_LOCATION, new Date().toISOString());
   await store.apps.insert(app);
   return app.id;
 }

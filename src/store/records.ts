@@ -28,6 +28,17 @@ export interface ClientToolDefinition {
   /** Seconds a call may stay pending before its deadline applies; overrides the agent default. */
   timeoutSeconds?: number;
   timeoutPolicy?: TimeoutPolicy;
+  /**
+   * An asynchronous call does not pause the turn: the model is told the result will come later
+   * and goes on; the result enters the conversation whenever the client sends it.
+   */
+  asynchronous?: boolean;
+}
+
+/** A toolset an agent uses, whole or narrowed to some of its tool ids. */
+export interface ToolsetReference {
+  toolsetId: string;
+  toolIds: string[];
 }
 
 export interface AgentDefinition {
@@ -49,12 +60,65 @@ export interface AgentDefinition {
   historyLimit: number;
   temperature?: number;
   maxOutputTokens?: number;
+  /** Tools of the app (by id) the agent may call, besides its inline `tools`. */
+  toolIds?: string[];
+  toolsets?: ToolsetReference[];
+  displayName?: string;
+  /** Fields of the CES Agent Baton stores and returns but does not act on (childAgents, callbacks, …). */
+  extras?: JsonObject;
 }
 
 export interface AppRecord {
   id: string;
+  /** The app's id in resource names (`projects/{project}/locations/{location}/apps/{name}`); unique. */
   name: string;
+  project: string;
+  location: string;
+  /** The CES App fields Baton keeps (displayName, description, rootAgent, …), as the API wrote them. */
+  settings: JsonObject;
+  /** Compare-and-set token of `settings`; the etag is computed from it. */
+  revision: number;
   createdAt: string;
+  updatedAt: string;
+}
+
+/** Resources kept as JSON bodies in one table, told apart by collection. */
+export type ResourceCollection = 'tools' | 'toolsets';
+
+/** A tool or toolset of an app: its body in the CES resource shape, without server-owned fields. */
+export interface AppResourceRecord {
+  appId: string;
+  collection: ResourceCollection;
+  id: string;
+  body: JsonObject;
+  /** Increases on every update; the etag is computed from it. */
+  revision: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A secret of an app: only the ciphertext is stored (AES-256-GCM, see tools/secrets). */
+export interface SecretRecord {
+  appId: string;
+  id: string;
+  displayName: string | null;
+  ciphertext: string;
+  revision: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A CES session: a client-chosen id bound to the conversation that records it. */
+export interface SessionRecord {
+  appId: string;
+  id: string;
+  conversationId: string;
+  /** True once the agent ended the session; further input is refused. */
+  ended: boolean;
+  /** Session variables (`variables` inputs), read by `$context.variables.NAME` references. */
+  variables: JsonObject;
+  createdAt: string;
+  updatedAt: string;
 }
 
 export type ApiKeyRole = 'admin' | 'member';
@@ -208,7 +272,8 @@ export interface ItemRecord extends NewItem {
 }
 
 export type LedgerState = 'pending' | 'completed' | 'failed' | 'denied' | 'expired' | 'cancelled';
-export type LedgerKind = 'client' | 'approval';
+/** `client_async`: an asynchronous client call, which never pauses its turn. */
+export type LedgerKind = 'client' | 'approval' | 'client_async';
 
 export interface LedgerEntryRecord {
   /** The call id, as the model and the client see it. */

@@ -4,6 +4,11 @@ import type {
   AgentVersionRecord,
   ApiKeyRecord,
   AppRecord,
+  AppResourceRecord,
+  JsonObject,
+  ResourceCollection,
+  SecretRecord,
+  SessionRecord,
   ConversationRecord,
   IdempotencyRecord,
   ItemRecord,
@@ -43,6 +48,47 @@ export interface AppRepo {
   insert(app: AppRecord): Promise<void>;
   get(id: string): Promise<AppRecord | undefined>;
   getByName(name: string): Promise<AppRecord | undefined>;
+  /** Every app of a project (apps are few; callers filter and page in memory). */
+  listByProject(project: string): Promise<AppRecord[]>;
+  /** Replaces the settings when the stored revision is `expectedRevision`; undefined on a lost race. */
+  updateSettings(id: string, expectedRevision: number, settings: JsonObject, updatedAt: string): Promise<AppRecord | undefined>;
+  /**
+   * Deletes the app and everything it owns: conversations and their turns, items, ledger entries
+   * and responses, sessions, agents, tools, toolsets, secrets, idempotency records and API keys.
+   */
+  delete(id: string): Promise<boolean>;
+}
+
+/** Tools and toolsets: CES-shaped bodies, compare-and-set on `revision`. */
+export interface ResourceRepo {
+  /** Throws `DuplicateKeyError` when the id is taken in this app and collection. */
+  insert(record: AppResourceRecord): Promise<void>;
+  get(appId: string, collection: ResourceCollection, id: string): Promise<AppResourceRecord | undefined>;
+  /** The records that exist among `ids`, in the order of `ids`. */
+  getMany(appId: string, collection: ResourceCollection, ids: readonly string[]): Promise<AppResourceRecord[]>;
+  /** Every record of the collection, by id (an app holds few; callers filter and page in memory). */
+  list(appId: string, collection: ResourceCollection): Promise<AppResourceRecord[]>;
+  /** Replaces the body when the stored revision is `expectedRevision`; undefined on a lost race. */
+  update(appId: string, collection: ResourceCollection, id: string, expectedRevision: number, body: JsonObject, updatedAt: string): Promise<AppResourceRecord | undefined>;
+  delete(appId: string, collection: ResourceCollection, id: string): Promise<boolean>;
+}
+
+export interface SecretRepo {
+  /** Throws `DuplicateKeyError` when the id is taken in this app. */
+  insert(record: SecretRecord): Promise<void>;
+  get(appId: string, id: string): Promise<SecretRecord | undefined>;
+  list(appId: string): Promise<SecretRecord[]>;
+  update(appId: string, id: string, expectedRevision: number, patch: { ciphertext: string; displayName: string | null }, updatedAt: string): Promise<SecretRecord | undefined>;
+  delete(appId: string, id: string): Promise<boolean>;
+}
+
+export interface SessionRepo {
+  /** Throws `DuplicateKeyError` when the session id is taken in this app. */
+  insert(record: SessionRecord): Promise<void>;
+  get(appId: string, id: string): Promise<SessionRecord | undefined>;
+  getByConversation(conversationId: string): Promise<SessionRecord | undefined>;
+  list(appId: string): Promise<SessionRecord[]>;
+  update(appId: string, id: string, patch: { ended?: boolean; variables?: JsonObject; updatedAt: string }): Promise<SessionRecord | undefined>;
 }
 
 export interface ApiKeyRepo {
@@ -222,6 +268,9 @@ export interface Repositories {
   idempotency: IdempotencyRepo;
   queuedInputs: QueuedInputRepo;
   responses: ResponseRepo;
+  resources: ResourceRepo;
+  secrets: SecretRepo;
+  sessions: SessionRepo;
 }
 
 export interface Store extends Repositories {

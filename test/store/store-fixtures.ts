@@ -25,7 +25,7 @@ export function at(seconds: number): string {
 }
 
 export function appRecord(overrides: Partial<AppRecord> = {}): AppRecord {
-  return { id: uid('app'), name: uid('name'), createdAt: at(0), ...overrides };
+  return { id: uid('app'), name: uid('name'), project: 'default', location: 'global', settings: {}, revision: 1, createdAt: at(0), updatedAt: at(0), ...overrides };
 }
 
 export function agentDefinition(name: string, overrides: Partial<AgentDefinition> = {}): AgentDefinition {

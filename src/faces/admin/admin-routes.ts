@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { EngineError } from '../../engine/engine-error.ts';
-import { newId } from '../../engine/ids.ts';
-import { createApiKey, generateApiKeySecret } from '../../server/api-keys.ts';
+import { createApiKey, DEFAULT_LOCATION, DEFAULT_PROJECT, generateApiKeySecret, newAppRecord } from '../../server/api-keys.ts';
 import type { FaceContext } from '../../server/build-server.ts';
 import type { Principal } from '../../server/authenticate.ts';
 import { parseRequest } from '../../server/parse-request.ts';
@@ -24,7 +23,9 @@ export function registerAdminRoutes(app: FastifyInstance, face: FaceContext): vo
     if (await face.store.apps.getByName(body.name)) {
       throw new EngineError('conflict', 'app_exists', `An app named '${body.name}' already exists.`, { param: 'name' });
     }
-    const record = { id: newId('app'), name: body.name, createdAt: new Date().toISOString() };
+    // A new app joins the project of the key that creates it (admin keys manage their project).
+    const creator = await face.store.apps.get(request.principal.appId);
+    const record = newAppRecord(body.name, creator?.project ?? DEFAULT_PROJECT, creator?.location ?? DEFAULT_LOCATION, new Date().toISOString());
     await face.store.apps.insert(record);
     const secret = generateApiKeySecret();
     const key = await createApiKey(face.store, record.id, secret, 'admin', `first key of ${body.name}`);

@@ -1,5 +1,6 @@
 import type { ContentPart, ItemRecord, JsonObject, ResponseRecord, TurnRecord, TurnUsage } from '../../store/records.ts';
 import type { Store } from '../../store/store.ts';
+import { blocksTurn } from '../../engine/pending-calls.ts';
 
 /**
  * Renders Baton records as Open Responses objects. Every key of the spec's ResponseResource is
@@ -132,7 +133,7 @@ export async function loadResponseState(store: Store, record: ResponseRecord): P
   }
   const continuation = next && next.turnId === record.turnId ? next : null;
   const pendingCallIds =
-    !continuation && turn.status === 'requires_action' ? (await store.ledger.listByTurn(turn.id)).filter((entry) => entry.state === 'pending').map((entry) => entry.id) : [];
+    !continuation && turn.status === 'requires_action' ? (await store.ledger.listByTurn(turn.id)).filter(blocksTurn).map((entry) => entry.id) : [];
   return { record, turn, output, continuation, pendingCallIds };
 }
 

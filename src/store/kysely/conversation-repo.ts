@@ -84,6 +84,7 @@ export function createConversationRepo(db: Kysely<Database>): ConversationRepo {
         if ((deleted.numDeletedRows ?? 0n) === 0n) return false;
         // Each by its conversation_id index; turns last of the children, since items, ledger
         // entries and responses also reference them.
+        await tx.deleteFrom('ces_sessions').where('conversation_id', '=', id).execute();
         await tx.deleteFrom('responses').where('conversation_id', '=', id).execute();
         await tx.deleteFrom('ledger_entries').where('conversation_id', '=', id).execute();
         await tx.deleteFrom('items').where('conversation_id', '=', id).execute();

@@ -20,7 +20,46 @@ export type Int8 = ColumnType<number | string | bigint, number, number>;
 export interface AppsTable {
   id: string;
   name: string;
+  project: string;
+  location: string;
+  /** JSON object of CES App settings. */
+  settings: string;
+  revision: number;
   created_at: string;
+  updated_at: string | null;
+}
+
+export interface AppResourcesTable {
+  app_id: string;
+  collection: string;
+  id: string;
+  /** JSON object: the resource body. */
+  body: string;
+  revision: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SecretsTable {
+  app_id: string;
+  id: string;
+  display_name: string | null;
+  ciphertext: string;
+  revision: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CesSessionsTable {
+  app_id: string;
+  id: string;
+  conversation_id: string;
+  /** 0 or 1. */
+  ended: number;
+  /** JSON object. */
+  variables: string;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface ApiKeysTable {
@@ -181,4 +220,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   queued_inputs: QueuedInputsTable;
   responses: ResponsesTable;
+  app_resources: AppResourcesTable;
+  secrets: SecretsTable;
+  ces_sessions: CesSessionsTable;
 }

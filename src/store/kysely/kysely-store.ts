@@ -11,6 +11,9 @@ import { createLedgerRepo } from './ledger-repo.ts';
 import { createQueuedInputRepo } from './queued-input-repo.ts';
 import { createResponseRepo } from './response-repo.ts';
 import { createTurnRepo } from './turn-repo.ts';
+import { createResourceRepo } from './resource-repo.ts';
+import { createSecretRepo } from './secret-repo.ts';
+import { createSessionRepo } from './session-repo.ts';
 
 /** The repositories bound to `db`, which is either the pool-level Kysely or a transaction. */
 export function createRepositories(db: Kysely<Database>): Repositories {
@@ -25,6 +28,9 @@ export function createRepositories(db: Kysely<Database>): Repositories {
     idempotency: createIdempotencyRepo(db),
     queuedInputs: createQueuedInputRepo(db),
     responses: createResponseRepo(db),
+    resources: createResourceRepo(db),
+    secrets: createSecretRepo(db),
+    sessions: createSessionRepo(db),
   };
 }
 

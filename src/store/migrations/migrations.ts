@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import { createInitialMigration } from './0001-initial.ts';
 import { createResponsesMigration } from './0002-responses.ts';
 import { createItemGroupsMigration } from './0003-item-groups.ts';
+import { createAppResourcesMigration } from './0004-app-resources.ts';
 import type { MigrationDialect } from './migration-dialect.ts';
 
 /**
@@ -13,5 +14,6 @@ export function migrationsFor(dialect: MigrationDialect): Record<string, Migrati
     '0001-initial': createInitialMigration(dialect),
     '0002-responses': createResponsesMigration(dialect),
     '0003-item-groups': createItemGroupsMigration(),
+    '0004-app-resources': createAppResourcesMigration(dialect),
   };
 }
