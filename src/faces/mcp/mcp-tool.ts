@@ -1,0 +1,42 @@
+import type { EngineError } from '../../engine/engine-error.ts';
+import type { Principal } from '../../server/authenticate.ts';
+
+/**
+ * A tool's input as plain JSON Schema. MCP requires an object schema (`"type": "object"`): the
+ * SDK client rejects a tools/list whose inputSchema has another type.
+ */
+export interface McpInputSchema {
+  type: 'object';
+  properties?: Record<string, object>;
+  required?: string[];
+  [keyword: string]: unknown;
+}
+
+/** MCP tool annotations: hints for the client (never trusted for security), served exactly as given. */
+export interface McpToolAnnotations {
+  /** The tool does not change its environment. */
+  readOnlyHint: boolean;
+  /** The tool may destroy or overwrite data (meaningful when not read-only). */
+  destructiveHint: boolean;
+  /** Calling it again with the same arguments has no further effect. */
+  idempotentHint: boolean;
+  /** The tool talks to things outside Baton (for example a model provider or the web). */
+  openWorldHint: boolean;
+}
+
+/**
+ * A tool the management MCP endpoint serves. The handler returns the JSON result (the same object
+ * the REST endpoint would return) or throws; an EngineError becomes an MCP tool error the model
+ * can act on. Arguments reach the handler only after they passed `inputSchema`.
+ */
+export interface McpTool {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: McpInputSchema;
+  annotations: McpToolAnnotations;
+  handler(args: Record<string, unknown>, principal: Principal): Promise<unknown>;
+}
+
+/** Renders an error as the JSON body a tool error carries, e.g. a google.rpc.Status `{error:{code,message,status,details}}`. */
+export type McpErrorRenderer = (error: EngineError) => object;
