@@ -10,6 +10,8 @@ import { registerThreadRoutes } from '../faces/threads/thread-routes.ts';
 import { registerResponseRoutes } from '../faces/responses/response-routes.ts';
 import { registerResponseWebSocket, type ResponseWebSocketSettings } from '../faces/responses/response-websocket.ts';
 import type { Store } from '../store/store.ts';
+import type { SecretCipher } from '../tools/secrets/secret-cipher.ts';
+import type { PageTokenCodec } from '../faces/ces/aip/page-token.ts';
 import { ApiKeyCache } from './api-key-cache.ts';
 import { authenticate, type Principal } from './authenticate.ts';
 import { nativeErrorBody, statusOf, toEngineError } from './http-error.ts';
@@ -32,6 +34,13 @@ export interface ServerDependencies {
   responsesWebSocket?: ResponseWebSocketSettings;
   /** Faces add their periodic clean-up here; the sweeper runs each on every pass. */
   sweepChores?: SweepChore[];
+  keys: ServerKeys;
+}
+
+/** Server-held keys: the secret store's cipher and the page-token codec (derived from one key). */
+export interface ServerKeys {
+  secrets: SecretCipher;
+  pageTokens: PageTokenCodec;
 }
 
 /** Periodic clean-up a face needs (run by the sweeper, safe in several processes at once). */
@@ -49,6 +58,7 @@ export interface FaceContext {
   useErrorFormat(prefix: string, render: ErrorRenderer): void;
   /** Registers clean-up to run on every sweeper pass. */
   addSweepChore(chore: SweepChore): void;
+  keys: ServerKeys;
 }
 
 const renderNative: ErrorRenderer = (error) => ({ status: statusOf(error), body: nativeErrorBody(error) });
@@ -121,6 +131,7 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     agents: dependencies.agents,
     useErrorFormat: (prefix, render) => errorFormats.push({ prefix, render }),
     addSweepChore: (chore) => dependencies.sweepChores?.push(chore),
+    keys: dependencies.keys,
   };
   registerAdminRoutes(app, face);
   registerAgentRoutes(app, face);

@@ -15,6 +15,8 @@ import { bootstrapAdminKey, ensureDefaultApp } from './api-keys.ts';
 import { buildServer, type SweepChore } from './build-server.ts';
 import type { BatonConfig } from './config.ts';
 import { DeadlineSweeper } from './deadline-sweeper.ts';
+import { loadSecretsKey } from '../tools/secrets/secrets-key.ts';
+import { serverKeys } from './server-keys.ts';
 
 export interface BatonInstance {
   app: FastifyInstance;
@@ -51,7 +53,8 @@ function storeOptionsFor(config: BatonConfig): StoreOptions {
  * admin key, the HTTP server and the deadline sweeper.
  */
 export async function createBaton(config: BatonConfig, options: StartOptions = {}): Promise<BatonInstance> {
-  const store = await openStore(options.store ?? storeOptionsFor(config));
+  const storeOptions = options.store ?? storeOptionsFor(config);
+  const store = await openStore(storeOptions);
   try {
     const scriptedPrograms = Object.fromEntries(Object.entries(config.scripted).map(([name, source]) => [name, parseScriptedProgram(source, name)]));
     const registry = createModelRegistry({ providers: config.providers, scriptedPrograms, ...options.models });
@@ -70,6 +73,10 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
     for (const agent of config.agents) await agents.upsert(defaultAppId, agentFromWire(agent));
     const { generated } = await bootstrapAdminKey(store, defaultAppId, config.adminKey);
     const sweepChores: SweepChore[] = [];
+    // SQLite has one process, so a key file beside the database works; Postgres deployments must
+    // share one key through BATON_SECRETS_KEY. An in-memory database gets an ephemeral key.
+    const onDisk = storeOptions.kind === 'sqlite' && storeOptions.filename !== ':memory:';
+    const secretsKey = loadSecretsKey({ env: process.env, dataDir: onDisk ? config.dataDir : null, allowKeyFile: storeOptions.kind === 'sqlite' });
     const app = await buildServer({
       store,
       engine,
@@ -78,6 +85,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       logger: options.logger ?? false,
       responsesWebSocket: options.responsesWebSocket,
       sweepChores,
+      keys: serverKeys(secretsKey.key),
     });
     log = { warn: (details, message) => app.log.warn(details, message), error: (details, message) => app.log.error(details, message) };
     const sweeper = new DeadlineSweeper(engine, config.sweepIntervalMs, log, sweepChores);

@@ -117,6 +117,8 @@ export interface SessionRecord {
   ended: boolean;
   /** Session variables (`variables` inputs), read by `$context.variables.NAME` references. */
   variables: JsonObject;
+  /** Requests that ran the agent (CES `turnIndex` of the latest one). */
+  turnCount: number;
   createdAt: string;
   updatedAt: string;
 }

@@ -88,7 +88,7 @@ export interface SessionRepo {
   get(appId: string, id: string): Promise<SessionRecord | undefined>;
   getByConversation(conversationId: string): Promise<SessionRecord | undefined>;
   list(appId: string): Promise<SessionRecord[]>;
-  update(appId: string, id: string, patch: { ended?: boolean; variables?: JsonObject; updatedAt: string }): Promise<SessionRecord | undefined>;
+  update(appId: string, id: string, patch: { ended?: boolean; variables?: JsonObject; turnCount?: number; updatedAt: string }): Promise<SessionRecord | undefined>;
 }
 
 export interface ApiKeyRepo {

@@ -58,6 +58,7 @@ export interface CesSessionsTable {
   ended: number;
   /** JSON object. */
   variables: string;
+  turn_count: number;
   created_at: string;
   updated_at: string;
 }

@@ -12,6 +12,7 @@ function toRecord(row: Selectable<CesSessionsTable>): SessionRecord {
     conversationId: row.conversation_id,
     ended: row.ended === 1,
     variables: fromJsonText<JsonObject>(row.variables),
+    turnCount: row.turn_count,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -29,6 +30,7 @@ export function createSessionRepo(db: Kysely<Database>): SessionRepo {
             conversation_id: record.conversationId,
             ended: record.ended ? 1 : 0,
             variables: toJsonText(record.variables),
+            turn_count: record.turnCount,
             created_at: record.createdAt,
             updated_at: record.updatedAt,
           })
@@ -58,6 +60,7 @@ export function createSessionRepo(db: Kysely<Database>): SessionRepo {
           updated_at: patch.updatedAt,
           ...(patch.ended !== undefined ? { ended: patch.ended ? 1 : 0 } : {}),
           ...(patch.variables !== undefined ? { variables: toJsonText(patch.variables) } : {}),
+          ...(patch.turnCount !== undefined ? { turn_count: patch.turnCount } : {}),
         })
         .where('app_id', '=', appId)
         .where('id', '=', id)

@@ -54,6 +54,7 @@ export function createAppResourcesMigration(dialect: MigrationDialect): Migratio
         .addColumn('conversation_id', 'text', (col) => col.notNull().unique())
         .addColumn('ended', 'integer', (col) => col.notNull())
         .addColumn('variables', 'text', (col) => col.notNull())
+        .addColumn('turn_count', 'integer', (col) => col.notNull())
         .addColumn('created_at', 'text', (col) => col.notNull())
         .addColumn('updated_at', 'text', (col) => col.notNull())
         .addPrimaryKeyConstraint('ces_sessions_pk', ['app_id', 'id'])
