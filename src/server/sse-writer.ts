@@ -22,6 +22,19 @@ export class SseWriter {
     this.response.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 
+  /** A frame with data only (no event name), for dialects whose clients read `data:` lines alone. */
+  data(data: unknown): void {
+    if (this.closed || this.response.destroyed) return;
+    this.response.write(`data: ${JSON.stringify(data)}\n\n`);
+  }
+
+  /** Ends the stream without the `[DONE]` sentinel (Google-style streams end with the connection). */
+  end(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.response.destroyed) this.response.end();
+  }
+
   done(): void {
     if (this.closed) return;
     this.closed = true;

@@ -1,0 +1,102 @@
+import type { Engine } from '../../../engine/engine.ts';
+import type { Principal } from '../../../server/authenticate.ts';
+import type { AppRecord, ItemRecord, SessionRecord } from '../../../store/records.ts';
+import type { Store } from '../../../store/store.ts';
+import { matchesFilter, parseFilter, filterFields } from '../aip/filter.ts';
+import { parseOrderBy, sortKeyFor } from '../aip/order-by.ts';
+import { readPageSize, type PageTokenCodec } from '../aip/page-token.ts';
+import { paginate } from '../aip/paginate.ts';
+import { appResourceName, resolveApp } from '../app-access.ts';
+import { cesError } from '../ces-errors.ts';
+import { conversationView, type ConversationView } from './conversation-views.ts';
+import { ToolCallNames } from './tool-call-names.ts';
+
+export interface AppPath {
+  project: string;
+  location: string;
+  app: string;
+}
+
+export interface ListConversationsQuery {
+  pageSize?: unknown;
+  pageToken?: string;
+  filter?: string;
+  orderBy?: string;
+}
+
+const FILTERABLE = new Set(['name', 'startTime', 'endTime', 'turnCount', 'entryAgent', 'source', 'inputTypes']);
+const ITEM_PAGE = 1_000;
+
+/** Conversations: the readable (and deletable) record of CES sessions. */
+export class ConversationService {
+  constructor(
+    private readonly store: Store,
+    private readonly engine: Engine,
+    private readonly pageTokens: PageTokenCodec,
+  ) {}
+
+  async list(principal: Principal, path: AppPath, query: ListConversationsQuery): Promise<{ conversations: ConversationView[]; nextPageToken?: string }> {
+    const app = await resolveApp(this.store, principal, path.project, path.location, path.app);
+    const pageSize = readPageSize(query.pageSize);
+    const filter = parseFilter(query.filter ?? '');
+    for (const field of filterFields(filter)) {
+      const top = field.split('.')[0] ?? field;
+      if (!FILTERABLE.has(top)) {
+        throw cesError('INVALID_ARGUMENT', 'INVALID_FILTER', `filter names '${field}', which conversations do not have; use one of ${[...FILTERABLE].join(', ')}.`, { field: 'filter' });
+      }
+    }
+    const order = parseOrderBy(query.orderBy, ['name', 'create_time']);
+    const views: ConversationView[] = [];
+    for (const session of await this.store.sessions.list(app.id)) {
+      const conversation = await this.store.conversations.get(app.id, session.conversationId);
+      if (conversation) views.push(conversationView(app, session, conversation.agentName));
+    }
+    const page = paginate(
+      views.filter((view) => matchesFilter(filter, view)),
+      {
+        pageSize,
+        pageToken: query.pageToken,
+        query: JSON.stringify([appResourceName(app), query.filter ?? '', query.orderBy ?? '']),
+        order,
+        sortKey: sortKeyFor(order, (view: ConversationView, field) => (field === 'create_time' ? view.startTime : view.name)),
+        codec: this.pageTokens,
+      },
+    );
+    return { conversations: page.page, ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
+  }
+
+  async get(principal: Principal, path: AppPath, conversationId: string): Promise<ConversationView> {
+    const { app, session } = await this.find(principal, path, conversationId);
+    const conversation = await this.engine.getConversation(app.id, session.conversationId);
+    const agent = await this.store.agents.getById(conversation.agentId);
+    const names = await ToolCallNames.load(this.store, app, agent?.definition);
+    return conversationView(app, session, conversation.agentName, await this.allItems(app.id, session.conversationId), names);
+  }
+
+  /** Deletes the conversation and its session; a paused or running turn is cancelled first. */
+  async delete(principal: Principal, path: AppPath, conversationId: string): Promise<Record<string, never>> {
+    const { app, session } = await this.find(principal, path, conversationId);
+    await this.engine.deleteConversation(app.id, session.conversationId, principal.keyId);
+    return {};
+  }
+
+  private async find(principal: Principal, path: AppPath, conversationId: string): Promise<{ app: AppRecord; session: SessionRecord }> {
+    const app = await resolveApp(this.store, principal, path.project, path.location, path.app);
+    const session = await this.store.sessions.get(app.id, conversationId);
+    if (!session) {
+      throw cesError('NOT_FOUND', 'CONVERSATION_NOT_FOUND', `Conversation '${appResourceName(app)}/conversations/${conversationId}' was not found; list them with GET /v1/${appResourceName(app)}/conversations.`);
+    }
+    return { app, session };
+  }
+
+  private async allItems(appId: string, conversationId: string): Promise<ItemRecord[]> {
+    const items: ItemRecord[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await this.engine.listItems(appId, conversationId, { limit: ITEM_PAGE, cursor });
+      items.push(...page.data);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return items;
+  }
+}

@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { toEngineError } from '../../../server/http-error.ts';
+import type { FaceContext } from '../../../server/build-server.ts';
+import { parseRequest } from '../../../server/parse-request.ts';
+import { LazySseWriter } from '../../../server/sse-writer.ts';
+import { cesError, googleErrorBody } from '../ces-errors.ts';
+import { ConversationService } from './conversation-service.ts';
+import { SessionService } from './session-service.ts';
+import { runSessionRequestSchema, type SessionOutput } from './session-wire.ts';
+
+type AppParams = { project: string; location: string; app: string };
+
+const APP_PATH = '/v1/projects/:project/locations/:location/apps/:app';
+
+const listQuery = z
+  .object({ pageSize: z.string().optional(), pageToken: z.string().max(2_000).optional(), filter: z.string().max(2_000).optional(), orderBy: z.string().max(200).optional() })
+  .strict();
+const emptyQuery = z.object({}).strict();
+
+/**
+ * `sessions/{id}:runSession` (one JSON response) and `:streamRunSession` (SSE, one
+ * `RunSessionResponse` per frame, as Google's `alt=sse`), plus conversations list/get/delete.
+ */
+export function registerSessionRoutes(app: FastifyInstance, face: FaceContext): void {
+  const sessions = new SessionService(face.store, face.engine);
+  const conversations = new ConversationService(face.store, face.engine, face.keys.pageTokens);
+  face.useErrorFormat('/v1/projects/', (error) => googleErrorBody(error));
+
+  app.post<{ Params: AppParams & { sessionAction: string } }>(`${APP_PATH}/sessions/:sessionAction`, async (request, reply) => {
+    const { sessionAction, ...appPath } = request.params;
+    const match = /^(.+):(runSession|streamRunSession)$/.exec(sessionAction);
+    if (!match) {
+      throw cesError('NOT_FOUND', 'METHOD_NOT_FOUND', `No method '${sessionAction}': call sessions/{session}:runSession or sessions/{session}:streamRunSession.`);
+    }
+    parseRequest(emptyQuery, request.query, 'query string');
+    const body = parseRequest(runSessionRequestSchema, request.body);
+    const path = { ...appPath, session: match[1] ?? '' };
+    if (match[2] === 'runSession') {
+      const outputs: SessionOutput[] = [];
+      await sessions.runSession(request.principal, path, body, (output) => outputs.push(output));
+      return reply.send({ outputs });
+    }
+    // Errors found before the first output are ordinary JSON errors; later ones end the stream.
+    const sse = new LazySseWriter(reply);
+    try {
+      await sessions.runSession(request.principal, path, body, (output) => sse.open().data({ outputs: [output] }));
+      sse.open().end();
+    } catch (error) {
+      if (!sse.started) throw error;
+      const engineError = toEngineError(error, 0);
+      if (engineError.kind === 'internal') request.log.error({ err: error }, 'session stream failed');
+      sse.open().data(googleErrorBody(engineError).body);
+      sse.open().end();
+    }
+    return reply;
+  });
+
+  app.get<{ Params: AppParams }>(`${APP_PATH}/conversations`, async (request) =>
+    conversations.list(request.principal, request.params, parseRequest(listQuery, request.query, 'query string')),
+  );
+  app.get<{ Params: AppParams & { conversation: string } }>(`${APP_PATH}/conversations/:conversation`, async (request) => {
+    parseRequest(emptyQuery, request.query, 'query string');
+    return conversations.get(request.principal, request.params, request.params.conversation);
+  });
+  app.delete<{ Params: AppParams & { conversation: string } }>(`${APP_PATH}/conversations/:conversation`, async (request) => {
+    parseRequest(emptyQuery, request.query, 'query string');
+    return conversations.delete(request.principal, request.params, request.params.conversation);
+  });
+}

@@ -1,0 +1,237 @@
+import type { Engine, RunOptions } from '../../../engine/engine.ts';
+import { isQueuedOutcome } from '../../../engine/engine.ts';
+import { EngineError } from '../../../engine/engine-error.ts';
+import type { InputItem } from '../../../engine/input-items.ts';
+import type { ToolResultInput } from '../../../engine/result-submission.ts';
+import type { Principal } from '../../../server/authenticate.ts';
+import type { AppRecord, JsonObject, LedgerEntryRecord, SessionRecord } from '../../../store/records.ts';
+import { DuplicateKeyError, type Repositories, type Store } from '../../../store/store.ts';
+import { appResourceName, resolveApp } from '../app-access.ts';
+import { cesError } from '../ces-errors.ts';
+import { readSessionInputs, toolResultOf, type SessionInputs } from './session-inputs.ts';
+import { SessionOutputWriter } from './session-output-writer.ts';
+import type { RunSessionRequest, SessionOutput } from './session-wire.ts';
+import { ToolCallNames } from './tool-call-names.ts';
+
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9_.~-]{1,128}$/;
+
+export interface SessionPath {
+  project: string;
+  location: string;
+  app: string;
+  session: string;
+}
+
+/** Where a run's outputs go: collected for `runSession`, streamed for `streamRunSession`. */
+export type OutputSink = (output: SessionOutput) => void;
+
+/**
+ * CES sessions on the engine: `runSession` takes a session's inputs, applies the lock rules of
+ * `reference/ces.md` §5.3 and runs the agent. A session is a conversation with a client-chosen
+ * id; a synchronous client function pauses its turn (the session is locked until every pending
+ * call has its response), an asynchronous one does not (its response starts a later turn).
+ */
+export class SessionService {
+  constructor(
+    private readonly store: Store,
+    private readonly engine: Engine,
+  ) {}
+
+  async runSession(principal: Principal, path: SessionPath, request: RunSessionRequest, sink: OutputSink): Promise<void> {
+    const app = await resolveApp(this.store, principal, path.project, path.location, path.app);
+    const sessionName = `${appResourceName(app)}/sessions/${path.session}`;
+    if (!SESSION_ID_PATTERN.test(path.session)) {
+      throw cesError('INVALID_ARGUMENT', 'INVALID_SESSION_ID', `Invalid session id '${path.session}': use 1-128 letters, digits, '-', '_', '.' or '~'.`, { field: 'config.session' });
+    }
+    if (request.config.session !== sessionName) {
+      throw cesError('INVALID_ARGUMENT', 'SESSION_NAME_MISMATCH', `config.session must be the session of the URL, '${sessionName}' (got '${request.config.session}').`, { field: 'config.session' });
+    }
+    if (request.config.historicalContexts && request.config.historicalContexts.length > 0) {
+      throw cesError('INVALID_ARGUMENT', 'UNSUPPORTED_FIELD', 'config.historicalContexts is not supported by Baton: a session keeps its own history; start a new session id for a fresh one.', {
+        field: 'config.historicalContexts',
+      });
+    }
+    const inputs = readSessionInputs(request.inputs);
+    const runOptions = (onAccepted?: RunOptions['onAccepted']): RunOptions => ({
+      submission: { actor: principal.keyId, idempotencyKey: null },
+      allowQueue: false,
+      ...(onAccepted ? { onAccepted } : {}),
+    });
+
+    let session = await this.store.sessions.get(app.id, path.session);
+    if (session?.ended) {
+      throw cesError('FAILED_PRECONDITION', 'SESSION_ENDED', `Session '${sessionName}' has ended; start a new session id to talk again.`);
+    }
+    if (!session) {
+      const agentName = await this.entryAgent(app, request.config.entryAgent);
+      if (inputs.responses.length > 0) {
+        throw cesError('INVALID_ARGUMENT', 'UNKNOWN_TOOL_CALL', `Session '${sessionName}' is new and has no tool calls to respond to; remove toolResponses.`, {
+          field: inputs.responses[0]?.param ?? 'inputs',
+        });
+      }
+      if (inputs.parts.length === 0) {
+        await this.createQuietSession(app, path.session, agentName, inputs.variables ?? {});
+        return;
+      }
+      const writer = await this.writerFor(app, agentName, 1, request, sink);
+      const outcome = await this.engine.startConversation(app.id, agentName, {}, { items: [userMessage(inputs)], options: { tools: [] } }, {
+        ...runOptions(async (tx, accepted) => {
+          await insertSession(tx, newSession(app.id, path.session, accepted.turn.conversationId, inputs.variables ?? {}, accepted.turn.createdAt, 1));
+        }),
+        listener: writer.listener,
+      });
+      return writer.finish(outcome);
+    }
+
+    if (inputs.variables) {
+      session = (await this.store.sessions.update(app.id, session.id, { variables: { ...session.variables, ...inputs.variables }, updatedAt: new Date().toISOString() })) ?? session;
+    }
+    if (inputs.parts.length === 0 && inputs.responses.length === 0) return;
+    const current = session;
+    const state = await this.engine.getConversationState(app.id, current.conversationId);
+    if (state.status === 'running') {
+      throw cesError('ABORTED', 'SESSION_BUSY', `Session '${sessionName}' is running a turn for another request; retry when it has finished.`);
+    }
+    const agent = await this.store.agents.getById(state.conversation.agentId);
+    const names = await ToolCallNames.load(this.store, app, agent?.definition);
+    const results = await this.matchResponses(app, current, inputs, state.pendingCalls, names);
+    const turnIndex = current.turnCount + 1;
+    const countTurn: RunOptions['onAccepted'] = async (tx) => {
+      await tx.sessions.update(app.id, current.id, { turnCount: turnIndex, updatedAt: new Date().toISOString() });
+    };
+    const writer = await this.writerFor(app, state.conversation.agentName, turnIndex, request, sink, names);
+
+    if (state.status === 'pending') {
+      const pendingIds = new Set(state.pendingCalls.map((entry) => entry.id));
+      const missing = state.pendingCalls.filter((entry) => !results.some((result) => result.callId === entry.id));
+      if (missing.length > 0) {
+        const asyncOnes = results.filter((result) => !pendingIds.has(result.callId));
+        if (inputs.parts.length > 0 || asyncOnes.length > 0) throw pendingError(sessionName, missing);
+        // Partial answers are kept (two approvers may answer separately); the session stays locked.
+        for (const result of results) await this.engine.submitCallResult(app.id, result.callId, result, runOptions());
+        await this.store.sessions.update(app.id, current.id, { turnCount: turnIndex, updatedAt: new Date().toISOString() });
+        writer.pendingCalls(missing);
+        return writer.finishPaused();
+      }
+      const outcome = await this.engine.submitResults(app.id, current.conversationId, results, { ...runOptions(countTurn), listener: writer.listener }, inputs.parts.length > 0 ? [userMessage(inputs)] : []);
+      return writer.finish(outcome);
+    }
+    const outcome = await this.engine.sendMessage(
+      app.id,
+      current.conversationId,
+      { items: inputs.parts.length > 0 ? [userMessage(inputs)] : [], options: { tools: [] }, asyncResults: results },
+      { ...runOptions(countTurn), listener: writer.listener },
+    );
+    if (isQueuedOutcome(outcome)) throw new EngineError('internal', 'unexpected_queue', 'Session input was queued, which sessions never allow.');
+    return writer.finish(outcome);
+  }
+
+  private async writerFor(app: AppRecord, agentName: string, turnIndex: number, request: RunSessionRequest, sink: OutputSink, known?: ToolCallNames): Promise<SessionOutputWriter> {
+    const names = known ?? (await ToolCallNames.load(this.store, app, (await this.store.agents.get(app.id, agentName))?.definition));
+    return new SessionOutputWriter(sink, names, turnIndex, request.config.enableTextStreaming === true);
+  }
+
+  /** The agent a new session starts with: `config.entryAgent`, else the app's `rootAgent`. */
+  private async entryAgent(app: AppRecord, entryAgent: string | undefined): Promise<string> {
+    const prefix = `${appResourceName(app)}/agents/`;
+    const field = entryAgent !== undefined ? 'config.entryAgent' : 'rootAgent';
+    const name = entryAgent ?? (typeof app.settings.rootAgent === 'string' ? app.settings.rootAgent : undefined);
+    if (name === undefined || name === '') {
+      throw cesError('FAILED_PRECONDITION', 'NO_ROOT_AGENT', `App '${appResourceName(app)}' has no rootAgent: set it with PATCH /v1/${appResourceName(app)}?updateMask=rootAgent, or pass config.entryAgent.`);
+    }
+    const agentId = name.startsWith(prefix) ? name.slice(prefix.length) : '';
+    if (agentId === '' || agentId.includes('/') || !(await this.store.agents.get(app.id, agentId))) {
+      throw cesError('INVALID_ARGUMENT', 'UNKNOWN_AGENT', `${field} '${name}' is not an agent of this app; list agents with GET /v1/${appResourceName(app)}/agents.`, { field });
+    }
+    return agentId;
+  }
+
+  /** A session whose first request only sets variables: the conversation exists, no turn ran. */
+  private async createQuietSession(app: AppRecord, sessionId: string, agentName: string, variables: JsonObject): Promise<void> {
+    const conversation = await this.engine.createConversation(app.id, agentName, {});
+    try {
+      await this.store.sessions.insert(newSession(app.id, sessionId, conversation.id, variables, conversation.createdAt, 0));
+    } catch (error) {
+      await this.store.conversations.delete(app.id, conversation.id);
+      throw error instanceof DuplicateKeyError ? busy(sessionId) : error;
+    }
+  }
+
+  /**
+   * Matches each tool response to a call waiting for it: by id, or by tool when the id is left
+   * out and only one pending call uses that tool. The tool and display name, when given, must be
+   * the call's (the client echoes what it received).
+   */
+  private async matchResponses(app: AppRecord, session: SessionRecord, inputs: SessionInputs, pending: readonly LedgerEntryRecord[], names: ToolCallNames): Promise<ToolResultInput[]> {
+    const results: ToolResultInput[] = [];
+    for (const { response, param } of inputs.responses) {
+      let entry: LedgerEntryRecord | undefined;
+      if (response.id !== undefined) {
+        entry = await this.store.ledger.get(app.id, response.id);
+        if (!entry || entry.conversationId !== session.conversationId) {
+          const waiting = pending.map((call) => call.id);
+          throw cesError('INVALID_ARGUMENT', 'UNKNOWN_TOOL_CALL', `${param}.id '${response.id}' is not a tool call of this session. ${waiting.length > 0 ? `Pending calls: ${waiting.join(', ')}.` : 'No call is pending.'}`, {
+            field: `${param}.id`,
+            metadata: { pendingToolCallIds: waiting.join(',') },
+          });
+        }
+      } else {
+        const candidates = pending.filter((call) => response.tool !== undefined && names.identify(call.toolName).tool === response.tool);
+        if (candidates.length !== 1) {
+          throw cesError('INVALID_ARGUMENT', 'TOOL_CALL_ID_REQUIRED', `${param}.id is required: ${candidates.length === 0 ? 'no pending call matches its tool' : 'several pending calls use this tool'}; echo the id of the toolCall.`, {
+            field: `${param}.id`,
+          });
+        }
+        entry = candidates[0];
+      }
+      if (!entry) continue;
+      const identity = names.identify(entry.toolName);
+      if (response.toolsetTool !== undefined || (response.tool !== undefined && response.tool !== identity.tool)) {
+        throw cesError('INVALID_ARGUMENT', 'TOOL_MISMATCH', `${param}.tool must be '${identity.tool}', the tool of call '${entry.id}' (got '${response.tool ?? response.toolsetTool?.toolId}').`, { field: `${param}.tool` });
+      }
+      if (response.displayName !== undefined && response.displayName !== identity.displayName) {
+        throw cesError('INVALID_ARGUMENT', 'TOOL_MISMATCH', `${param}.displayName must be '${identity.displayName}', the display name of call '${entry.id}' (got '${response.displayName}').`, {
+          field: `${param}.displayName`,
+        });
+      }
+      if (entry.state !== 'pending') {
+        throw cesError('FAILED_PRECONDITION', 'TOOL_CALL_NOT_PENDING', `Tool call '${entry.id}' is no longer pending (it is ${entry.state}); its response cannot be sent again.`, { field: `${param}.id` });
+      }
+      if (results.some((result) => result.callId === entry.id)) {
+        throw cesError('INVALID_ARGUMENT', 'DUPLICATE_TOOL_RESPONSE', `${param} answers call '${entry.id}' a second time; send one response per call.`, { field: `${param}.id` });
+      }
+      results.push({ callId: entry.id, ...toolResultOf(response.response), param });
+    }
+    return results;
+  }
+}
+
+function userMessage(inputs: SessionInputs): InputItem {
+  return { type: 'message', role: 'user', content: inputs.parts };
+}
+
+function newSession(appId: string, id: string, conversationId: string, variables: JsonObject, now: string, turnCount: number): SessionRecord {
+  return { appId, id, conversationId, ended: false, variables, turnCount, createdAt: now, updatedAt: now };
+}
+
+async function insertSession(tx: Repositories, session: SessionRecord): Promise<void> {
+  try {
+    await tx.sessions.insert(session);
+  } catch (error) {
+    throw error instanceof DuplicateKeyError ? busy(session.id) : error;
+  }
+}
+
+function busy(sessionId: string): EngineError {
+  return cesError('ABORTED', 'SESSION_BUSY', `Session '${sessionId}' was started by another request at the same time; retry.`);
+}
+
+function pendingError(sessionName: string, pending: readonly LedgerEntryRecord[]): EngineError {
+  const ids = pending.map((entry) => entry.id);
+  return cesError(
+    'FAILED_PRECONDITION',
+    'TOOL_RESPONSES_PENDING',
+    `Session '${sessionName}' is waiting for the responses of tool calls ${ids.join(', ')}. Send them as toolResponses (with the same id, tool and displayName) before other input; you may add text in the same request once every pending call is answered.`,
+    { metadata: { pendingToolCallIds: ids.join(',') } },
+  );
+}
