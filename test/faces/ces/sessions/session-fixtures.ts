@@ -25,7 +25,7 @@ const storeParameters = { type: 'OBJECT', properties: { zip_code: { type: 'STRIN
  * Writes the app's tools, an agent using them and the app's rootAgent straight into the store,
  * so session tests do not depend on the resource API (tested on its own).
  */
-export async function seedStoreAgent(server: TestBaton, agentId = 'store-finder', model = 'scripted:stores'): Promise<void> {
+export async function seedStoreAgent(server: TestBaton, agentId = 'store-finder', model = 'scripted:stores', makeRoot = true): Promise<void> {
   const store = server.baton.store;
   const appId = server.baton.defaultAppId;
   const now = new Date().toISOString();
@@ -59,6 +59,7 @@ export async function seedStoreAgent(server: TestBaton, agentId = 'store-finder'
     displayName: 'Store finder',
   };
   await store.agents.insert({ id: `agent_${agentId}`, appId, name: agentId, version: 1, definition, createdAt: now, updatedAt: now });
+  if (!makeRoot) return;
   const app = await store.apps.get(appId);
   await store.apps.updateSettings(appId, app!.revision, { ...app!.settings, displayName: 'Default', rootAgent: `${APP}/agents/${agentId}` }, now);
 }
