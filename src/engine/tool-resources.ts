@@ -1,5 +1,6 @@
 import type { AgentDefinition, ClientToolDefinition, JsonObject, JsonSchema, JsonValue } from '../store/records.ts';
 import type { Repositories } from '../store/store.ts';
+import { SYSTEM_TOOLS } from './system-tools.ts';
 
 /**
  * Tools an agent refers to by id (the app's Tool resources, CES-shaped bodies) turned into the
@@ -10,9 +11,10 @@ import type { Repositories } from '../store/store.ts';
 export async function loadReferencedTools(store: Pick<Repositories, 'resources'>, appId: string, agent: AgentDefinition): Promise<ClientToolDefinition[]> {
   const ids = agent.toolIds ?? [];
   if (ids.length === 0) return [];
-  const records = await store.resources.getMany(appId, 'tools', ids);
-  return records.flatMap((record) => {
-    const definition = clientFunctionDefinition(record.body);
+  const records = new Map((await store.resources.getMany(appId, 'tools', ids)).map((record) => [record.id, record]));
+  return ids.flatMap((id) => {
+    const record = records.get(id);
+    const definition = record ? clientFunctionDefinition(record.body) : SYSTEM_TOOLS[id];
     return definition ? [definition] : [];
   });
 }

@@ -18,6 +18,7 @@ import { toModelPrompt } from './model-prompt.ts';
 import { checkToolArguments } from './tool-schema.ts';
 import { trimToUserBoundary } from './history-window.ts';
 import { loadReferencedTools } from './tool-resources.ts';
+import { runSystemTool } from './system-tools.ts';
 
 /** Where a turn stands when the engine hands control back to the caller. */
 export interface TurnOutcome {
@@ -132,6 +133,8 @@ export async function runTurn(
       const entries: LedgerEntryRecord[] = [];
       const invalidOutputs: NewItem[] = [];
       const asyncPlaceholders: NewItem[] = [];
+      const systemOutputs: NewItem[] = [];
+      let endsTurn = false;
       for (const call of step.calls) {
         const callId = mintCallId(call.providerCallId);
         const tool = toolsByName.get(call.name);
@@ -142,9 +145,13 @@ export async function runTurn(
             : maxToolCalls !== undefined && callsMade + entries.length >= maxToolCalls
               ? { ok: false as const, problem: `this turn may make at most ${maxToolCalls} tool call(s) (max_tool_calls) and has made them; answer without calling tools` }
               : checkToolArguments(tool, call.argumentText);
-        const executor = check.ok ? 'client' : 'invalid';
+        const executor = !check.ok ? 'invalid' : tool?.system ? 'system' : 'client';
         items.push({ ...base, id: context.newId('item'), groupId, payload: { type: 'function_call', callId, name: call.name, arguments: call.argumentText, executor } });
-        if (check.ok && tool) {
+        if (check.ok && tool?.system) {
+          const ran = runSystemTool(tool.name);
+          endsTurn ||= ran.endsTurn;
+          systemOutputs.push(outputItem(context, base, `${groupId}_system`, callId, call.name, ran.output, false));
+        } else if (check.ok && tool) {
           const timeoutSeconds = turn.options.toolTimeoutSeconds ?? tool.timeoutSeconds ?? agent.toolTimeoutSeconds;
           entries.push({
             id: callId,
@@ -200,7 +207,14 @@ export async function runTurn(
           });
         }
       }
-      items.push(...asyncPlaceholders, ...invalidOutputs);
+      if (endsTurn) {
+        // The agent ended the session: client calls of the same step will never be answered.
+        for (const entry of entries.splice(0)) {
+          systemOutputs.push(outputItem(context, base, `${groupId}_system`, entry.id, entry.toolName, 'Not run: the agent ended the session.', true));
+        }
+        asyncPlaceholders.length = 0;
+      }
+      items.push(...systemOutputs, ...asyncPlaceholders, ...invalidOutputs);
       const blockingEntries = entries.filter((entry) => entry.kind !== 'client_async');
       const stepCount = turn.stepCount + 1;
       const usage = {
@@ -226,6 +240,13 @@ export async function runTurn(
         return { turn, replyGroupId, text: lastText, pendingCalls: blockingEntries };
       }
 
+      if (systemOutputs.length > 0 && !endsTurn) {
+        const { turn: continued, appended } = await commitStep(context, turn, items, 'in_progress', { stepCount, usage });
+        turn = continued;
+        for (const item of appended) emit({ type: 'item.added', item });
+        continue;
+      }
+
       if (entries.length > 0) {
         // Only asynchronous calls: they are on the ledger, the model goes on with the placeholders.
         const { turn: continued, appended } = await commitStep(context, turn, items, 'in_progress', { stepCount, usage, entries });
@@ -235,7 +256,7 @@ export async function runTurn(
         continue;
       }
 
-      if (invalidOutputs.length > 0) {
+      if (invalidOutputs.length > 0 && !endsTurn) {
         invalidRounds += 1;
         if (invalidRounds > context.settings.maxInvalidCallRounds) {
           const error: TurnError = {
@@ -338,4 +359,9 @@ function describeFailure(error: unknown): TurnError {
     return { code: 'model_not_configured', message: error.message };
   }
   return { code: 'model_error', message: `The model call failed: ${error instanceof Error ? error.message : String(error)}.` };
+}
+
+/** An output item Baton writes itself (system tools, calls a session end left unanswered). */
+function outputItem(context: EngineContext, base: Pick<NewItem, 'conversationId' | 'turnId' | 'createdAt'>, groupId: string, callId: string, name: string, text: string, isError: boolean): NewItem {
+  return { ...base, id: context.newId('item'), groupId, payload: { type: 'function_call_output', callId, name, output: [{ type: 'text', text }], isError, synthetic: true } };
 }

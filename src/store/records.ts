@@ -33,6 +33,8 @@ export interface ClientToolDefinition {
    * and goes on; the result enters the conversation whenever the client sends it.
    */
   asynchronous?: boolean;
+  /** A built-in tool Baton runs itself (see engine/system-tools.ts); never reaches the client. */
+  system?: boolean;
 }
 
 /** A toolset an agent uses, whole or narrowed to some of its tool ids. */
@@ -228,7 +230,8 @@ export interface TurnRecord {
   completedAt: string | null;
 }
 
-export type ToolExecutor = 'client' | 'invalid';
+/** `system`: a built-in tool Baton ran itself (e.g. `end_session`). */
+export type ToolExecutor = 'client' | 'invalid' | 'system';
 
 export type ItemPayload =
   | {

@@ -2,6 +2,7 @@ import type { EngineEvent, EngineEventListener } from '../../../engine/events.ts
 import type { TurnOutcome } from '../../../engine/turn-runner.ts';
 import type { ItemRecord, LedgerEntryRecord } from '../../../store/records.ts';
 import { cesError } from '../ces-errors.ts';
+import { END_SESSION_TOOL } from '../../../engine/system-tools.ts';
 import type { SessionOutput, ToolCallWire } from './session-wire.ts';
 import type { ToolCallNames } from './tool-call-names.ts';
 
@@ -12,6 +13,8 @@ import type { ToolCallNames } from './tool-call-names.ts';
  */
 export class SessionOutputWriter {
   private held: SessionOutput | null = null;
+  /** True once the agent called `end_session`; the service then closes the session. */
+  ended = false;
   private calls: ToolCallWire[] = [];
   private callsGroup: string | null = null;
 
@@ -29,6 +32,12 @@ export class SessionOutputWriter {
 
   private onItem(item: ItemRecord): void {
     const payload = item.payload;
+    if (payload.type === 'function_call' && payload.executor === 'system' && payload.name === END_SESSION_TOOL) {
+      this.flushCalls();
+      this.ended = true;
+      this.push({ endSession: { metadata: parseArguments(payload.arguments) }, turnIndex: this.turnIndex });
+      return;
+    }
     if (payload.type === 'function_call' && payload.executor === 'client') {
       if (this.callsGroup !== item.groupId) this.flushCalls();
       this.callsGroup = item.groupId;

@@ -1,4 +1,5 @@
 import type { Engine, RunOptions } from '../../../engine/engine.ts';
+import type { TurnOutcome } from '../../../engine/turn-runner.ts';
 import { isQueuedOutcome } from '../../../engine/engine.ts';
 import { EngineError } from '../../../engine/engine-error.ts';
 import type { InputItem } from '../../../engine/input-items.ts';
@@ -74,13 +75,13 @@ export class SessionService {
         return;
       }
       const writer = await this.writerFor(app, agentName, 1, request, sink);
-      const outcome = await this.engine.startConversation(app.id, agentName, {}, { items: [userMessage(inputs)], options: { tools: [] } }, {
+      const started = await this.engine.startConversation(app.id, agentName, {}, { items: [userMessage(inputs)], options: { tools: [] } }, {
         ...runOptions(async (tx, accepted) => {
           await insertSession(tx, newSession(app.id, path.session, accepted.turn.conversationId, inputs.variables ?? {}, accepted.turn.createdAt, 1));
         }),
         listener: writer.listener,
       });
-      return writer.finish(outcome);
+      return this.finish(app, path.session, writer, started);
     }
 
     if (inputs.variables) {
@@ -114,7 +115,7 @@ export class SessionService {
         return writer.finishPaused();
       }
       const outcome = await this.engine.submitResults(app.id, current.conversationId, results, { ...runOptions(countTurn), listener: writer.listener }, inputs.parts.length > 0 ? [userMessage(inputs)] : []);
-      return writer.finish(outcome);
+      return this.finish(app, current.id, writer, outcome);
     }
     const outcome = await this.engine.sendMessage(
       app.id,
@@ -123,7 +124,13 @@ export class SessionService {
       { ...runOptions(countTurn), listener: writer.listener },
     );
     if (isQueuedOutcome(outcome)) throw new EngineError('internal', 'unexpected_queue', 'Session input was queued, which sessions never allow.');
-    return writer.finish(outcome);
+    return this.finish(app, current.id, writer, outcome);
+  }
+
+  /** Sends the turn's last output; a session whose agent called `end_session` takes no more input. */
+  private async finish(app: AppRecord, sessionId: string, writer: SessionOutputWriter, outcome: TurnOutcome): Promise<void> {
+    if (writer.ended) await this.store.sessions.update(app.id, sessionId, { ended: true, updatedAt: new Date().toISOString() });
+    writer.finish(outcome);
   }
 
   private async writerFor(app: AppRecord, agentName: string, turnIndex: number, request: RunSessionRequest, sink: OutputSink, known?: ToolCallNames): Promise<SessionOutputWriter> {

@@ -103,6 +103,20 @@ describe('CES sessions: client functions', () => {
     expect(again.body.error.status).toBe('FAILED_PRECONDITION');
   });
 
+  it('ends the session when the agent calls end_session; later input is refused', async () => {
+    await runSession(server, 'ending', [{ text: 'hello' }]);
+    const bye = await runSession(server, 'ending', [{ text: 'ok bye' }]);
+    expect(bye.status).toBe(200);
+    expect(bye.body.outputs).toEqual([{ endSession: { metadata: { reason: 'the user said goodbye' } }, turnIndex: 2, turnCompleted: true }]);
+    const after = await runSession(server, 'ending', [{ text: 'are you there?' }]);
+    expect(after.status).toBe(400);
+    expect(after.body.error.status).toBe('FAILED_PRECONDITION');
+    expect(after.body.error.message).toContain('has ended');
+    const conversation = await server.request('GET', `/v1/${APP}/conversations/ending`);
+    expect(conversation.body.endTime).toEqual(expect.any(String));
+    expect(JSON.stringify(conversation.body)).not.toContain('are you there?');
+  });
+
   it('streams outputs as SSE frames with :streamRunSession', async () => {
     const response = await fetch(`${server.url}/v1/${APP}/sessions/streamed:streamRunSession`, {
       method: 'POST',

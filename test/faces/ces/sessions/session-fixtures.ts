@@ -7,6 +7,7 @@ export const APP = 'projects/default/locations/global/apps/default';
 export const sessionPrograms = {
   stores: {
     rules: [
+      { when: { user: 'bye' }, call: { tool: 'end_session', arguments: { reason: 'the user said goodbye' } } },
       { when: { user: 'two stores' }, calls: [{ tool: 'get_nearest_store', arguments: { zip_code: '92031' } }, { tool: 'get_nearest_store', arguments: { zip_code: '10001' } }] },
       { when: { user: 'store' }, call: { tool: 'get_nearest_store', arguments: { zip_code: '92031' } } },
       { when: { user: 'asynchronous tool call' }, say: 'The CRM answered: {{user}}' },
@@ -49,7 +50,8 @@ export async function seedStoreAgent(server: TestBaton, agentId = 'store-finder'
     model,
     instructions: 'Find stores.',
     tools: [],
-    toolIds: tools.map(([id]) => id),
+    // `end_session` is a system tool: referenced by id, run by Baton.
+    toolIds: [...tools.map(([id]) => id), 'end_session'],
     maxSteps: 10,
     parallelToolCalls: true,
     toolTimeoutSeconds: null,
