@@ -54,6 +54,10 @@ export function buildAgentDefinition(input: AgentInput, validateModel: (modelId:
   if (input.description !== undefined) definition.description = input.description;
   if (input.temperature !== undefined) definition.temperature = input.temperature;
   if (input.maxOutputTokens !== undefined) definition.maxOutputTokens = input.maxOutputTokens;
+  if (input.toolIds !== undefined) definition.toolIds = [...input.toolIds];
+  if (input.toolsets !== undefined) definition.toolsets = input.toolsets.map((reference) => ({ toolsetId: reference.toolsetId, toolIds: [...reference.toolIds] }));
+  if (input.displayName !== undefined) definition.displayName = input.displayName;
+  if (input.extras !== undefined) definition.extras = input.extras;
   if (!Number.isInteger(definition.maxSteps) || definition.maxSteps < 1 || definition.maxSteps > 100) {
     throw new EngineError('invalid_request', 'invalid_max_steps', `max_steps must be an integer from 1 to 100 (got ${definition.maxSteps}).`, { param: 'max_steps' });
   }

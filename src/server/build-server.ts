@@ -6,6 +6,7 @@ import { registerAdminRoutes } from '../faces/admin/admin-routes.ts';
 import { registerAgentRoutes } from '../faces/agents/agent-routes.ts';
 import { registerLedgerRoutes } from '../faces/ledger/ledger-routes.ts';
 import { registerSessionRoutes } from '../faces/ces/sessions/session-routes.ts';
+import { registerCesResourceRoutes } from '../faces/ces/ces-resource-routes.ts';
 import { registerMcpEndpoint } from '../faces/mcp/mcp-endpoint.ts';
 import { registerThreadRoutes } from '../faces/threads/thread-routes.ts';
 import { registerResponseRoutes } from '../faces/responses/response-routes.ts';
@@ -139,6 +140,7 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
   registerThreadRoutes(app, face);
   registerLedgerRoutes(app, face);
   registerSessionRoutes(app, face);
+  registerCesResourceRoutes(app, face);
   // Management MCP (stateless Streamable HTTP); the tool list is filled in later.
   registerMcpEndpoint(app, { tools: () => [], serverInfo: { name: 'baton', version: '0.1.0' }, renderError: nativeErrorBody, useErrorFormat: face.useErrorFormat });
   const responses = registerResponseRoutes(app, face);

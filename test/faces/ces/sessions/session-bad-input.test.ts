@@ -91,10 +91,10 @@ describe('CES sessions: bad input', () => {
   it('answers unauthenticated and foreign-app requests in the google.rpc format', async () => {
     const anonymous = await fetch(`${server.url}/v1/${APP}/sessions/x:runSession`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(anonymous.status).toBe(401);
-    expect((await anonymous.json()).error.status).toBe('UNAUTHENTICATED');
+    expect(((await anonymous.json()) as any).error.status).toBe('UNAUTHENTICATED');
     expectStatus(await server.request('POST', '/v1/projects/default/locations/global/apps/nope/sessions/x:runSession', { config: { session: 'x' }, inputs: [{ text: 'a' }] }), 404, 'NOT_FOUND');
     const badJson = await fetch(`${server.url}/v1/${APP}/sessions/x:runSession`, { method: 'POST', headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' }, body: '{' });
     expect(badJson.status).toBe(400);
-    expect((await badJson.json()).error.status).toBe('INVALID_ARGUMENT');
+    expect(((await badJson.json()) as any).error.status).toBe('INVALID_ARGUMENT');
   });
 });

@@ -1,0 +1,114 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Principal } from '../../server/authenticate.ts';
+import type { FaceContext } from '../../server/build-server.ts';
+import type { JsonObject } from '../../store/records.ts';
+import { cesError, googleErrorBody } from './ces-errors.ts';
+import { createCesResourceServices } from './resources/ces-resource-services.ts';
+import { isJsonObject } from './resources/service-support.ts';
+
+/**
+ * REST routes of the CES management API. Each route only turns path, query and body into the CES
+ * request message and calls the service, which owns every rule (the MCP tools call the same).
+ */
+
+type Params = Record<string, string>;
+type QueryKind = 'string' | 'number' | 'boolean';
+
+/**
+ * Reads the query parameters a method takes; any other is INVALID_ARGUMENT. Numbers and booleans
+ * arrive as text and are converted when they parse; otherwise the text is passed on so the
+ * request schema names the field.
+ */
+function readQuery(query: unknown, allowed: Record<string, QueryKind>): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(isJsonObject(query) ? query : {})) {
+    const kind = allowed[key];
+    if (kind === undefined) {
+      const known = Object.keys(allowed);
+      throw cesError('INVALID_ARGUMENT', 'UNKNOWN_QUERY_PARAMETER', `Unknown query parameter '${key}'. ${known.length > 0 ? `This method takes: ${known.join(', ')}.` : 'This method takes none.'}`, {
+        field: key,
+      });
+    }
+    if (typeof value !== 'string') throw cesError('INVALID_ARGUMENT', 'REPEATED_QUERY_PARAMETER', `Query parameter '${key}' was given more than once.`, { field: key });
+    if (kind === 'number' && /^\s*-?\d+\s*$/.test(value)) result[key] = Number(value);
+    else if (kind === 'boolean' && (value === 'true' || value === 'false')) result[key] = value === 'true';
+    else result[key] = value;
+  }
+  return result;
+}
+
+function objectBody(body: unknown, what: string): JsonObject {
+  if (!isJsonObject(body)) throw cesError('INVALID_ARGUMENT', 'INVALID_BODY', `The request body must be a JSON object: the ${what} resource.`);
+  return body;
+}
+
+const LIST_QUERY: Record<string, QueryKind> = { pageSize: 'number', pageToken: 'string', filter: 'string', orderBy: 'string' };
+const MASK_QUERY: Record<string, QueryKind> = { updateMask: 'string' };
+
+/** The five methods every resource family has, each `(principal, request message) → response`. */
+interface ResourceMethods {
+  create(principal: Principal, request: unknown): Promise<unknown>;
+  get(principal: Principal, request: unknown): Promise<unknown>;
+  list(principal: Principal, request: unknown): Promise<unknown>;
+  update(principal: Principal, request: unknown): Promise<unknown>;
+  delete(principal: Principal, request: unknown): Promise<unknown>;
+}
+
+interface Collection {
+  /** URL of the collection, with `:params`, and the parent resource name built from the params. */
+  path: string;
+  parent: (params: Params) => string;
+  /** The request field holding the resource (`toolset`) and the create id parameter (`toolsetId`). */
+  field: string;
+  idParam: string;
+  deleteQuery: Record<string, QueryKind>;
+  service: ResourceMethods;
+}
+
+function registerCollection(app: FastifyInstance, collection: Collection): void {
+  const { path, parent, field, idParam, service } = collection;
+  const itemName = (params: Params) => `${parent(params)}/${path.split('/').at(-1)}/${params.id}`;
+  const params = (request: FastifyRequest) => request.params as Params;
+
+  app.get(path, async (request) => service.list(request.principal, { parent: parent(params(request)), ...readQuery(request.query, LIST_QUERY) }));
+  app.post(path, async (request) =>
+    service.create(request.principal, { parent: parent(params(request)), ...readQuery(request.query, { [idParam]: 'string' }), [field]: objectBody(request.body, field) }),
+  );
+  app.get(`${path}/:id`, async (request) => service.get(request.principal, { name: itemName(params(request)) }));
+  // The path names the resource; a `name` in the body cannot retarget the update.
+  app.patch(`${path}/:id`, async (request) =>
+    service.update(request.principal, { [field]: { ...objectBody(request.body, field), name: itemName(params(request)) }, ...readQuery(request.query, MASK_QUERY) }),
+  );
+  app.delete(`${path}/:id`, async (request) =>
+    service.delete(request.principal, { name: itemName(params(request)), ...readQuery(request.query, collection.deleteQuery) }),
+  );
+}
+
+/**
+ * `/v1/projects/{p}/locations/{l}/apps[/{app}[/agents|tools|toolsets|secrets[/{id}]]]`. Errors
+ * under `/v1/projects/` (auth, bad JSON, unknown routes, 413/415 too) are google.rpc.Status bodies.
+ */
+export function registerCesResourceRoutes(app: FastifyInstance, face: FaceContext): void {
+  face.useErrorFormat('/v1/projects/', (error) => googleErrorBody(error));
+  const services = createCesResourceServices({ store: face.store, agents: face.agents, keys: face.keys });
+  const location = (params: Params) => `projects/${params.project}/locations/${params.location}`;
+  const appName = (params: Params) => `${location(params)}/apps/${params.app}`;
+  const apps = '/v1/projects/:project/locations/:location/apps';
+
+  // Apps are children of the location; their item parameter is `:app` so app routes can nest below it.
+  app.get(apps, async (request) => services.apps.list(request.principal, { parent: location(request.params as Params), ...readQuery(request.query, LIST_QUERY) }));
+  app.post(apps, async (request) =>
+    services.apps.create(request.principal, { parent: location(request.params as Params), ...readQuery(request.query, { appId: 'string' }), app: objectBody(request.body, 'app') }),
+  );
+  app.get(`${apps}/:app`, async (request) => services.apps.get(request.principal, { name: appName(request.params as Params) }));
+  app.patch(`${apps}/:app`, async (request) =>
+    services.apps.update(request.principal, { app: { ...objectBody(request.body, 'app'), name: appName(request.params as Params) }, ...readQuery(request.query, MASK_QUERY) }),
+  );
+  app.delete(`${apps}/:app`, async (request) => services.apps.delete(request.principal, { name: appName(request.params as Params), ...readQuery(request.query, { etag: 'string' }) }));
+
+  const referencedDelete: Record<string, QueryKind> = { force: 'boolean', etag: 'string' };
+  registerCollection(app, { path: `${apps}/:app/agents`, parent: appName, field: 'agent', idParam: 'agentId', deleteQuery: referencedDelete, service: services.agents });
+  registerCollection(app, { path: `${apps}/:app/tools`, parent: appName, field: 'tool', idParam: 'toolId', deleteQuery: referencedDelete, service: services.tools });
+  registerCollection(app, { path: `${apps}/:app/toolsets`, parent: appName, field: 'toolset', idParam: 'toolsetId', deleteQuery: referencedDelete, service: services.toolsets });
+  registerCollection(app, { path: `${apps}/:app/secrets`, parent: appName, field: 'secret', idParam: 'secretId', deleteQuery: { etag: 'string' }, service: services.secrets });
+}

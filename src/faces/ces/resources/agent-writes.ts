@@ -1,0 +1,51 @@
+import type { AgentInput } from '../../../engine/agent-definition.ts';
+import type { AgentService } from '../../../engine/agent-service.ts';
+import { EngineError } from '../../../engine/engine-error.ts';
+import type { AgentRecord } from '../../../store/records.ts';
+import { cesError } from '../ces-errors.ts';
+import { concurrentUpdate } from './service-support.ts';
+
+/**
+ * Every agent write of the CES face goes through AgentService (validation, versions, compare-and-set
+ * on `expectedVersion`), with its errors restated in CES terms.
+ */
+export class AgentWriter {
+  constructor(private readonly agents: AgentService) {}
+
+  async create(appId: string, input: AgentInput, resourceName: string): Promise<AgentRecord> {
+    return this.translate(() => this.agents.create(appId, input), resourceName);
+  }
+
+  async replace(appId: string, name: string, input: Omit<AgentInput, 'name'>, expectedVersion: number, resourceName: string): Promise<AgentRecord> {
+    return this.translate(() => this.agents.replace(appId, name, input, expectedVersion), resourceName);
+  }
+
+  async delete(appId: string, name: string, resourceName: string): Promise<void> {
+    await this.translate(() => this.agents.delete(appId, name), resourceName);
+  }
+
+  /** AgentService speaks the native API (paths like PUT /v1/agents); say the same in CES terms. */
+  private async translate<T>(write: () => Promise<T>, resourceName: string): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (!(error instanceof EngineError)) throw error;
+      switch (error.code) {
+        case 'agent_exists':
+          throw cesError('ALREADY_EXISTS', 'AGENT_EXISTS', `Agent '${resourceName}' already exists; choose another agentId or update it with PATCH /v1/${resourceName}.`, {
+            field: 'agentId',
+          });
+        case 'agent_not_found':
+          throw cesError('NOT_FOUND', 'AGENT_NOT_FOUND', `Agent '${resourceName}' was not found. List agents with GET /v1/${resourceName.replace(/\/[^/]+$/, '')}.`);
+        case 'agent_version_mismatch':
+          throw concurrentUpdate(resourceName);
+        case 'invalid_model':
+          throw cesError('INVALID_ARGUMENT', 'INVALID_MODEL', `agent.modelSettings.model: ${error.message}`, { field: 'agent.modelSettings.model' });
+        case 'invalid_agent_name':
+          throw cesError('INVALID_ARGUMENT', 'INVALID_RESOURCE_ID', error.message, { field: 'agentId' });
+        default:
+          throw error;
+      }
+    }
+  }
+}

@@ -1,0 +1,148 @@
+import type { Principal } from '../../../server/authenticate.ts';
+import type { AppResourceRecord, JsonObject } from '../../../store/records.ts';
+import { DuplicateKeyError } from '../../../store/store.ts';
+import { resolveApp } from '../app-access.ts';
+import { computeEtag } from '../aip/etag.ts';
+import { applyFieldMask, parseFieldMask, type MaskSpec } from '../aip/field-mask.ts';
+import { cesError } from '../ces-errors.ts';
+import { releaseAgentReferences, type ReferencedCollection } from './agent-references.ts';
+import type { AgentWriter } from './agent-writes.ts';
+import type { RuleContext } from './common-rules.ts';
+import { listResponse, type ListRequest } from './list-resources.ts';
+import { chooseResourceId, formatAppName, formatChildName, parseAppName, parseChildName, type AppPath } from './resource-names.ts';
+import { assertFreshEtag, concurrentUpdate, nowIso, withoutFields, type CesResourceDependencies } from './service-support.ts';
+
+/**
+ * What differs between the resources kept as JSON bodies in `store.resources` (tools, toolsets);
+ * everything else — names, etags, masks, references, paging — is `AppResourceCrud`.
+ */
+export interface ResourceKind {
+  collection: ReferencedCollection;
+  singular: 'tool' | 'toolset';
+  /** `mask.outputOnly` doubles as the list of fields the server owns and never stores. */
+  mask: MaskSpec;
+  /** Top-level wire fields a list filter may name. */
+  filterFields: readonly string[];
+  /** Checks a complete body (server-owned fields removed) and returns what is stored. */
+  validate(context: RuleContext, body: JsonObject, id: string): Promise<JsonObject>;
+  /** Output-only fields computed from the body (a tool's displayName). */
+  derived(body: JsonObject): JsonObject;
+}
+
+export interface DeleteOptions {
+  force?: boolean | undefined;
+  etag?: string | undefined;
+}
+
+/** AIP CRUD of one app-resource collection, shared by the Tool and Toolset services. */
+export class AppResourceCrud {
+  constructor(
+    private readonly kind: ResourceKind,
+    private readonly deps: CesResourceDependencies,
+    private readonly writer: AgentWriter,
+  ) {}
+
+  private get title(): string {
+    return this.kind.singular === 'tool' ? 'Tool' : 'Toolset';
+  }
+
+  private async context(principal: Principal, path: AppPath): Promise<RuleContext> {
+    const app = await resolveApp(this.deps.store, principal, path.project, path.location, path.app);
+    return { store: this.deps.store, app, path };
+  }
+
+  private etagOf(record: AppResourceRecord): string {
+    return computeEtag([record.id, record.revision]);
+  }
+
+  private render(record: AppResourceRecord, path: AppPath): JsonObject {
+    return {
+      name: formatChildName(path, this.kind.collection, record.id),
+      ...this.kind.derived(record.body),
+      ...record.body,
+      createTime: record.createdAt,
+      updateTime: record.updatedAt,
+      etag: this.etagOf(record),
+    };
+  }
+
+  private async load(context: RuleContext, id: string): Promise<AppResourceRecord> {
+    const record = await this.deps.store.resources.get(context.app.id, this.kind.collection, id);
+    if (!record) {
+      const name = formatChildName(context.path, this.kind.collection, id);
+      throw cesError(
+        'NOT_FOUND',
+        `${this.kind.singular.toUpperCase()}_NOT_FOUND`,
+        `${this.title} '${name}' was not found. List them with GET /v1/${formatAppName(context.path)}/${this.kind.collection}.`,
+      );
+    }
+    return record;
+  }
+
+  async create(principal: Principal, parent: string, requestedId: string | undefined, resource: JsonObject): Promise<JsonObject> {
+    const path = parseAppName(parent, 'parent');
+    const context = await this.context(principal, path);
+    const id = chooseResourceId(requestedId, `${this.kind.singular}Id`, this.kind.singular);
+    const body = await this.kind.validate(context, withoutFields(resource, this.kind.mask.outputOnly), id);
+    const now = nowIso();
+    const record: AppResourceRecord = { appId: context.app.id, collection: this.kind.collection, id, body, revision: 1, createdAt: now, updatedAt: now };
+    try {
+      await this.deps.store.resources.insert(record);
+    } catch (error) {
+      if (!(error instanceof DuplicateKeyError)) throw error;
+      const name = formatChildName(path, this.kind.collection, id);
+      throw cesError('ALREADY_EXISTS', `${this.kind.singular.toUpperCase()}_EXISTS`, `${this.title} '${name}' already exists; choose another ${this.kind.singular}Id or update it with PATCH /v1/${name}.`, {
+        field: `${this.kind.singular}Id`,
+      });
+    }
+    return this.render(record, path);
+  }
+
+  async get(principal: Principal, name: string): Promise<JsonObject> {
+    const path = parseChildName(name, this.kind.collection, 'name');
+    const context = await this.context(principal, path);
+    return this.render(await this.load(context, path.id), path);
+  }
+
+  async list(principal: Principal, request: ListRequest): Promise<JsonObject> {
+    const path = parseAppName(request.parent, 'parent');
+    const context = await this.context(principal, path);
+    const records = await this.deps.store.resources.list(context.app.id, this.kind.collection);
+    const resources = records.map((record) => this.render(record, path));
+    return listResponse(this.kind.collection, resources, request, { fields: this.kind.filterFields, codec: this.deps.keys.pageTokens });
+  }
+
+  /** AIP-134 with CES's rule that an absent mask replaces every mutable field. */
+  async update(principal: Principal, resource: JsonObject, updateMask: string | undefined): Promise<JsonObject> {
+    const field = this.kind.singular;
+    const path = parseChildName(resource.name, this.kind.collection, `${field}.name`);
+    const context = await this.context(principal, path);
+    const current = await this.load(context, path.id);
+    const name = formatChildName(path, this.kind.collection, path.id);
+    assertFreshEtag(typeof resource.etag === 'string' ? resource.etag : undefined, this.etagOf(current), name, `${field}.etag`);
+    const paths = parseFieldMask(updateMask);
+    const merged = applyFieldMask(current.body, withoutFields(resource, this.kind.mask.outputOnly), paths, this.kind.mask) as JsonObject;
+    const body = await this.kind.validate(context, withoutFields(merged, this.kind.mask.outputOnly), path.id);
+    const updated = await this.deps.store.resources.update(context.app.id, this.kind.collection, path.id, current.revision, body, nowIso());
+    if (!updated) throw concurrentUpdate(name);
+    return this.render(updated, path);
+  }
+
+  /** AIP-135: returns Empty. References from agents block it unless `force` removes them. */
+  async delete(principal: Principal, name: string, options: DeleteOptions): Promise<JsonObject> {
+    const path = parseChildName(name, this.kind.collection, 'name');
+    const context = await this.context(principal, path);
+    const current = await this.load(context, path.id);
+    const fullName = formatChildName(path, this.kind.collection, path.id);
+    assertFreshEtag(options.etag, this.etagOf(current), fullName, 'etag');
+    await releaseAgentReferences(this.deps.store, this.writer, context.app, path, {
+      collection: this.kind.collection,
+      id: path.id,
+      name: fullName,
+      force: options.force === true,
+    });
+    // Someone may have deleted it meanwhile; the outcome the caller asked for holds either way.
+    await this.deps.store.resources.delete(context.app.id, this.kind.collection, path.id);
+    return {};
+  }
+}

@@ -1,0 +1,139 @@
+import { EngineError } from '../../../engine/engine-error.ts';
+import { toJsonSchema } from '../../../engine/tool-resources.ts';
+import { assertValidToolDefinition } from '../../../engine/tool-schema.ts';
+import type { Principal } from '../../../server/authenticate.ts';
+import type { JsonObject } from '../../../store/records.ts';
+import { assertOneOf } from '../aip/union-check.ts';
+import { cesError } from '../ces-errors.ts';
+import type { AgentWriter } from './agent-writes.ts';
+import { AppResourceCrud, type ResourceKind } from './app-resource-crud.ts';
+import {
+  checkApiAuthentication,
+  checkDuration,
+  checkHttpUrl,
+  checkOpenApiSchema,
+  checkTlsConfig,
+  checkToolFakeConfig,
+  refuseUnsupported,
+  requireText,
+} from './common-rules.ts';
+import { RESOURCE_ID_PATTERN } from './resource-names.ts';
+import { asObject, parseCesRequest, toJsonObject, type CesResourceDependencies } from './service-support.ts';
+import { createToolRequestSchema, deleteToolRequestSchema, getToolRequestSchema, listToolsRequestSchema, updateToolRequestSchema } from './tool-schemas.ts';
+
+const SUPPORTED = ['clientFunction', 'openApiTool', 'jsFunction'];
+const REFUSED = ['googleSearchTool', 'connectorTool', 'dataStoreTool', 'fileSearchTool', 'systemTool', 'agentTool', 'widgetTool', 'remoteAgentTool'];
+
+const refusals: Record<string, string> = {
+  pythonFunction: 'pythonFunction is not supported by Baton: use jsFunction with jsCode.',
+  mcpTool: 'mcpTool cannot be created directly: MCP tools are managed through an MCP toolset (create a toolset with mcpToolset).',
+  ...Object.fromEntries(REFUSED.map((kind) => [kind, `'${kind}' tools are not supported by Baton; supported: clientFunction, openApiTool, jsFunction.`])),
+};
+
+/**
+ * A function's name and parameters, checked with the engine's own rules for client tools (the
+ * name pattern, an object schema that compiles), after turning a CES Schema into JSON Schema the
+ * way the turn runner will.
+ */
+function checkFunction(fn: JsonObject, prefix: string): void {
+  const name = requireText(fn, 'name', prefix);
+  if (!RESOURCE_ID_PATTERN.test(name)) {
+    throw cesError('INVALID_ARGUMENT', 'INVALID_TOOL_NAME', `${prefix}.name '${name.slice(0, 100)}' must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, '_' and '-').`, {
+      field: `${prefix}.name`,
+    });
+  }
+  const parameters = asObject(fn.parameters);
+  try {
+    assertValidToolDefinition({ name, description: '', parameters: parameters ? toJsonSchema(parameters) : { type: 'object', properties: {} } }, prefix);
+  } catch (error) {
+    if (error instanceof EngineError) throw cesError('INVALID_ARGUMENT', 'INVALID_TOOL_PARAMETERS', error.message, { field: error.param ?? `${prefix}.parameters` });
+    throw error;
+  }
+}
+
+/** A Tool's displayName is output only: the name of what it calls. */
+function displayNameOf(body: JsonObject): string | undefined {
+  for (const kind of SUPPORTED) {
+    const name = asObject(body[kind])?.name;
+    if (typeof name === 'string') return name;
+  }
+  return body.openApiTool !== undefined ? 'openapi_tool' : undefined;
+}
+
+export const toolKind: ResourceKind = {
+  collection: 'tools',
+  singular: 'tool',
+  mask: {
+    mutable: ['executionType', 'timeout', 'toolFakeConfig', ...SUPPORTED, ...Object.keys(refusals)],
+    outputOnly: ['name', 'displayName', 'createTime', 'updateTime', 'etag', 'generatedSummary'],
+    unions: [[...SUPPORTED, ...Object.keys(refusals)]],
+  },
+  filterFields: ['name', 'displayName', 'createTime', 'updateTime', 'etag', 'executionType', 'timeout', 'toolFakeConfig', ...SUPPORTED],
+  derived(body): JsonObject {
+    const displayName = displayNameOf(body);
+    return displayName === undefined ? {} : { displayName };
+  },
+  async validate(context, body) {
+    refuseUnsupported(body, refusals, 'tool');
+    assertOneOf(body, SUPPORTED, 'tool', { required: true, name: 'tool_type' });
+    checkDuration(body.timeout, 'tool.timeout');
+    checkToolFakeConfig(body.toolFakeConfig, 'tool.toolFakeConfig');
+    const clientFunction = asObject(body.clientFunction);
+    if (clientFunction) checkFunction(clientFunction, 'tool.clientFunction');
+    const jsFunction = asObject(body.jsFunction);
+    if (jsFunction) {
+      checkFunction(jsFunction, 'tool.jsFunction');
+      requireText(jsFunction, 'jsCode', 'tool.jsFunction');
+    }
+    const openApi = asObject(body.openApiTool);
+    if (openApi) {
+      const prefix = 'tool.openApiTool';
+      refuseUnsupported(openApi, { serviceDirectoryConfig: `${prefix}.serviceDirectoryConfig is not supported by Baton (a Google Cloud service); give a reachable url instead.` }, prefix);
+      checkOpenApiSchema(openApi, prefix);
+      checkHttpUrl(openApi.url, `${prefix}.url`);
+      await checkApiAuthentication(context, openApi.apiAuthentication, `${prefix}.apiAuthentication`);
+      checkTlsConfig(openApi.tlsConfig, `${prefix}.tlsConfig`);
+    }
+    return body;
+  },
+};
+
+/**
+ * Tools of an app (CES AgentService *Tool methods). Every method takes the caller and the CES
+ * request message, validates it, and returns the CES response message.
+ */
+export class ToolService {
+  private readonly crud: AppResourceCrud;
+
+  constructor(deps: CesResourceDependencies, writer: AgentWriter) {
+    this.crud = new AppResourceCrud(toolKind, deps, writer);
+  }
+
+  /** CreateToolRequest `{parent, toolId?, tool}` → Tool. */
+  async create(principal: Principal, request: unknown): Promise<JsonObject> {
+    const { parent, toolId, tool } = parseCesRequest(createToolRequestSchema, request);
+    return this.crud.create(principal, parent, toolId, toJsonObject(tool));
+  }
+
+  /** GetToolRequest `{name}` → Tool. */
+  async get(principal: Principal, request: unknown): Promise<JsonObject> {
+    return this.crud.get(principal, parseCesRequest(getToolRequestSchema, request).name);
+  }
+
+  /** ListToolsRequest → `{tools, nextPageToken?}`. */
+  async list(principal: Principal, request: unknown): Promise<JsonObject> {
+    return this.crud.list(principal, parseCesRequest(listToolsRequestSchema, request));
+  }
+
+  /** UpdateToolRequest `{tool, updateMask?}` → Tool. */
+  async update(principal: Principal, request: unknown): Promise<JsonObject> {
+    const { tool, updateMask } = parseCesRequest(updateToolRequestSchema, request);
+    return this.crud.update(principal, toJsonObject(tool), updateMask);
+  }
+
+  /** DeleteToolRequest `{name, force?, etag?}` → Empty. */
+  async delete(principal: Principal, request: unknown): Promise<JsonObject> {
+    const { name, force, etag } = parseCesRequest(deleteToolRequestSchema, request);
+    return this.crud.delete(principal, name, { force, etag });
+  }
+}

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { AgentService } from '../../../../src/engine/agent-service.ts';
+import { EngineError } from '../../../../src/engine/engine-error.ts';
+import { newId } from '../../../../src/engine/ids.ts';
+import { systemClock } from '../../../../src/engine/clock.ts';
+import { CES_RESOURCE_METHODS, createCesResourceServices, type CesResourceServices } from '../../../../src/faces/ces/resources/ces-resource-services.ts';
+import { createSecretRequestSchema, updateSecretRequestSchema } from '../../../../src/faces/ces/resources/secret-service.ts';
+import type { Principal } from '../../../../src/server/authenticate.ts';
+import { serverKeys } from '../../../../src/server/server-keys.ts';
+import { startTestBaton, type TestBaton } from '../../../helpers/test-baton.ts';
+import { APP, mcpToolset } from './ces-test-client.ts';
+
+/**
+ * The services as the MCP tools will call them: request messages in, response messages out, the
+ * same JSON the REST routes serve; and request schemas that convert to JSON Schema.
+ */
+describe('CES resource services with request messages', () => {
+  let baton: TestBaton;
+  let services: CesResourceServices;
+  let admin: Principal;
+
+  beforeAll(async () => {
+    baton = await startTestBaton();
+    const store = baton.baton.store;
+    const agents = new AgentService(store, systemClock, newId, () => {});
+    services = createCesResourceServices({ store, agents, keys: serverKeys(Buffer.alloc(32, 7)) });
+    admin = { appId: baton.baton.defaultAppId, keyId: 'key_test', role: 'admin' };
+  });
+  afterAll(async () => baton?.close());
+
+  it('create_toolset / get_toolset / list_toolsets return what REST returns', async () => {
+    const toolset = await services.toolsets.create(admin, { parent: APP, toolsetId: 'via-mcp', toolset: mcpToolset('Via MCP') });
+    expect((await baton.request('GET', `/v1/${APP}/toolsets/via-mcp`)).body).toEqual(toolset);
+    expect(await services.toolsets.get(admin, { name: toolset.name })).toEqual(toolset);
+    expect(await services.toolsets.list(admin, { parent: APP, pageSize: 10 })).toEqual({ toolsets: [toolset] });
+    const updated = await services.toolsets.update(admin, { toolset: { name: toolset.name, description: 'd' }, updateMask: 'description' });
+    expect(updated.description).toBe('d');
+    expect(await services.toolsets.delete(admin, { name: toolset.name, force: false, etag: updated.etag })).toEqual({});
+  });
+
+  it('unknown request fields are INVALID_ARGUMENT naming the field, at any depth', async () => {
+    const failure = async (run: () => Promise<unknown>) => {
+      const error = await run().then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(EngineError);
+      expect((error as EngineError).kind).toBe('invalid_request');
+      return (error as EngineError).param;
+    };
+    expect(await failure(() => services.toolsets.create(admin, { parent: APP, toolset: mcpToolset('X'), validateOnly: true }))).toBe('validateOnly');
+    expect(await failure(() => services.agents.create(admin, { parent: APP, agent: { displayName: 'A', modelSettings: { modle: 'x' } } }))).toBe('agent.modelSettings.modle');
+    expect(await failure(() => services.apps.get(admin, { name: APP, view: 'FULL' }))).toBe('view');
+    expect(await failure(() => services.tools.list(admin, { parent: APP, pageSize: '10' }))).toBe('pageSize');
+    expect(await failure(() => services.tools.get(admin, 'not an object'))).toBe(null);
+    expect((await services.toolsets.list(admin, { parent: APP })).toolsets).toEqual([]);
+  });
+
+  it('every request schema converts to a strict JSON Schema object', () => {
+    const schemas = [...Object.values(CES_RESOURCE_METHODS).map((method) => method.requestSchema), createSecretRequestSchema, updateSecretRequestSchema];
+    expect(Object.keys(CES_RESOURCE_METHODS)).toHaveLength(20);
+    for (const schema of schemas) {
+      const json = z.toJSONSchema(schema, { io: 'input' }) as { type: string; additionalProperties: boolean; properties: object };
+      expect(json.type).toBe('object');
+      expect(json.additionalProperties).toBe(false);
+    }
+    const create = z.toJSONSchema(CES_RESOURCE_METHODS.create_toolset!.requestSchema, { io: 'input' }) as any;
+    expect(create.required).toEqual(['parent', 'toolset']);
+    expect(create.properties.toolset.properties.mcpToolset.properties.serverAddress.type).toBe('string');
+  });
+});
