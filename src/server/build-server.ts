@@ -5,8 +5,9 @@ import { EngineError } from '../engine/engine-error.ts';
 import { registerAdminRoutes } from '../faces/admin/admin-routes.ts';
 import { registerAgentRoutes } from '../faces/agents/agent-routes.ts';
 import { registerLedgerRoutes } from '../faces/ledger/ledger-routes.ts';
-import { registerSessionRoutes } from '../faces/ces/sessions/session-routes.ts';
-import { registerCesResourceRoutes } from '../faces/ces/ces-resource-routes.ts';
+import { registerCesFace } from '../faces/ces/ces-face.ts';
+import { googleErrorBody } from '../faces/ces/ces-errors.ts';
+import { cesManagementTools } from '../faces/mcp/ces-management-tools.ts';
 import { registerMcpEndpoint } from '../faces/mcp/mcp-endpoint.ts';
 import { registerThreadRoutes } from '../faces/threads/thread-routes.ts';
 import { registerResponseRoutes } from '../faces/responses/response-routes.ts';
@@ -139,10 +140,16 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
   registerAgentRoutes(app, face);
   registerThreadRoutes(app, face);
   registerLedgerRoutes(app, face);
-  registerSessionRoutes(app, face);
-  registerCesResourceRoutes(app, face);
-  // Management MCP (stateless Streamable HTTP); the tool list is filled in later.
-  registerMcpEndpoint(app, { tools: () => [], serverInfo: { name: 'baton', version: '0.1.0' }, renderError: nativeErrorBody, useErrorFormat: face.useErrorFormat });
+  const ces = registerCesFace(app, face);
+  // The management MCP server (stateless Streamable HTTP): CES's tools on the same services as REST.
+  const managementTools = cesManagementTools(ces);
+  registerMcpEndpoint(app, {
+    tools: () => managementTools,
+    serverInfo: { name: 'baton', version: '0.1.0' },
+    // Tool errors carry the same google.rpc.Status body as the REST API.
+    renderError: (error) => googleErrorBody(error).body,
+    useErrorFormat: face.useErrorFormat,
+  });
   const responses = registerResponseRoutes(app, face);
   registerResponseWebSocket(app, {
     ...dependencies.responsesWebSocket,

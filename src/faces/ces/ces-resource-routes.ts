@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../../server/authenticate.ts';
-import type { FaceContext } from '../../server/build-server.ts';
 import type { JsonObject } from '../../store/records.ts';
-import { cesError, googleErrorBody } from './ces-errors.ts';
-import { createCesResourceServices } from './resources/ces-resource-services.ts';
+import { cesError } from './ces-errors.ts';
+import type { CesResourceServices } from './resources/ces-resource-services.ts';
 import { isJsonObject } from './resources/service-support.ts';
 
 /**
@@ -88,9 +87,7 @@ function registerCollection(app: FastifyInstance, collection: Collection): void 
  * `/v1/projects/{p}/locations/{l}/apps[/{app}[/agents|tools|toolsets|secrets[/{id}]]]`. Errors
  * under `/v1/projects/` (auth, bad JSON, unknown routes, 413/415 too) are google.rpc.Status bodies.
  */
-export function registerCesResourceRoutes(app: FastifyInstance, face: FaceContext): void {
-  face.useErrorFormat('/v1/projects/', (error) => googleErrorBody(error));
-  const services = createCesResourceServices({ store: face.store, agents: face.agents, keys: face.keys });
+export function registerCesResourceRoutes(app: FastifyInstance, services: CesResourceServices): void {
   const location = (params: Params) => `projects/${params.project}/locations/${params.location}`;
   const appName = (params: Params) => `${location(params)}/apps/${params.app}`;
   const apps = '/v1/projects/:project/locations/:location/apps';

@@ -32,7 +32,7 @@ const WRITE: McpToolAnnotations = { readOnlyHint: false, destructiveHint: true, 
 const READ: McpToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
 function inputSchemaOf(schema: z.ZodType): McpInputSchema {
-  const json = z.toJSONSchema(schema, { target: 'draft-7', unrepresentable: 'any' }) as Record<string, unknown>;
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   delete json.$schema;
   return { ...json, type: 'object' } as McpInputSchema;
 }
@@ -43,6 +43,7 @@ function inputSchemaOf(schema: z.ZodType): McpInputSchema {
  */
 export function familyTools(family: ResourceFamily): McpTool[] {
   const { singular, plural, about, parent, service, requests } = family;
+  const a = /^[aeiou]/.test(singular) ? `an ${singular}` : `a ${singular}`;
   const tool = (name: string, description: string, request: z.ZodType, annotations: McpToolAnnotations, run: (principal: Principal, args: unknown) => Promise<unknown>): McpTool => ({
     name,
     description,
@@ -53,7 +54,7 @@ export function familyTools(family: ResourceFamily): McpTool[] {
   return [
     tool(
       `create_${singular}`,
-      `Creates a ${singular}. ${about} \`parent\` is ${parent}; \`${singular}Id\` (optional, letters, digits, '-' and '_') becomes the last part of its name, else one is generated; an id already in use fails with ALREADY_EXISTS. ${family.createHint} Output-only fields (name, createTime, updateTime, etag) are ignored. Returns the created ${singular}.`,
+      `Creates ${a}. ${about} \`parent\` is ${parent}; \`${singular}Id\` (optional, letters, digits, '-' and '_') becomes the last part of its name, else one is generated; an id already in use fails with ALREADY_EXISTS. ${family.createHint} Output-only fields (name, createTime, updateTime, etag) are ignored. Returns the created ${singular}.`,
       requests.create,
       WRITE,
       (principal, args) => service.create(principal, args),
@@ -70,14 +71,14 @@ export function familyTools(family: ResourceFamily): McpTool[] {
     ),
     tool(
       `update_${singular}`,
-      `Updates a ${singular} identified by \`${singular}.name\`. ALWAYS pass \`updateMask\`: a comma-separated list of the camelCase fields you change (e.g. "displayName,description"); without a mask EVERY field is replaced by what you send and fields you leave out are cleared. Send the \`etag\` you read inside \`${singular}\` so a concurrent change fails with ABORTED instead of being overwritten; then read it again and retry. Returns the updated ${singular}.`,
+      `Updates ${a} identified by \`${singular}.name\`. ALWAYS pass \`updateMask\`: a comma-separated list of the camelCase fields you change (e.g. "displayName,description"); without a mask EVERY field is replaced by what you send and fields you leave out are cleared. Send the \`etag\` you read inside \`${singular}\` so a concurrent change fails with ABORTED instead of being overwritten; then read it again and retry. Returns the updated ${singular}.`,
       requests.update,
       WRITE,
       (principal, args) => service.update(principal, args),
     ),
     tool(
       `delete_${singular}`,
-      `Deletes a ${singular} by \`name\`. ${singular === 'app' ? 'Deletes everything the app holds (agents, tools, toolsets, secrets, conversations); the app of the API key in use cannot be deleted.' : `Refused with FAILED_PRECONDITION while other resources refer to it, unless \`force\` is true, which removes those references first.`} Pass \`etag\` to delete only the version you read (a stale etag fails with ABORTED). Cannot be undone.`,
+      `Deletes ${a} by \`name\`. ${singular === 'app' ? 'Deletes everything the app holds (agents, tools, toolsets, secrets, conversations); the app of the API key in use cannot be deleted.' : `Refused with FAILED_PRECONDITION while other resources refer to it, unless \`force\` is true, which removes those references first.`} Pass \`etag\` to delete only the version you read (a stale etag fails with ABORTED). Cannot be undone.`,
       requests.delete,
       WRITE,
       (principal, args) => service.delete(principal, args),

@@ -12,7 +12,6 @@ import type { ErrorRenderer } from '../../../src/server/build-server.ts';
 import { nativeErrorBody, STATUS_BY_KIND, statusOf, toEngineError } from '../../../src/server/http-error.ts';
 import { openStore } from '../../../src/store/open-store.ts';
 import type { Store } from '../../../src/store/store.ts';
-import { ADMIN_KEY, startTestBaton, type TestBaton } from '../../helpers/test-baton.ts';
 
 const KEY = 'bk_mcp_test_member_key_0123456789';
 const BODY_LIMIT = 16_384;
@@ -356,66 +355,5 @@ describe('MCP endpoint adapter (dummy tools on a fresh Fastify with Baton auth)'
         expect(await response.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
       }
     });
-  });
-});
-
-describe('/mcp in Baton (placeholder tool list)', () => {
-  let baton: TestBaton;
-  beforeAll(async () => {
-    baton = await startTestBaton();
-  });
-  afterAll(async () => baton?.close());
-
-  it('the SDK client connects with an API key and sees no tools yet', async () => {
-    const client = await connectClient(baton.url, ADMIN_KEY);
-    try {
-      expect(client.getServerVersion()?.name).toBe('baton');
-      expect((await client.listTools()).tools).toEqual([]);
-      const result = await client.callTool({ name: 'list_agents', arguments: {} });
-      expect(result.isError).toBe(true);
-      expect(JSON.parse(firstText(result))).toMatchObject({ error: { code: 'tool_not_found', param: 'name' } });
-    } finally {
-      await client.close();
-    }
-  });
-
-  it("auth, parse and routing errors use the JSON-RPC envelope, not Baton's native error", async () => {
-    const anonymous = await fetch(`${baton.url}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: MCP_ACCEPT },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
-    expect(anonymous.status).toBe(401);
-    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');
-    expect(await anonymous.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32001, data: { error: { code: 'missing_api_key' } } }, id: null });
-
-    const malformed = await baton.request('POST', '/mcp', '{"jsonrpc":', { accept: MCP_ACCEPT });
-    expect(malformed.status).toBe(400);
-    expect(malformed.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
-
-    const notRpc = await baton.request('POST', '/mcp', { query: 'list agents' }, { accept: MCP_ACCEPT });
-    expect(notRpc.status).toBe(400);
-    expect(notRpc.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 }, id: null });
-
-    const get = await baton.request('GET', '/mcp');
-    expect(get.status).toBe(405);
-    expect(get.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
-
-    // Other routes keep Baton's native format and no challenge header.
-    const native = await fetch(`${baton.url}/v1/agents`);
-    expect(native.status).toBe(401);
-    expect(native.headers.get('www-authenticate')).toBeNull();
-    expect(await native.json()).toMatchObject({ error: { type: 'authentication_error' } });
-  });
-
-  it('an Idempotency-Key header does not leave the key reserved (replies bypass onSend)', async () => {
-    const headers = { accept: MCP_ACCEPT, 'idempotency-key': 'mcp-key-1' };
-    const first = await baton.request('POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers);
-    expect(first.status).toBe(200);
-    const started = Date.now();
-    const second = await baton.request('POST', '/mcp', { jsonrpc: '2.0', id: 2, method: 'tools/list' }, headers);
-    expect(second.status).toBe(200);
-    expect(second.body).toMatchObject({ id: 2, result: { tools: [] } });
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

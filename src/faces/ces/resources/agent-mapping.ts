@@ -1,3 +1,4 @@
+import { SYSTEM_TOOLS } from '../../../engine/system-tools.ts';
 import type { AgentInput } from '../../../engine/agent-definition.ts';
 import { clientFunctionDefinition } from '../../../engine/tool-resources.ts';
 import type { AgentDefinition, AgentRecord, JsonObject, ToolsetReference } from '../../../store/records.ts';
@@ -67,6 +68,8 @@ async function readToolIds(context: RuleContext, names: string[]): Promise<strin
   const functionNames = new Map<string, string>();
   for (const [index, id] of ids.entries()) {
     const record = records.find((candidate) => candidate.id === id);
+    // System tools (`…/tools/end_session`) exist in every app, as in CES; Baton runs them itself.
+    if (!record && id !== undefined && SYSTEM_TOOLS[id]) continue;
     if (!record) invalid(`agent.tools[${index}]`, `agent.tools[${index}] refers to tool '${names[index]}', which does not exist; create it first.`);
     const fn = clientFunctionDefinition(record.body)?.name;
     if (fn === undefined) continue;

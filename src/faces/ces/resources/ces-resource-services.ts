@@ -38,39 +38,17 @@ export function createCesResourceServices(deps: CesResourceDependencies): CesRes
   };
 }
 
-type Family = Exclude<keyof CesResourceServices, 'secrets'>;
-type Method = 'create' | 'get' | 'list' | 'update' | 'delete';
-
-export interface CesMethod {
-  family: Family;
-  method: Method;
-  /** The request message; `z.toJSONSchema(requestSchema)` is the MCP tool's inputSchema. */
-  requestSchema: z.ZodType;
-}
+export type CesFamily = Exclude<keyof CesResourceServices, 'secrets'>;
+export type CesMethod = 'create' | 'get' | 'list' | 'update' | 'delete';
 
 /**
- * The CES MCP tools (snake_case RPC names) and the service method behind each: the input is the
- * REST request message, the output the REST response. Secrets are deliberately absent.
+ * The request message of every method the MCP server publishes (`create_toolset` is
+ * `toolsets.create`): `z.toJSONSchema` of it is the tool's inputSchema, the REST request in JSON.
+ * Secrets are deliberately absent: their values must not travel through a model's context.
  */
-export const CES_RESOURCE_METHODS: Readonly<Record<string, CesMethod>> = {
-  create_app: { family: 'apps', method: 'create', requestSchema: createAppRequestSchema },
-  get_app: { family: 'apps', method: 'get', requestSchema: getAppRequestSchema },
-  list_apps: { family: 'apps', method: 'list', requestSchema: listAppsRequestSchema },
-  update_app: { family: 'apps', method: 'update', requestSchema: updateAppRequestSchema },
-  delete_app: { family: 'apps', method: 'delete', requestSchema: deleteAppRequestSchema },
-  create_agent: { family: 'agents', method: 'create', requestSchema: createAgentRequestSchema },
-  get_agent: { family: 'agents', method: 'get', requestSchema: getAgentRequestSchema },
-  list_agents: { family: 'agents', method: 'list', requestSchema: listAgentsRequestSchema },
-  update_agent: { family: 'agents', method: 'update', requestSchema: updateAgentRequestSchema },
-  delete_agent: { family: 'agents', method: 'delete', requestSchema: deleteAgentRequestSchema },
-  create_tool: { family: 'tools', method: 'create', requestSchema: createToolRequestSchema },
-  get_tool: { family: 'tools', method: 'get', requestSchema: getToolRequestSchema },
-  list_tools: { family: 'tools', method: 'list', requestSchema: listToolsRequestSchema },
-  update_tool: { family: 'tools', method: 'update', requestSchema: updateToolRequestSchema },
-  delete_tool: { family: 'tools', method: 'delete', requestSchema: deleteToolRequestSchema },
-  create_toolset: { family: 'toolsets', method: 'create', requestSchema: createToolsetRequestSchema },
-  get_toolset: { family: 'toolsets', method: 'get', requestSchema: getToolsetRequestSchema },
-  list_toolsets: { family: 'toolsets', method: 'list', requestSchema: listToolsetsRequestSchema },
-  update_toolset: { family: 'toolsets', method: 'update', requestSchema: updateToolsetRequestSchema },
-  delete_toolset: { family: 'toolsets', method: 'delete', requestSchema: deleteToolsetRequestSchema },
+export const CES_REQUEST_SCHEMAS: Readonly<Record<CesFamily, Readonly<Record<CesMethod, z.ZodType>>>> = {
+  apps: { create: createAppRequestSchema, get: getAppRequestSchema, list: listAppsRequestSchema, update: updateAppRequestSchema, delete: deleteAppRequestSchema },
+  agents: { create: createAgentRequestSchema, get: getAgentRequestSchema, list: listAgentsRequestSchema, update: updateAgentRequestSchema, delete: deleteAgentRequestSchema },
+  tools: { create: createToolRequestSchema, get: getToolRequestSchema, list: listToolsRequestSchema, update: updateToolRequestSchema, delete: deleteToolRequestSchema },
+  toolsets: { create: createToolsetRequestSchema, get: getToolsetRequestSchema, list: listToolsetsRequestSchema, update: updateToolsetRequestSchema, delete: deleteToolsetRequestSchema },
 };

@@ -25,7 +25,6 @@ const emptyQuery = z.object({}).strict();
 export function registerSessionRoutes(app: FastifyInstance, face: FaceContext): void {
   const sessions = new SessionService(face.store, face.engine);
   const conversations = new ConversationService(face.store, face.engine, face.keys.pageTokens);
-  face.useErrorFormat('/v1/projects/', (error) => googleErrorBody(error));
 
   app.post<{ Params: AppParams & { sessionAction: string } }>(`${APP_PATH}/sessions/:sessionAction`, async (request, reply) => {
     const { sessionAction, ...appPath } = request.params;

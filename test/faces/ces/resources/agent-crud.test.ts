@@ -143,4 +143,11 @@ describe('CES agents: create, read, update, delete', () => {
     expect((await read(baton, APP)).body.rootAgent).toBeUndefined();
     expect((await read(baton, `${APP}/agents/parent`)).body.childAgents).toEqual([`${APP}/agents/support`]);
   });
+
+  it('accepts the end_session system tool, which exists in every app without being created', async () => {
+    const agent = await created(baton, `${AGENTS}?agentId=closer`, { displayName: 'Closer', tools: [`${APP}/tools/end_session`] });
+    expect(agent.tools).toEqual([`${APP}/tools/end_session`]);
+    const missing = await baton.request('POST', `${AGENTS}?agentId=closer2`, { displayName: 'Closer 2', tools: [`${APP}/tools/end_sessions`] });
+    expect(violatedField(expectGoogleError(missing, 400, 'INVALID_ARGUMENT'))).toBe('agent.tools[0]');
+  });
 });

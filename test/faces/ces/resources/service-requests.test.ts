@@ -4,7 +4,7 @@ import { AgentService } from '../../../../src/engine/agent-service.ts';
 import { EngineError } from '../../../../src/engine/engine-error.ts';
 import { newId } from '../../../../src/engine/ids.ts';
 import { systemClock } from '../../../../src/engine/clock.ts';
-import { CES_RESOURCE_METHODS, createCesResourceServices, type CesResourceServices } from '../../../../src/faces/ces/resources/ces-resource-services.ts';
+import { CES_REQUEST_SCHEMAS, createCesResourceServices, type CesResourceServices } from '../../../../src/faces/ces/resources/ces-resource-services.ts';
 import { createSecretRequestSchema, updateSecretRequestSchema } from '../../../../src/faces/ces/resources/secret-service.ts';
 import type { Principal } from '../../../../src/server/authenticate.ts';
 import { serverKeys } from '../../../../src/server/server-keys.ts';
@@ -58,14 +58,15 @@ describe('CES resource services with request messages', () => {
   });
 
   it('every request schema converts to a strict JSON Schema object', () => {
-    const schemas = [...Object.values(CES_RESOURCE_METHODS).map((method) => method.requestSchema), createSecretRequestSchema, updateSecretRequestSchema];
-    expect(Object.keys(CES_RESOURCE_METHODS)).toHaveLength(20);
+    const published = Object.values(CES_REQUEST_SCHEMAS).flatMap((methods) => Object.values(methods));
+    expect(published).toHaveLength(20);
+    const schemas = [...published, createSecretRequestSchema, updateSecretRequestSchema];
     for (const schema of schemas) {
       const json = z.toJSONSchema(schema, { io: 'input' }) as { type: string; additionalProperties: boolean; properties: object };
       expect(json.type).toBe('object');
       expect(json.additionalProperties).toBe(false);
     }
-    const create = z.toJSONSchema(CES_RESOURCE_METHODS.create_toolset!.requestSchema, { io: 'input' }) as any;
+    const create = z.toJSONSchema(CES_REQUEST_SCHEMAS.toolsets.create, { io: 'input' }) as any;
     expect(create.required).toEqual(['parent', 'toolset']);
     expect(create.properties.toolset.properties.mcpToolset.properties.serverAddress.type).toBe('string');
   });

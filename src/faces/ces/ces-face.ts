@@ -1,0 +1,18 @@
+import type { FastifyInstance } from 'fastify';
+import type { FaceContext } from '../../server/build-server.ts';
+import { googleErrorBody } from './ces-errors.ts';
+import { registerCesResourceRoutes } from './ces-resource-routes.ts';
+import { createCesResourceServices, type CesResourceServices } from './resources/ces-resource-services.ts';
+import { registerSessionRoutes } from './sessions/session-routes.ts';
+
+/**
+ * The CES face under `/v1/projects/…`: resources, sessions and conversations, every error a
+ * google.rpc.Status. Returns the resource services so the management MCP server shares them.
+ */
+export function registerCesFace(app: FastifyInstance, face: FaceContext): CesResourceServices {
+  face.useErrorFormat('/v1/projects/', (error) => googleErrorBody(error));
+  const services = createCesResourceServices({ store: face.store, agents: face.agents, keys: face.keys });
+  registerCesResourceRoutes(app, services);
+  registerSessionRoutes(app, face);
+  return services;
+}
