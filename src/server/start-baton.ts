@@ -15,7 +15,7 @@ import { bootstrapAdminKey, ensureDefaultApp } from './api-keys.ts';
 import { buildServer, type SweepChore } from './build-server.ts';
 import type { BatonConfig } from './config.ts';
 import { DeadlineSweeper } from './deadline-sweeper.ts';
-import { loadSecretsKey } from '../tools/secrets/secrets-key.ts';
+import { loadSecretsKey, secretsKeyPath } from '../tools/secrets/secrets-key.ts';
 import { serverKeys } from './server-keys.ts';
 
 export interface BatonInstance {
@@ -25,6 +25,8 @@ export interface BatonInstance {
   defaultAppId: string;
   /** The generated first admin key, when this start created it (shown once). */
   generatedAdminKey: string | null;
+  /** Where this start wrote a new secrets key (to back up), if it did. */
+  generatedSecretsKeyFile: string | null;
   /** The address the server listens on, once `listen` was called. */
   url: string | null;
   listen(): Promise<string>;
@@ -104,6 +106,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       store,
       defaultAppId,
       generatedAdminKey: generated,
+      generatedSecretsKeyFile: secretsKey.source === 'generated' && onDisk ? secretsKeyPath(config.dataDir) : null,
       url: null,
       async listen() {
         const url = await app.listen({ host: config.host, port: config.port });
