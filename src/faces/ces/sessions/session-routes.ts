@@ -35,18 +35,35 @@ export function registerSessionRoutes(app: FastifyInstance, face: FaceContext): 
     parseRequest(emptyQuery, request.query, 'query string');
     const body = parseRequest(runSessionRequestSchema, request.body);
     const path = { ...appPath, session: match[1] ?? '' };
+    const idempotencyKey = request.idempotency?.key ?? null;
     if (match[2] === 'runSession') {
       const outputs: SessionOutput[] = [];
-      await sessions.runSession(request.principal, path, body, (output) => outputs.push(output));
+      await sessions.runSession(request.principal, path, body, (output) => outputs.push(output), idempotencyKey);
       return reply.send({ outputs });
     }
+    // A hijacked stream never reaches onSend: the idempotency record is settled here. A replay
+    // gets the whole run as one JSON response.
+    const streamed: SessionOutput[] = [];
     // Errors found before the first output are ordinary JSON errors; later ones end the stream.
     const sse = new LazySseWriter(reply);
     try {
-      await sessions.runSession(request.principal, path, body, (output) => sse.open().data({ outputs: [output] }));
+      await sessions.runSession(
+        request.principal,
+        path,
+        body,
+        (output) => {
+          streamed.push(output);
+          sse.open().data({ outputs: [output] });
+        },
+        idempotencyKey,
+      );
+      await request.idempotency?.complete(200, JSON.stringify({ outputs: streamed }));
+      request.idempotency = undefined;
       sse.open().end();
     } catch (error) {
       if (!sse.started) throw error;
+      await request.idempotency?.release();
+      request.idempotency = undefined;
       const engineError = toEngineError(error, 0);
       if (engineError.kind === 'internal') request.log.error({ err: error }, 'session stream failed');
       sse.open().data(googleErrorBody(engineError).body);

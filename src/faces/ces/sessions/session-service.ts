@@ -38,7 +38,7 @@ export class SessionService {
     private readonly engine: Engine,
   ) {}
 
-  async runSession(principal: Principal, path: SessionPath, request: RunSessionRequest, sink: OutputSink): Promise<void> {
+  async runSession(principal: Principal, path: SessionPath, request: RunSessionRequest, sink: OutputSink, idempotencyKey: string | null = null): Promise<void> {
     const app = await resolveApp(this.store, principal, path.project, path.location, path.app);
     const sessionName = `${appResourceName(app)}/sessions/${path.session}`;
     if (!SESSION_ID_PATTERN.test(path.session)) {
@@ -54,7 +54,7 @@ export class SessionService {
     }
     const inputs = readSessionInputs(request.inputs);
     const runOptions = (onAccepted?: RunOptions['onAccepted']): RunOptions => ({
-      submission: { actor: principal.keyId, idempotencyKey: null },
+      submission: { actor: principal.keyId, idempotencyKey },
       allowQueue: false,
       ...(onAccepted ? { onAccepted } : {}),
     });
