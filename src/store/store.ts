@@ -70,7 +70,8 @@ export interface ResourceRepo {
   list(appId: string, collection: ResourceCollection): Promise<AppResourceRecord[]>;
   /** Replaces the body when the stored revision is `expectedRevision`; undefined on a lost race. */
   update(appId: string, collection: ResourceCollection, id: string, expectedRevision: number, body: JsonObject, updatedAt: string): Promise<AppResourceRecord | undefined>;
-  delete(appId: string, collection: ResourceCollection, id: string): Promise<boolean>;
+  /** With `expectedRevision`, deletes only that revision (an etag-checked delete). */
+  delete(appId: string, collection: ResourceCollection, id: string, expectedRevision?: number): Promise<boolean>;
 }
 
 export interface SecretRepo {

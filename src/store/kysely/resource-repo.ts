@@ -71,13 +71,10 @@ export function createResourceRepo(db: Kysely<Database>): ResourceRepo {
       return row && toRecord(row);
     },
 
-    async delete(appId, collection, id) {
-      const result = await db
-        .deleteFrom('app_resources')
-        .where('app_id', '=', appId)
-        .where('collection', '=', collection)
-        .where('id', '=', id)
-        .executeTakeFirst();
+    async delete(appId, collection, id, expectedRevision) {
+      let query = db.deleteFrom('app_resources').where('app_id', '=', appId).where('collection', '=', collection).where('id', '=', id);
+      if (expectedRevision !== undefined) query = query.where('revision', '=', expectedRevision);
+      const result = await query.executeTakeFirst();
       return (result.numDeletedRows ?? 0n) > 0n;
     },
   };

@@ -52,7 +52,8 @@ export class AppResourceCrud {
   }
 
   private etagOf(record: AppResourceRecord): string {
-    return computeEtag([record.id, record.revision]);
+    // createdAt tells apart a resource deleted and created again under the same id.
+    return computeEtag([record.id, record.revision, record.createdAt]);
   }
 
   private render(record: AppResourceRecord, path: AppPath): JsonObject {
@@ -141,8 +142,11 @@ export class AppResourceCrud {
       name: fullName,
       force: options.force === true,
     });
-    // Someone may have deleted it meanwhile; the outcome the caller asked for holds either way.
-    await this.deps.store.resources.delete(context.app.id, this.kind.collection, path.id);
+    // With an etag only the revision the caller read is deleted, so a change made meanwhile is
+    // ABORTED rather than lost; without one, someone else's delete meanwhile is the same outcome.
+    const checked = options.etag !== undefined && options.etag !== '';
+    const deleted = await this.deps.store.resources.delete(context.app.id, this.kind.collection, path.id, checked ? current.revision : undefined);
+    if (checked && !deleted) throw concurrentUpdate(fullName);
     return {};
   }
 }
