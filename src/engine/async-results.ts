@@ -4,6 +4,7 @@ import { EngineError } from './engine-error.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
 import type { InputItem } from './input-items.ts';
 import type { SubmissionActor, ToolResultInput } from './result-submission.ts';
+import type { RunOptions } from './engine-types.ts';
 
 /** Results of asynchronous calls found among a request's results, ready to be applied. */
 export interface AsyncDelivery {
@@ -72,4 +73,20 @@ export async function prepareAsyncResults(
       }
     },
   };
+}
+
+/** `prepareAsyncResults`, with run options whose `onAccepted` also resolves the ledger entries. */
+export async function deliverAsyncResults(
+  context: EngineContext,
+  conversation: ConversationRecord,
+  results: readonly ToolResultInput[],
+  options: RunOptions,
+): Promise<AsyncDelivery & { options: RunOptions }> {
+  const delivery = await prepareAsyncResults(context, conversation, results, options.submission);
+  if (delivery.items.length === 0) return { ...delivery, options };
+  const onAccepted: RunOptions['onAccepted'] = async (tx, accepted) => {
+    await delivery.resolve(tx);
+    await options.onAccepted?.(tx, accepted);
+  };
+  return { ...delivery, options: { ...options, onAccepted } };
 }

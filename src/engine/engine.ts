@@ -14,7 +14,7 @@ import { assertValidToolSet } from './tool-schema.ts';
 import { closeTurn } from './turn-closing.ts';
 import { blocksTurn } from './pending-calls.ts';
 import { applyDueDeadlines } from './deadlines.ts';
-import { prepareAsyncResults } from './async-results.ts';
+import { deliverAsyncResults } from './async-results.ts';
 import { runTurn, type TurnOutcome } from './turn-runner.ts';
 
 export * from './engine-types.ts';
@@ -142,7 +142,7 @@ export class Engine {
     let options = userOptions;
     let earlierCalls = new Set<string>();
     if (userInput.asyncResults && userInput.asyncResults.length > 0) {
-      const delivery = await this.deliverAsync(appId, conversationId, userInput.asyncResults, userOptions);
+      const delivery = await deliverAsyncResults(this.context, await this.getConversation(appId, conversationId), userInput.asyncResults, userOptions);
       const [stray] = delivery.blocking;
       if (stray) {
         throw new EngineError('invalid_request', 'invalid_tool_call_id', `Tool call '${stray.callId}' at ${stray.param} is not an asynchronous call of conversation '${conversationId}' waiting for a result.`, {
@@ -293,7 +293,7 @@ export class Engine {
   ): Promise<TurnOutcome> {
     const conversation = await this.getConversation(appId, conversationId);
     // Results of earlier asynchronous calls may ride along; they enter as input after the others.
-    const delivery = await this.deliverAsync(appId, conversationId, results, options);
+    const delivery = await deliverAsyncResults(this.context, conversation, results, options);
     results = delivery.blocking;
     followUp = [...delivery.items, ...followUp];
     options = delivery.options;
@@ -326,17 +326,6 @@ export class Engine {
     if (!resumed) return { entry, outcome: null };
     const outcome = await this.run(resumed, await this.agentForTurn(resumed), options.listener);
     return { entry, outcome };
-  }
-
-  /** Splits off results of asynchronous calls; `options.onAccepted` then also resolves their ledger entries. */
-  private async deliverAsync(appId: string, conversationId: string, results: readonly ToolResultInput[], options: RunOptions) {
-    const delivery = await prepareAsyncResults(this.context, await this.getConversation(appId, conversationId), results, options.submission);
-    if (delivery.items.length === 0) return { ...delivery, options };
-    const onAccepted: RunOptions['onAccepted'] = async (tx, accepted) => {
-      await delivery.resolve(tx);
-      await options.onAccepted?.(tx, accepted);
-    };
-    return { ...delivery, options: { ...options, onAccepted } };
   }
 
   async getCall(appId: string, callId: string): Promise<LedgerEntryRecord> {
