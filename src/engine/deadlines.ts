@@ -52,3 +52,21 @@ export async function applyDueDeadlines(context: EngineContext, limit: number, f
   }
   return applied;
 }
+
+/** Fails turns left `in_progress` by a process that died (see `Engine.recoverStaleTurns`). */
+export async function recoverStaleTurns(context: EngineContext, limit: number, staleAfterSeconds: number): Promise<number> {
+  const before = new Date(context.clock.now().getTime() - staleAfterSeconds * 1000).toISOString();
+  const stale = await context.store.turns.listStale(before, limit);
+  let recovered = 0;
+  for (const turn of stale) {
+    if (context.running.has(turn.id)) continue;
+    const closed = await closeTurn(context, turn.id, {
+      status: 'failed',
+      error: { code: 'interrupted', message: 'The server stopped while this turn was running. Send the message again.' },
+      syntheticResult: 'Cancelled: the server stopped before this tool call received a result.',
+      actor: 'baton:recovery',
+    });
+    if (closed) recovered += 1;
+  }
+  return recovered;
+}

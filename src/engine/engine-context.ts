@@ -3,6 +3,8 @@ import type { Store } from '../store/store.ts';
 import type { Clock } from './clock.ts';
 import type { IdGenerator } from './ids.ts';
 
+import type { ToolProvider } from './server-calls.ts';
+
 export interface ModelResolver {
   resolve(modelId: string): LanguageModelV3;
 }
@@ -25,6 +27,8 @@ export interface EngineSettings {
 export interface EngineContext {
   store: Store;
   models: ModelResolver;
+  /** Server-executed tools (see server-calls.ts). */
+  tools: ToolProvider;
   clock: Clock;
   newId: IdGenerator;
   settings: EngineSettings;

@@ -5,6 +5,7 @@ import { EngineError } from './engine-error.ts';
 import type { EngineLogger, EngineSettings, ModelResolver } from './engine-context.ts';
 import type { EngineEventListener } from './events.ts';
 import type { IdGenerator } from './ids.ts';
+import type { ToolProvider } from './server-calls.ts';
 import type { InputItem } from './input-items.ts';
 import type { SubmissionActor, ToolResultInput } from './result-submission.ts';
 import type { TurnOutcome } from './turn-runner.ts';
@@ -14,6 +15,7 @@ import type { TurnOutcome } from './turn-runner.ts';
 export interface EngineOptions {
   store: Store;
   models: ModelResolver;
+  tools?: ToolProvider;
   clock?: Clock;
   newId?: IdGenerator;
   logger?: EngineLogger;

@@ -13,8 +13,10 @@ import { applyResultsMessage, beginResume, checkResultsMessage, resolveOneCall, 
 import { assertValidToolSet } from './tool-schema.ts';
 import { closeTurn } from './turn-closing.ts';
 import { blocksTurn } from './pending-calls.ts';
-import { applyDueDeadlines } from './deadlines.ts';
+import { applyDueDeadlines, recoverStaleTurns } from './deadlines.ts';
 import { deliverAsyncResults } from './async-results.ts';
+import { NO_SERVER_TOOLS } from './server-calls.ts';
+import { decideApproval, recordResultsBeforeApprovals, type ApprovalDecision } from './approvals.ts';
 import { runTurn, type TurnOutcome } from './turn-runner.ts';
 
 export * from './engine-types.ts';
@@ -33,6 +35,7 @@ export class Engine {
     this.context = {
       store: options.store,
       models: options.models,
+      tools: options.tools ?? NO_SERVER_TOOLS,
       clock: options.clock ?? systemClock,
       newId: options.newId ?? defaultNewId,
       logger: options.logger ?? silentLogger,
@@ -297,7 +300,8 @@ export class Engine {
     results = delivery.blocking;
     followUp = [...delivery.items, ...followUp];
     options = delivery.options;
-    const { turn } = await checkResultsMessage(this.context, conversation, results);
+    const { turn, approvals } = await checkResultsMessage(this.context, conversation, results);
+    if (approvals.length > 0) return recordResultsBeforeApprovals(this.context, turn, results, approvals, options.submission, followUp.length > 0);
     // Settings sent with the results (tools, tool_choice…) apply to the rest of the turn; they are
     // checked like a new turn's, before anything is written.
     const turnOptions = Object.keys(optionsPatch).length > 0 ? { ...turn.options, ...optionsPatch } : undefined;
@@ -319,7 +323,20 @@ export class Engine {
     result: { output: ContentPart[]; isError: boolean },
     options: RunOptions,
   ): Promise<{ entry: LedgerEntryRecord; outcome: TurnOutcome | null }> {
-    const entry = await resolveOneCall(this.context, appId, callId, result, options.submission);
+    return this.resumeAfter(await resolveOneCall(this.context, appId, callId, result, options.submission), options);
+  }
+
+  /** Approves (running the tool) or denies an approval row; resumes the turn when nothing is left pending. */
+  async decideApproval(appId: string, callId: string, decision: ApprovalDecision, options: RunOptions): Promise<{ entry: LedgerEntryRecord; outcome: TurnOutcome | null }> {
+    const entry = await this.getCall(appId, callId);
+    const turn = await this.getTurn(appId, entry.turnId);
+    const agent = await this.agentForTurn(turn);
+    const tools = await this.context.tools.listServerTools(appId, agent);
+    const resolved = await decideApproval(this.context, entry, tools.find((tool) => tool.name === entry.toolName), decision, options.submission);
+    return this.resumeAfter(resolved, options);
+  }
+
+  private async resumeAfter(entry: LedgerEntryRecord, options: RunOptions): Promise<{ entry: LedgerEntryRecord; outcome: TurnOutcome | null }> {
     // Checked in a transaction of its own, after the resolution committed, so that of two
     // concurrent last answers at least the later one sees nothing pending and resumes.
     const resumed = await this.context.store.transaction((tx) => beginResume(this.context, tx, entry.turnId));
@@ -372,21 +389,8 @@ export class Engine {
   }
 
   /** Fails turns left `in_progress` by a process that died, so their threads are usable again. */
-  async recoverStaleTurns(limit = 100, staleAfterSeconds = this.context.settings.staleTurnSeconds): Promise<number> {
-    const before = new Date(this.context.clock.now().getTime() - staleAfterSeconds * 1000).toISOString();
-    const stale = await this.context.store.turns.listStale(before, limit);
-    let recovered = 0;
-    for (const turn of stale) {
-      if (this.context.running.has(turn.id)) continue;
-      const closed = await closeTurn(this.context, turn.id, {
-        status: 'failed',
-        error: { code: 'interrupted', message: 'The server stopped while this turn was running. Send the message again.' },
-        syntheticResult: 'Cancelled: the server stopped before this tool call received a result.',
-        actor: 'baton:recovery',
-      });
-      if (closed) recovered += 1;
-    }
-    return recovered;
+  recoverStaleTurns(limit = 100, staleAfterSeconds = this.context.settings.staleTurnSeconds): Promise<number> {
+    return recoverStaleTurns(this.context, limit, staleAfterSeconds);
   }
 
   /**

@@ -51,10 +51,13 @@ export async function checkResultsMessage(
   context: EngineContext,
   conversation: ConversationRecord,
   results: readonly ToolResultInput[],
-): Promise<{ turn: TurnRecord; pending: LedgerEntryRecord[] }> {
+): Promise<{ turn: TurnRecord; pending: LedgerEntryRecord[]; approvals: LedgerEntryRecord[] }> {
   const store = context.store;
   const activeTurn = conversation.activeTurnId ? await store.turns.get(conversation.activeTurnId) : undefined;
-  const pending = activeTurn && activeTurn.status === 'requires_action' ? (await store.ledger.listByTurn(activeTurn.id)).filter(blocksTurn) : [];
+  const blocking = activeTurn && activeTurn.status === 'requires_action' ? (await store.ledger.listByTurn(activeTurn.id)).filter(blocksTurn) : [];
+  // Approvals are decided by a person through the ledger, never answered by a results message.
+  const approvals = blocking.filter((entry) => entry.kind === 'approval');
+  const pending = blocking.filter((entry) => entry.kind !== 'approval');
   const pendingIds = pending.map((entry) => entry.id);
   const pendingById = new Map(pending.map((entry) => [entry.id, entry]));
   const seen = new Set<string>();
@@ -77,6 +80,11 @@ export async function checkResultsMessage(
     }
     seen.add(result.callId);
     if (entry.state !== 'pending') throw alreadyResolved(entry, `${result.param}.tool_call_id`);
+    if (entry.kind === 'approval') {
+      throw new EngineError('conflict', 'approval_required', `Tool call '${entry.id}' at ${result.param} waits for an approval, not a result: decide it with POST /v1/tool-calls/${entry.id}/decision.`, {
+        param: `${result.param}.tool_call_id`,
+      });
+    }
   }
   if (!activeTurn || pending.length === 0) {
     throw new EngineError('conflict', 'thread_not_pending', `Thread '${conversation.id}' is not waiting for tool results.`);
@@ -90,7 +98,7 @@ export async function checkResultsMessage(
       { param: 'content', details: { missing_tool_call_ids: missing, pending_tool_call_ids: pendingIds } },
     );
   }
-  return { turn: activeTurn, pending };
+  return { turn: activeTurn, pending, approvals };
 }
 
 /**
@@ -162,6 +170,9 @@ export async function resolveOneCall(
     throw new EngineError('not_found', 'tool_call_not_found', `No tool call found with id '${callId}'. List pending calls with GET /v1/tool-calls?state=pending.`);
   }
   if (entry.state !== 'pending') throw alreadyResolved(entry, 'tool_call_id');
+  if (entry.kind === 'approval') {
+    throw new EngineError('conflict', 'approval_required', `Tool call '${callId}' waits for an approval, not a result: decide it with POST /v1/tool-calls/${callId}/decision {"approve": true|false, "reason": "…"}.`);
+  }
   const resolved = await context.store.ledger.resolve(callId, resolutionFor(result, submission, nowIso(context)));
   if (!resolved) {
     const current = (await context.store.ledger.get(appId, callId)) ?? entry;

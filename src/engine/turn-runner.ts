@@ -8,17 +8,16 @@ import type {
   TurnRecord,
   TurnStatus,
 } from '../store/records.ts';
-import { addSeconds } from './clock.ts';
 import { bumpConversation, TurnSupersededError } from './conversation-version.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
 import type { EngineEventListener } from './events.ts';
-import { hashArguments } from './arguments-hash.ts';
 import { ModelCallError, runModelStep, StepAbortedError } from './model-step.ts';
 import { toModelPrompt } from './model-prompt.ts';
-import { checkToolArguments } from './tool-schema.ts';
 import { trimToUserBoundary } from './history-window.ts';
 import { loadReferencedTools } from './tool-resources.ts';
-import { runSystemTool } from './system-tools.ts';
+import { outputsOf, planStepCalls } from './step-calls.ts';
+import { runServerCalls } from './server-calls.ts';
+import { blocksTurn } from './pending-calls.ts';
 
 /** Where a turn stands when the engine hands control back to the caller. */
 export interface TurnOutcome {
@@ -65,7 +64,8 @@ export async function runTurn(
   let replyGroupId = context.newId('msg');
   let lastText: string | null = null;
   let invalidRounds = 0;
-  const tools = toolsForTurn(agent, turn, await loadReferencedTools(context.store, turn.appId, agent));
+  const referenced = [...(await loadReferencedTools(context.store, turn.appId, agent)), ...(await context.tools.listServerTools(turn.appId, agent))];
+  const tools = toolsForTurn(agent, turn, referenced);
   const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
   const maxSteps = turn.options.maxSteps ?? agent.maxSteps;
   const parallel = turn.options.parallelToolCalls ?? agent.parallelToolCalls;
@@ -130,92 +130,13 @@ export async function runTurn(
       if (step.text !== '') {
         items.push({ ...base, id: context.newId('item'), groupId, payload: { type: 'message', role: 'assistant', content: [{ type: 'text', text: step.text }] } });
       }
-      const entries: LedgerEntryRecord[] = [];
-      const invalidOutputs: NewItem[] = [];
-      const asyncPlaceholders: NewItem[] = [];
-      const systemOutputs: NewItem[] = [];
-      let endsTurn = false;
-      for (const call of step.calls) {
-        const callId = mintCallId(call.providerCallId);
-        const tool = toolsByName.get(call.name);
-        const check = !tool
-          ? { ok: false as const, problem: `there is no tool named '${call.name}'; available tools: ${tools.map((t) => t.name).join(', ') || 'none'}` }
-          : !parallel && entries.length > 0
-            ? { ok: false as const, problem: 'parallel tool calls are disabled for this agent; call one tool at a time' }
-            : maxToolCalls !== undefined && callsMade + entries.length >= maxToolCalls
-              ? { ok: false as const, problem: `this turn may make at most ${maxToolCalls} tool call(s) (max_tool_calls) and has made them; answer without calling tools` }
-              : checkToolArguments(tool, call.argumentText);
-        const executor = !check.ok ? 'invalid' : tool?.system ? 'system' : 'client';
-        items.push({ ...base, id: context.newId('item'), groupId, payload: { type: 'function_call', callId, name: call.name, arguments: call.argumentText, executor } });
-        if (check.ok && tool?.system) {
-          const ran = runSystemTool(tool.name);
-          endsTurn ||= ran.endsTurn;
-          systemOutputs.push(outputItem(context, base, `${groupId}_system`, callId, call.name, ran.output, false));
-        } else if (check.ok && tool) {
-          const timeoutSeconds = turn.options.toolTimeoutSeconds ?? tool.timeoutSeconds ?? agent.toolTimeoutSeconds;
-          entries.push({
-            id: callId,
-            appId: turn.appId,
-            conversationId: turn.conversationId,
-            turnId: turn.id,
-            agentName: agent.name,
-            toolName: tool.name,
-            kind: tool.asynchronous ? 'client_async' : 'client',
-            arguments: check.value,
-            argumentsHash: hashArguments(check.value),
-            callIndex: entries.length + asyncPlaceholders.length,
-            state: 'pending',
-            deadlineAt: timeoutSeconds === null || timeoutSeconds === undefined ? null : addSeconds(now, timeoutSeconds).toISOString(),
-            timeoutPolicy: tool.timeoutPolicy ?? agent.timeoutPolicy,
-            result: null,
-            isError: false,
-            submittedBy: null,
-            submittedAt: null,
-            idempotencyKey: null,
-            createdAt,
-            updatedAt: createdAt,
-          });
-          if (tool.asynchronous) {
-            // The model needs an answer now to go on; the real result arrives in a later turn.
-            asyncPlaceholders.push({
-              ...base,
-              id: context.newId('item'),
-              groupId: `${groupId}_async`,
-              payload: {
-                type: 'function_call_output',
-                callId,
-                name: call.name,
-                output: [{ type: 'text', text: `Tool '${call.name}' runs asynchronously on the client; its result will arrive in a later message. Continue without waiting for it.` }],
-                isError: false,
-                synthetic: true,
-              },
-            });
-          }
-        } else if (!check.ok) {
-          invalidOutputs.push({
-            ...base,
-            id: context.newId('item'),
-            groupId: `${groupId}_invalid`,
-            payload: {
-              type: 'function_call_output',
-              callId,
-              name: call.name,
-              output: [{ type: 'text', text: `Invalid call of tool '${call.name}': ${check.problem}. Correct the arguments and call the tool again.` }],
-              isError: true,
-              synthetic: true,
-            },
-          });
-        }
-      }
-      if (endsTurn) {
-        // The agent ended the session: client calls of the same step will never be answered.
-        for (const entry of entries.splice(0)) {
-          systemOutputs.push(outputItem(context, base, `${groupId}_system`, entry.id, entry.toolName, 'Not run: the agent ended the session.', true));
-        }
-        asyncPlaceholders.length = 0;
-      }
-      items.push(...systemOutputs, ...asyncPlaceholders, ...invalidOutputs);
-      const blockingEntries = entries.filter((entry) => entry.kind !== 'client_async');
+      const calls = step.calls.map((call) => ({ callId: mintCallId(call.providerCallId), name: call.name, argumentText: call.argumentText }));
+      const planned = planStepCalls(context, calls, { turn, agent, tools, parallel, maxToolCalls, callsMade, groupId, now });
+      const { entries, endsTurn } = planned;
+      // Server calls run now, before the step commits, so their results commit with it.
+      await runServerCalls(context, entries, toolsByName, controller.signal);
+      items.push(...planned.callItems, ...planned.immediateOutputs);
+      const blockingEntries = entries.filter(blocksTurn);
       const stepCount = turn.stepCount + 1;
       const usage = {
         inputTokens: turn.usage.inputTokens + step.usage.inputTokens,
@@ -228,6 +149,7 @@ export async function runTurn(
 
       callsMade += entries.length;
       if (blockingEntries.length > 0) {
+        // Results of server calls wait for the client's, so that all enter in call order at resume.
         const { turn: paused, appended } = await commitStep(context, turn, items, 'requires_action', {
           stepCount,
           usage,
@@ -240,23 +162,18 @@ export async function runTurn(
         return { turn, replyGroupId, text: lastText, pendingCalls: blockingEntries };
       }
 
-      if (systemOutputs.length > 0 && !endsTurn) {
-        const { turn: continued, appended } = await commitStep(context, turn, items, 'in_progress', { stepCount, usage });
-        turn = continued;
-        for (const item of appended) emit({ type: 'item.added', item });
-        continue;
-      }
-
-      if (entries.length > 0) {
-        // Only asynchronous calls: they are on the ledger, the model goes on with the placeholders.
+      items.push(...outputsOf(context, entries.filter((entry) => entry.kind === 'server'), base, `${groupId}_server`));
+      if (entries.length > 0 || (planned.immediateOutputs.length > planned.invalidCount && !endsTurn)) {
+        // Server results, system tools or asynchronous placeholders: the model goes on with them.
         const { turn: continued, appended } = await commitStep(context, turn, items, 'in_progress', { stepCount, usage, entries });
         turn = continued;
         for (const item of appended) emit({ type: 'item.added', item });
-        emit({ type: 'calls.deferred', turn, calls: entries });
+        const deferred = entries.filter((entry) => entry.kind === 'client_async');
+        if (deferred.length > 0) emit({ type: 'calls.deferred', turn, calls: deferred });
         continue;
       }
 
-      if (invalidOutputs.length > 0 && !endsTurn) {
+      if (planned.invalidCount > 0 && !endsTurn) {
         invalidRounds += 1;
         if (invalidRounds > context.settings.maxInvalidCallRounds) {
           const error: TurnError = {
@@ -361,7 +278,3 @@ function describeFailure(error: unknown): TurnError {
   return { code: 'model_error', message: `The model call failed: ${error instanceof Error ? error.message : String(error)}.` };
 }
 
-/** An output item Baton writes itself (system tools, calls a session end left unanswered). */
-function outputItem(context: EngineContext, base: Pick<NewItem, 'conversationId' | 'turnId' | 'createdAt'>, groupId: string, callId: string, name: string, text: string, isError: boolean): NewItem {
-  return { ...base, id: context.newId('item'), groupId, payload: { type: 'function_call_output', callId, name, output: [{ type: 'text', text }], isError, synthetic: true } };
-}

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { AgentService } from '../engine/agent-service.ts';
 import { Engine } from '../engine/engine.ts';
 import type { EngineLogger } from '../engine/engine-context.ts';
+import type { ToolProvider } from '../engine/server-calls.ts';
 import { newId } from '../engine/ids.ts';
 import { systemClock, type Clock } from '../engine/clock.ts';
 import { agentFromWire } from '../faces/agents/agent-wire.ts';
@@ -41,6 +42,8 @@ export interface StartOptions {
   logger?: boolean | object;
   /** Runs the deadline sweeper on a timer (tests call `engine.applyDueDeadlines()` instead). */
   sweeper?: boolean;
+  /** Server-executed tools (tests inject fakes). */
+  tools?: ToolProvider;
   /** WebSocket mode of `/v1/responses` (tests shorten its connection limit). */
   responsesWebSocket?: ResponseWebSocketSettings;
 }
@@ -66,6 +69,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
     const engine = new Engine({
       store,
       models: registry,
+      ...(options.tools ? { tools: options.tools } : {}),
       clock,
       logger: { warn: (details, message) => log.warn(details, message), error: (details, message) => log.error(details, message) },
       settings: { maxModelRetries: config.maxModelRetries, staleTurnSeconds: config.staleTurnSeconds },

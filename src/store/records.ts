@@ -35,6 +35,18 @@ export interface ClientToolDefinition {
   asynchronous?: boolean;
   /** A built-in tool Baton runs itself (see engine/system-tools.ts); never reaches the client. */
   system?: boolean;
+  /** Set on tools Baton executes (OpenAPI, MCP toolsets, jsFunction): where the tool comes from. */
+  server?: ServerToolSource;
+  /** A server tool that waits for a person's approval (a ledger row) before each call runs. */
+  requireApproval?: boolean;
+}
+
+/** Where a server-executed tool comes from: a Tool resource, or one tool of a toolset. */
+export interface ServerToolSource {
+  collection: 'tools' | 'toolsets';
+  resourceId: string;
+  /** The tool's name inside its toolset (an operationId, an MCP tool name). */
+  toolName?: string;
 }
 
 /** A toolset an agent uses, whole or narrowed to some of its tool ids. */
@@ -230,8 +242,8 @@ export interface TurnRecord {
   completedAt: string | null;
 }
 
-/** `system`: a built-in tool Baton ran itself (e.g. `end_session`). */
-export type ToolExecutor = 'client' | 'invalid' | 'system';
+/** `system`: a built-in tool Baton ran itself (e.g. `end_session`); `server`: a tool Baton executes (OpenAPI, MCP, JavaScript). */
+export type ToolExecutor = 'client' | 'invalid' | 'system' | 'server';
 
 export type ItemPayload =
   | {
@@ -277,8 +289,12 @@ export interface ItemRecord extends NewItem {
 }
 
 export type LedgerState = 'pending' | 'completed' | 'failed' | 'denied' | 'expired' | 'cancelled';
-/** `client_async`: an asynchronous client call, which never pauses its turn. */
-export type LedgerKind = 'client' | 'approval' | 'client_async';
+/**
+ * `client_async`: an asynchronous client call, which never pauses its turn. `server`: a call Baton
+ * ran itself (recorded so a resumed turn never runs it again). `approval`: a server call waiting for
+ * a person's decision.
+ */
+export type LedgerKind = 'client' | 'approval' | 'client_async' | 'server';
 
 export interface LedgerEntryRecord {
   /** The call id, as the model and the client see it. */

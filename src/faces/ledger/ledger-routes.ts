@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { FaceContext } from '../../server/build-server.ts';
+import type { JsonValue } from '../../store/records.ts';
 import { parseRequest } from '../../server/parse-request.ts';
 import { pageQuerySchema, toPageRequest } from '../page-query.ts';
 import { ledgerEntryView, messageResponseView } from '../threads/thread-views.ts';
@@ -19,6 +20,15 @@ const resultBody = z
   .object({
     content: z.union([z.string(), z.array(z.record(z.string(), z.unknown()))]).optional(),
     is_error: z.boolean().optional(),
+  })
+  .strict();
+
+/** A decision on an approval: approve (optionally with edited arguments) or deny, with a reason. */
+const decisionBody = z
+  .object({
+    approve: z.boolean(),
+    reason: z.string().max(2_000).optional(),
+    arguments: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 
@@ -65,6 +75,21 @@ export function registerLedgerRoutes(app: FastifyInstance, face: FaceContext): v
       request.principal.appId,
       request.params.id,
       { output: parsed.results[0].output, isError: parsed.results[0].isError },
+      { submission: { actor: request.principal.keyId, idempotencyKey: request.idempotency?.key ?? null } },
+    );
+    return {
+      tool_call: ledgerEntryView(entry),
+      resumed: outcome !== null,
+      response: outcome ? messageResponseView(entry.conversationId, outcome) : null,
+    };
+  });
+
+  app.post<{ Params: { id: string } }>('/v1/tool-calls/:id/decision', async (request) => {
+    const body = parseRequest(decisionBody, request.body);
+    const { entry, outcome } = await engine.decideApproval(
+      request.principal.appId,
+      request.params.id,
+      { approve: body.approve, ...(body.reason !== undefined ? { reason: body.reason } : {}), ...(body.arguments !== undefined ? { arguments: body.arguments as JsonValue } : {}) },
       { submission: { actor: request.principal.keyId, idempotencyKey: request.idempotency?.key ?? null } },
     );
     return {

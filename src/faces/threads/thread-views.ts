@@ -21,8 +21,9 @@ export function contentValue(parts: readonly ContentPart[]): string | ReturnType
   return contentBlocks(parts);
 }
 
+/** A pending call; an approval says so, since it is decided through the ledger rather than answered. */
 export function toolCallView(entry: LedgerEntryRecord) {
-  return { id: entry.id, type: 'function' as const, name: entry.toolName, input: entry.arguments };
+  return { id: entry.id, type: 'function' as const, name: entry.toolName, input: entry.arguments, ...(entry.kind === 'approval' ? { kind: 'approval' as const } : {}) };
 }
 
 export function threadView(state: ConversationState) {
@@ -104,7 +105,8 @@ export function messagesView(items: readonly ItemRecord[]): MessageView[] {
     if (payload.type === 'message') {
       message.content = message.role === 'assistant' ? payload.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : contentValue(payload.content);
     } else if (payload.type === 'function_call') {
-      (message.tool_calls ??= []).push({ id: payload.callId, type: 'function', name: payload.name, input: parseInput(payload.arguments) });
+      // Calls Baton ran itself are shown too, marked, so a client never mistakes them for its own.
+      (message.tool_calls ??= []).push({ id: payload.callId, type: 'function', name: payload.name, input: parseInput(payload.arguments), ...(payload.executor !== 'client' ? { executor: payload.executor } : {}) });
     } else {
       (message.content as unknown[]).push({
         type: 'tool_result',

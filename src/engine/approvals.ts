@@ -1,0 +1,79 @@
+import type { ClientToolDefinition, JsonValue, LedgerEntryRecord, TurnRecord } from '../store/records.ts';
+import { hashArguments } from './arguments-hash.ts';
+import { EngineError } from './engine-error.ts';
+import { nowIso, type EngineContext } from './engine-context.ts';
+import { resolveOneCall, type SubmissionActor, type ToolResultInput } from './result-submission.ts';
+import type { TurnOutcome } from './turn-runner.ts';
+import { runOne } from './server-calls.ts';
+import { checkToolArguments } from './tool-schema.ts';
+
+/** A person's answer to an approval: approve (optionally with edited arguments) or deny with a reason. */
+export interface ApprovalDecision {
+  approve: boolean;
+  reason?: string;
+  /** Replaces the model's arguments when approving; checked against the tool's schema first. */
+  arguments?: JsonValue;
+}
+
+/**
+ * Applies a decision on an `approval` ledger row. Approve runs the tool (with the edited
+ * arguments, re-validated) and records its result; deny records an error result with the reason.
+ * Either way the row says who decided and when. The turn resumes separately, once nothing is pending.
+ */
+export async function decideApproval(
+  context: EngineContext,
+  entry: LedgerEntryRecord,
+  tool: ClientToolDefinition | undefined,
+  decision: ApprovalDecision,
+  submission: SubmissionActor,
+): Promise<LedgerEntryRecord> {
+  if (entry.kind !== 'approval') {
+    throw new EngineError('conflict', 'not_an_approval', `Tool call '${entry.id}' is not waiting for an approval; send its result with POST /v1/tool-calls/${entry.id}/result.`);
+  }
+  if (entry.state !== 'pending') {
+    throw new EngineError('conflict', 'tool_call_already_resolved', `Approval '${entry.id}' was already decided (${entry.state}${entry.submittedBy ? ` by ${entry.submittedBy}` : ''}); a decision cannot be changed.`, {
+      details: { tool_call_id: entry.id, state: entry.state },
+    });
+  }
+  const now = nowIso(context);
+  const actor = submission.actor;
+  let resolution;
+  if (!decision.approve) {
+    const reason = decision.reason?.trim() || 'no reason given';
+    resolution = { state: 'denied' as const, result: [{ type: 'text' as const, text: `Denied by ${actor ?? 'a reviewer'}: ${reason}` }], isError: true };
+  } else {
+    if (!tool) throw new EngineError('unprocessable', 'tool_gone', `Tool '${entry.toolName}' of approval '${entry.id}' no longer exists; deny the call instead.`);
+    let approved = entry;
+    if (decision.arguments !== undefined) {
+      const check = checkToolArguments(tool, JSON.stringify(decision.arguments));
+      if (!check.ok) {
+        throw new EngineError('invalid_request', 'invalid_arguments', `The edited arguments do not fit tool '${tool.name}': ${check.problem}.`, { param: 'arguments' });
+      }
+      approved = { ...entry, arguments: check.value, argumentsHash: hashArguments(check.value) };
+    }
+    const result = await runOne(context, approved, tool, new AbortController().signal);
+    resolution = { state: result.isError ? ('failed' as const) : ('completed' as const), result: result.output, isError: result.isError };
+  }
+  const resolved = await context.store.ledger.resolve(entry.id, { ...resolution, submittedBy: actor, submittedAt: now, idempotencyKey: submission.idempotencyKey });
+  if (!resolved) throw new EngineError('conflict', 'tool_call_already_resolved', `Approval '${entry.id}' was decided by another request at the same time.`);
+  return resolved;
+}
+
+/**
+ * Client results sent while approvals of the same step are undecided: they are recorded, and the
+ * turn stays paused until the approvals are decided (then it resumes with everything in call order).
+ */
+export async function recordResultsBeforeApprovals(
+  context: EngineContext,
+  turn: TurnRecord,
+  results: readonly ToolResultInput[],
+  approvals: readonly LedgerEntryRecord[],
+  submission: SubmissionActor,
+  hasNewInput: boolean,
+): Promise<TurnOutcome> {
+  if (hasNewInput) {
+    throw new EngineError('conflict', 'approvals_pending', `Approvals ${approvals.map((entry) => entry.id).join(', ')} are still undecided; send new input once they are decided.`);
+  }
+  for (const result of results) await resolveOneCall(context, turn.appId, result.callId, result, submission);
+  return { turn, replyGroupId: '', text: null, pendingCalls: [...approvals] };
+}
