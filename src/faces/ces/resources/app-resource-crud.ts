@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Principal } from '../../../server/authenticate.ts';
 import type { AppResourceRecord, JsonObject } from '../../../store/records.ts';
 import { DuplicateKeyError } from '../../../store/store.ts';
@@ -10,7 +11,7 @@ import type { AgentWriter } from './agent-writes.ts';
 import type { RuleContext } from './common-rules.ts';
 import { listResponse, type ListRequest } from './list-resources.ts';
 import { chooseResourceId, formatAppName, formatChildName, parseAppName, parseChildName, type AppPath } from './resource-names.ts';
-import { assertFreshEtag, concurrentUpdate, nowIso, withoutFields, type CesResourceDependencies } from './service-support.ts';
+import { assertFreshEtag, concurrentUpdate, nowIso, parseCesRequest, toJsonObject, withoutFields, type CesResourceDependencies } from './service-support.ts';
 
 /**
  * What differs between the resources kept as JSON bodies in `store.resources` (tools, toolsets);
@@ -148,5 +149,64 @@ export class AppResourceCrud {
     const deleted = await this.deps.store.resources.delete(context.app.id, this.kind.collection, path.id, checked ? current.revision : undefined);
     if (checked && !deleted) throw concurrentUpdate(fullName);
     return {};
+  }
+}
+
+/** The request messages of one collection's five methods. */
+export interface ResourceRequestSchemas {
+  create: z.ZodType;
+  get: z.ZodType;
+  list: z.ZodType;
+  update: z.ZodType;
+  delete: z.ZodType;
+}
+
+/**
+ * The five CES methods of a JSON-body collection (Tools, Toolsets): each takes the caller and the
+ * CES request message, validates it against its schema and returns the CES response message. The
+ * resource sits under the collection's singular (`toolset`), its id under `toolsetId`.
+ */
+export class AppResourceService {
+  private readonly crud: AppResourceCrud;
+
+  constructor(
+    private readonly kind: ResourceKind,
+    private readonly schemas: ResourceRequestSchemas,
+    deps: CesResourceDependencies,
+    writer: AgentWriter,
+  ) {
+    this.crud = new AppResourceCrud(kind, deps, writer);
+  }
+
+  private parse(schema: z.ZodType, request: unknown): Record<string, unknown> {
+    return parseCesRequest(schema, request) as Record<string, unknown>;
+  }
+
+  /** Create{Kind}Request `{parent, {kind}Id?, {kind}}` → the resource. */
+  async create(principal: Principal, request: unknown): Promise<JsonObject> {
+    const parsed = this.parse(this.schemas.create, request);
+    return this.crud.create(principal, String(parsed.parent), parsed[`${this.kind.singular}Id`] as string | undefined, toJsonObject(parsed[this.kind.singular] as object));
+  }
+
+  /** Get{Kind}Request `{name}` → the resource. */
+  async get(principal: Principal, request: unknown): Promise<JsonObject> {
+    return this.crud.get(principal, String(this.parse(this.schemas.get, request).name));
+  }
+
+  /** List{Kinds}Request → `{<collection>, nextPageToken?}`. */
+  async list(principal: Principal, request: unknown): Promise<JsonObject> {
+    return this.crud.list(principal, this.parse(this.schemas.list, request) as unknown as ListRequest);
+  }
+
+  /** Update{Kind}Request `{{kind}, updateMask?}` → the resource. */
+  async update(principal: Principal, request: unknown): Promise<JsonObject> {
+    const parsed = this.parse(this.schemas.update, request);
+    return this.crud.update(principal, toJsonObject(parsed[this.kind.singular] as object), parsed.updateMask as string | undefined);
+  }
+
+  /** Delete{Kind}Request `{name, force?, etag?}` → Empty. */
+  async delete(principal: Principal, request: unknown): Promise<JsonObject> {
+    const parsed = this.parse(this.schemas.delete, request);
+    return this.crud.delete(principal, String(parsed.name), { force: parsed.force as boolean | undefined, etag: parsed.etag as string | undefined });
   }
 }

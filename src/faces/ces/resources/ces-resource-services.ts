@@ -7,8 +7,9 @@ import { AppService } from './app-service.ts';
 import { SecretService } from './secret-service.ts';
 import type { CesResourceDependencies } from './service-support.ts';
 import { createToolRequestSchema, deleteToolRequestSchema, getToolRequestSchema, listToolsRequestSchema, updateToolRequestSchema } from './tool-schemas.ts';
-import { ToolService } from './tool-service.ts';
-import { ToolsetService } from './toolset-service.ts';
+import { AppResourceService } from './app-resource-crud.ts';
+import { toolKind } from './tool-kind.ts';
+import { toolsetKind } from './toolset-kind.ts';
 import {
   createToolsetRequestSchema,
   deleteToolsetRequestSchema,
@@ -21,8 +22,8 @@ import {
 export interface CesResourceServices {
   apps: AppService;
   agents: AgentResourceService;
-  tools: ToolService;
-  toolsets: ToolsetService;
+  tools: AppResourceService;
+  toolsets: AppResourceService;
   /** REST only: secret values must not travel through a model's context. */
   secrets: SecretService;
 }
@@ -32,8 +33,8 @@ export function createCesResourceServices(deps: CesResourceDependencies): CesRes
   return {
     apps: new AppService(deps),
     agents: new AgentResourceService(deps, writer),
-    tools: new ToolService(deps, writer),
-    toolsets: new ToolsetService(deps, writer),
+    tools: new AppResourceService(toolKind, CES_REQUEST_SCHEMAS.tools, deps, writer),
+    toolsets: new AppResourceService(toolsetKind, CES_REQUEST_SCHEMAS.toolsets, deps, writer),
     secrets: new SecretService(deps),
   };
 }

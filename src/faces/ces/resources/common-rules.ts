@@ -139,3 +139,15 @@ export function checkOpenApiSchema(object: JsonObject, prefix: string): void {
     invalid(`${prefix}.openApiSchema`, `${prefix}.openApiSchema must be an OpenAPI document (a JSON or YAML object with openapi, info and paths).`);
   }
 }
+
+/** Why `serviceDirectoryConfig` is refused wherever CES allows it. */
+export const SERVICE_DIRECTORY_REFUSAL = 'serviceDirectoryConfig is not supported by Baton (Service Directory is a Google Cloud service); give a reachable URL instead.';
+
+/** The fields an OpenAPI source shares, in an `openApiTool` or an `openApiToolset`. */
+export async function checkOpenApiSource(context: RuleContext, openApi: JsonObject, prefix: string): Promise<void> {
+  refuseUnsupported(openApi, { serviceDirectoryConfig: `${prefix}.${SERVICE_DIRECTORY_REFUSAL}` }, prefix);
+  checkOpenApiSchema(openApi, prefix);
+  checkHttpUrl(openApi.url, `${prefix}.url`);
+  await checkApiAuthentication(context, openApi.apiAuthentication, `${prefix}.apiAuthentication`);
+  checkTlsConfig(openApi.tlsConfig, `${prefix}.tlsConfig`);
+}

@@ -1,25 +1,13 @@
 import { EngineError } from '../../../engine/engine-error.ts';
 import { toJsonSchema } from '../../../engine/tool-resources.ts';
 import { assertValidToolDefinition } from '../../../engine/tool-schema.ts';
-import type { Principal } from '../../../server/authenticate.ts';
 import type { JsonObject } from '../../../store/records.ts';
 import { assertOneOf } from '../aip/union-check.ts';
 import { cesError } from '../ces-errors.ts';
-import type { AgentWriter } from './agent-writes.ts';
-import { AppResourceCrud, type ResourceKind } from './app-resource-crud.ts';
-import {
-  checkApiAuthentication,
-  checkDuration,
-  checkHttpUrl,
-  checkOpenApiSchema,
-  checkTlsConfig,
-  checkToolFakeConfig,
-  refuseUnsupported,
-  requireText,
-} from './common-rules.ts';
+import type { ResourceKind } from './app-resource-crud.ts';
+import { checkDuration, checkOpenApiSource, checkToolFakeConfig, refuseUnsupported, requireText } from './common-rules.ts';
 import { RESOURCE_ID_PATTERN } from './resource-names.ts';
-import { asObject, parseCesRequest, toJsonObject, type CesResourceDependencies } from './service-support.ts';
-import { createToolRequestSchema, deleteToolRequestSchema, getToolRequestSchema, listToolsRequestSchema, updateToolRequestSchema } from './tool-schemas.ts';
+import { asObject } from './service-support.ts';
 
 const SUPPORTED = ['clientFunction', 'openApiTool', 'jsFunction'];
 const REFUSED = ['googleSearchTool', 'connectorTool', 'dataStoreTool', 'fileSearchTool', 'systemTool', 'agentTool', 'widgetTool', 'remoteAgentTool'];
@@ -87,53 +75,8 @@ export const toolKind: ResourceKind = {
     }
     const openApi = asObject(body.openApiTool);
     if (openApi) {
-      const prefix = 'tool.openApiTool';
-      refuseUnsupported(openApi, { serviceDirectoryConfig: `${prefix}.serviceDirectoryConfig is not supported by Baton (a Google Cloud service); give a reachable url instead.` }, prefix);
-      checkOpenApiSchema(openApi, prefix);
-      checkHttpUrl(openApi.url, `${prefix}.url`);
-      await checkApiAuthentication(context, openApi.apiAuthentication, `${prefix}.apiAuthentication`);
-      checkTlsConfig(openApi.tlsConfig, `${prefix}.tlsConfig`);
+      await checkOpenApiSource(context, openApi, 'tool.openApiTool');
     }
     return body;
   },
 };
-
-/**
- * Tools of an app (CES AgentService *Tool methods). Every method takes the caller and the CES
- * request message, validates it, and returns the CES response message.
- */
-export class ToolService {
-  private readonly crud: AppResourceCrud;
-
-  constructor(deps: CesResourceDependencies, writer: AgentWriter) {
-    this.crud = new AppResourceCrud(toolKind, deps, writer);
-  }
-
-  /** CreateToolRequest `{parent, toolId?, tool}` → Tool. */
-  async create(principal: Principal, request: unknown): Promise<JsonObject> {
-    const { parent, toolId, tool } = parseCesRequest(createToolRequestSchema, request);
-    return this.crud.create(principal, parent, toolId, toJsonObject(tool));
-  }
-
-  /** GetToolRequest `{name}` → Tool. */
-  async get(principal: Principal, request: unknown): Promise<JsonObject> {
-    return this.crud.get(principal, parseCesRequest(getToolRequestSchema, request).name);
-  }
-
-  /** ListToolsRequest → `{tools, nextPageToken?}`. */
-  async list(principal: Principal, request: unknown): Promise<JsonObject> {
-    return this.crud.list(principal, parseCesRequest(listToolsRequestSchema, request));
-  }
-
-  /** UpdateToolRequest `{tool, updateMask?}` → Tool. */
-  async update(principal: Principal, request: unknown): Promise<JsonObject> {
-    const { tool, updateMask } = parseCesRequest(updateToolRequestSchema, request);
-    return this.crud.update(principal, toJsonObject(tool), updateMask);
-  }
-
-  /** DeleteToolRequest `{name, force?, etag?}` → Empty. */
-  async delete(principal: Principal, request: unknown): Promise<JsonObject> {
-    const { name, force, etag } = parseCesRequest(deleteToolRequestSchema, request);
-    return this.crud.delete(principal, name, { force, etag });
-  }
-}

@@ -1,36 +1,27 @@
-import type { Principal } from '../../../server/authenticate.ts';
 import type { JsonObject } from '../../../store/records.ts';
 import { assertOneOf } from '../aip/union-check.ts';
 import { cesError } from '../ces-errors.ts';
-import type { AgentWriter } from './agent-writes.ts';
-import { AppResourceCrud, type ResourceKind } from './app-resource-crud.ts';
+import type { ResourceKind } from './app-resource-crud.ts';
 import {
   checkApiAuthentication,
   checkContextVariable,
   checkDuration,
   checkHttpUrl,
-  checkOpenApiSchema,
+  checkOpenApiSource,
   checkTlsConfig,
   checkToolFakeConfig,
   refuseUnsupported,
   requireText,
+  SERVICE_DIRECTORY_REFUSAL,
   type RuleContext,
 } from './common-rules.ts';
-import { asObject, parseCesRequest, toJsonObject, type CesResourceDependencies } from './service-support.ts';
-import {
-  createToolsetRequestSchema,
-  deleteToolsetRequestSchema,
-  getToolsetRequestSchema,
-  listToolsetsRequestSchema,
-  updateToolsetRequestSchema,
-} from './toolset-schemas.ts';
+import { asObject } from './service-support.ts';
 
 const TOOLSET_TYPES = ['mcpToolset', 'openApiToolset', 'connectorToolset'];
-const SERVICE_DIRECTORY = 'serviceDirectoryConfig is not supported by Baton (Service Directory is a Google Cloud service); give a reachable URL instead.';
 
 async function checkMcpToolset(context: RuleContext, mcp: JsonObject): Promise<JsonObject> {
   const prefix = 'toolset.mcpToolset';
-  refuseUnsupported(mcp, { serviceDirectoryConfig: `${prefix}.${SERVICE_DIRECTORY}` }, prefix);
+  refuseUnsupported(mcp, { serviceDirectoryConfig: `${prefix}.${SERVICE_DIRECTORY_REFUSAL}` }, prefix);
   requireText(mcp, 'serverAddress', prefix);
   checkHttpUrl(mcp.serverAddress, `${prefix}.serverAddress`);
   await checkApiAuthentication(context, mcp.apiAuthentication, `${prefix}.apiAuthentication`);
@@ -46,14 +37,6 @@ async function checkMcpToolset(context: RuleContext, mcp: JsonObject): Promise<J
   return { ...mcp, toolOverrides };
 }
 
-async function checkOpenApiToolset(context: RuleContext, openApi: JsonObject): Promise<void> {
-  const prefix = 'toolset.openApiToolset';
-  refuseUnsupported(openApi, { serviceDirectoryConfig: `${prefix}.${SERVICE_DIRECTORY}` }, prefix);
-  checkOpenApiSchema(openApi, prefix);
-  checkHttpUrl(openApi.url, `${prefix}.url`);
-  await checkApiAuthentication(context, openApi.apiAuthentication, `${prefix}.apiAuthentication`);
-  checkTlsConfig(openApi.tlsConfig, `${prefix}.tlsConfig`);
-}
 
 /** displayName must be unique within the app (CES says so; Baton answers ALREADY_EXISTS). */
 async function checkUniqueDisplayName(context: RuleContext, body: JsonObject, id: string): Promise<void> {
@@ -92,47 +75,7 @@ export const toolsetKind: ResourceKind = {
     await checkUniqueDisplayName(context, body, id);
     const mcp = asObject(body.mcpToolset);
     if (mcp) return { ...body, mcpToolset: await checkMcpToolset(context, mcp) };
-    await checkOpenApiToolset(context, asObject(body.openApiToolset) ?? {});
+    await checkOpenApiSource(context, asObject(body.openApiToolset) ?? {}, 'toolset.openApiToolset');
     return body;
   },
 };
-
-/**
- * Toolsets of an app (CES AgentService *Toolset methods). Every method takes the caller and the
- * CES request message, validates it, and returns the CES response message.
- */
-export class ToolsetService {
-  private readonly crud: AppResourceCrud;
-
-  constructor(deps: CesResourceDependencies, writer: AgentWriter) {
-    this.crud = new AppResourceCrud(toolsetKind, deps, writer);
-  }
-
-  /** CreateToolsetRequest `{parent, toolsetId?, toolset}` → Toolset. */
-  async create(principal: Principal, request: unknown): Promise<JsonObject> {
-    const { parent, toolsetId, toolset } = parseCesRequest(createToolsetRequestSchema, request);
-    return this.crud.create(principal, parent, toolsetId, toJsonObject(toolset));
-  }
-
-  /** GetToolsetRequest `{name}` → Toolset. */
-  async get(principal: Principal, request: unknown): Promise<JsonObject> {
-    return this.crud.get(principal, parseCesRequest(getToolsetRequestSchema, request).name);
-  }
-
-  /** ListToolsetsRequest → `{toolsets, nextPageToken?}`. */
-  async list(principal: Principal, request: unknown): Promise<JsonObject> {
-    return this.crud.list(principal, parseCesRequest(listToolsetsRequestSchema, request));
-  }
-
-  /** UpdateToolsetRequest `{toolset, updateMask?}` → Toolset. */
-  async update(principal: Principal, request: unknown): Promise<JsonObject> {
-    const { toolset, updateMask } = parseCesRequest(updateToolsetRequestSchema, request);
-    return this.crud.update(principal, toJsonObject(toolset), updateMask);
-  }
-
-  /** DeleteToolsetRequest `{name, force?, etag?}` → Empty. */
-  async delete(principal: Principal, request: unknown): Promise<JsonObject> {
-    const { name, force, etag } = parseCesRequest(deleteToolsetRequestSchema, request);
-    return this.crud.delete(principal, name, { force, etag });
-  }
-}
