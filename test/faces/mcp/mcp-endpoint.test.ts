@@ -2,14 +2,15 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EngineError, type EngineErrorKind } from '../../../src/engine/engine-error.ts';
+import { EngineError } from '../../../src/engine/engine-error.ts';
+import { googleErrorBody } from '../../../src/faces/ces/ces-errors.ts';
 import { registerMcpEndpoint } from '../../../src/faces/mcp/mcp-endpoint.ts';
 import type { McpTool } from '../../../src/faces/mcp/mcp-tool.ts';
 import { ApiKeyCache } from '../../../src/server/api-key-cache.ts';
 import { createApiKey, ensureDefaultApp } from '../../../src/server/api-keys.ts';
 import { authenticate, type Principal } from '../../../src/server/authenticate.ts';
 import type { ErrorRenderer } from '../../../src/server/build-server.ts';
-import { nativeErrorBody, STATUS_BY_KIND, statusOf, toEngineError } from '../../../src/server/http-error.ts';
+import { nativeErrorBody, statusOf, toEngineError } from '../../../src/server/http-error.ts';
 import { openStore } from '../../../src/store/open-store.ts';
 import type { Store } from '../../../src/store/store.ts';
 
@@ -17,23 +18,8 @@ const KEY = 'bk_mcp_test_member_key_0123456789';
 const BODY_LIMIT = 16_384;
 const MCP_ACCEPT = 'application/json, text/event-stream';
 
-const RPC_STATUS: Record<EngineErrorKind, string> = {
-  invalid_request: 'INVALID_ARGUMENT',
-  unauthorized: 'UNAUTHENTICATED',
-  forbidden: 'PERMISSION_DENIED',
-  not_found: 'NOT_FOUND',
-  conflict: 'ABORTED',
-  unprocessable: 'FAILED_PRECONDITION',
-  upstream: 'UNAVAILABLE',
-  unavailable: 'UNAVAILABLE',
-  internal: 'INTERNAL',
-};
-
-/** A google.rpc.Status-style renderer, as the CES face will supply. */
-function renderRpcStatus(error: EngineError): object {
-  const details = error.param ? [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: error.param, description: error.message }] }] : [];
-  return { error: { code: STATUS_BY_KIND[error.kind], message: error.message, status: RPC_STATUS[error.kind], details } };
-}
+/** The CES face's google.rpc.Status renderer, as Baton wires it. */
+const renderRpcStatus = (error: EngineError): object => googleErrorBody(error).body;
 
 const getAgentSchema = {
   type: 'object' as const,
@@ -224,7 +210,8 @@ describe('MCP endpoint adapter (dummy tools on a fresh Fastify with Baton auth)'
       expect(body.error.code).toBe(400);
       expect(body.error.message).toContain("Invalid arguments for tool 'get_agent'");
       expect(body.error.message).toContain("'name' is required");
-      expect(body.error.details[0].fieldViolations[0].field).toBe('name');
+      const badRequest = body.error.details.find((detail: { '@type': string }) => detail['@type'].endsWith('google.rpc.BadRequest'));
+      expect(badRequest.fieldViolations[0].field).toBe('name');
 
       const wrong = await client.callTool({ name: 'get_agent', arguments: { name: 5, view: 'HUGE', colour: 'red' } });
       expect(wrong.isError).toBe(true);
