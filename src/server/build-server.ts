@@ -1,3 +1,4 @@
+import type { ToolProvider } from '../engine/server-calls.ts';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { AgentService } from '../engine/agent-service.ts';
 import type { Engine } from '../engine/engine.ts';
@@ -38,6 +39,8 @@ export interface ServerDependencies {
   /** Faces add their periodic clean-up here; the sweeper runs each on every pass. */
   sweepChores?: SweepChore[];
   keys: ServerKeys;
+  /** Server-executed tools, so faces can name a server call's source (a Tool, a toolset's tool). */
+  tools: ToolProvider;
 }
 
 /** Server-held keys: the secret store's cipher and the page-token codec (derived from one key). */
@@ -62,6 +65,8 @@ export interface FaceContext {
   /** Registers clean-up to run on every sweeper pass. */
   addSweepChore(chore: SweepChore): void;
   keys: ServerKeys;
+  /** Server-executed tools, so faces can name a server call's source (a Tool, a toolset's tool). */
+  tools: ToolProvider;
 }
 
 const renderNative: ErrorRenderer = (error) => ({ status: statusOf(error), body: nativeErrorBody(error) });
@@ -135,6 +140,7 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     useErrorFormat: (prefix, render) => errorFormats.push({ prefix, render }),
     addSweepChore: (chore) => dependencies.sweepChores?.push(chore),
     keys: dependencies.keys,
+    tools: dependencies.tools,
   };
   registerAdminRoutes(app, face);
   registerAgentRoutes(app, face);

@@ -13,6 +13,7 @@ import { openStore, type StoreOptions } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 import type { ResponseWebSocketSettings } from '../faces/responses/response-websocket.ts';
 import { bootstrapAdminKey, ensureDefaultApp } from './api-keys.ts';
+import { NO_SERVER_TOOLS } from '../engine/server-calls.ts';
 import { buildServer, type SweepChore } from './build-server.ts';
 import type { BatonConfig } from './config.ts';
 import { DeadlineSweeper } from './deadline-sweeper.ts';
@@ -66,10 +67,11 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
     const clock = options.clock ?? systemClock;
     // The engine logs through Fastify's logger, which exists only once the server is built.
     let log: EngineLogger = { warn: () => {}, error: () => {} };
+    const tools = options.tools ?? NO_SERVER_TOOLS;
     const engine = new Engine({
       store,
       models: registry,
-      ...(options.tools ? { tools: options.tools } : {}),
+      tools,
       clock,
       logger: { warn: (details, message) => log.warn(details, message), error: (details, message) => log.error(details, message) },
       settings: { maxModelRetries: config.maxModelRetries, staleTurnSeconds: config.staleTurnSeconds },
@@ -92,6 +94,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       responsesWebSocket: options.responsesWebSocket,
       sweepChores,
       keys: serverKeys(secretsKey.key),
+      tools,
     });
     log = { warn: (details, message) => app.log.warn(details, message), error: (details, message) => app.log.error(details, message) };
     const sweeper = new DeadlineSweeper(engine, config.sweepIntervalMs, log, sweepChores);

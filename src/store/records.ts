@@ -243,7 +243,8 @@ export interface TurnRecord {
 }
 
 /** `system`: a built-in tool Baton ran itself (e.g. `end_session`); `server`: a tool Baton executes (OpenAPI, MCP, JavaScript). */
-export type ToolExecutor = 'client' | 'invalid' | 'system' | 'server';
+/** Who answered a call: the client, Baton (system tools, server tools, fakes of any tool), or nobody (invalid). */
+export type ToolExecutor = 'client' | 'invalid' | 'system' | 'server' | 'fake';
 
 export type ItemPayload =
   | {
