@@ -26,6 +26,7 @@ export async function decideApproval(
   tool: ClientToolDefinition | undefined,
   decision: ApprovalDecision,
   submission: SubmissionActor,
+  useFakes: boolean,
 ): Promise<LedgerEntryRecord> {
   if (entry.kind !== 'approval') {
     throw new EngineError('conflict', 'not_an_approval', `Tool call '${entry.id}' is not waiting for an approval; send its result with POST /v1/tool-calls/${entry.id}/result.`);
@@ -51,7 +52,7 @@ export async function decideApproval(
       }
       approved = { ...entry, arguments: check.value, argumentsHash: hashArguments(check.value) };
     }
-    const result = await runOne(context, approved, tool, new AbortController().signal);
+    const result = await runOne(context, approved, tool, new AbortController().signal, useFakes);
     resolution = { state: result.isError ? ('failed' as const) : ('completed' as const), result: result.output, isError: result.isError };
   }
   const resolved = await context.store.ledger.resolve(entry.id, { ...resolution, submittedBy: actor, submittedAt: now, idempotencyKey: submission.idempotencyKey });

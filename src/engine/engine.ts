@@ -332,7 +332,7 @@ export class Engine {
     const turn = await this.getTurn(appId, entry.turnId);
     const agent = await this.agentForTurn(turn);
     const tools = await this.context.tools.listServerTools(appId, agent);
-    const resolved = await decideApproval(this.context, entry, tools.find((tool) => tool.name === entry.toolName), decision, options.submission);
+    const resolved = await decideApproval(this.context, entry, tools.find((tool) => tool.name === entry.toolName), decision, options.submission, turn.options.useToolFakes === true);
     return this.resumeAfter(resolved, options);
   }
 

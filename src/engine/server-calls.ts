@@ -7,15 +7,20 @@ export interface ServerCall {
   conversationId: string;
   turnId: string;
   callId: string;
+  agentName: string;
   tool: ClientToolDefinition;
   arguments: JsonValue;
   /** Aborted on cancel, on shutdown and at the call's deadline. */
   signal: AbortSignal;
+  /** The turn asked for tool fakes (CES `useToolFakes`): a tool with fake mode on runs its fake. */
+  useFakes: boolean;
 }
 
 export interface ServerCallResult {
   output: ContentPart[];
   isError: boolean;
+  /** The result came from the tool's fake, not the tool. */
+  faked?: boolean;
 }
 
 /**
@@ -28,6 +33,11 @@ export interface ToolProvider {
   listServerTools(appId: string, agent: AgentDefinition): Promise<ClientToolDefinition[]>;
   /** Runs one call. Failures the model should see are results with `isError`, not exceptions. */
   run(call: ServerCall): Promise<ServerCallResult>;
+  /**
+   * The fake's answer to a call of a client function with fake mode on (`tool.fake`), or null to
+   * let the client answer it as usual. Server tools run their fakes inside `run`.
+   */
+  fake?(call: ServerCall): Promise<ServerCallResult | null>;
 }
 
 /** The provider when no server tools are configured: agents get none. */
@@ -49,20 +59,28 @@ export async function runServerCalls(
   entries: LedgerEntryRecord[],
   tools: ReadonlyMap<string, ClientToolDefinition>,
   signal: AbortSignal,
+  useFakes: boolean,
 ): Promise<void> {
-  const queue = entries.filter((entry) => entry.kind === 'server');
+  // Rows a fake already answered are resolved; only pending server rows run.
+  const queue = entries.filter((entry) => entry.kind === 'server' && entry.state === 'pending');
+  await runBounded(queue, async (entry) => {
+    const tool = tools.get(entry.toolName);
+    const result = tool ? await runOne(context, entry, tool, signal, useFakes) : { output: [{ type: 'text' as const, text: `Tool '${entry.toolName}' is gone.` }], isError: true };
+    resolveInMemory(entry, result, nowIso(context));
+  });
+}
+
+/** Runs `work` over `items`, at most four at a time: a step may call many tools of one slow API. */
+export async function runBounded<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
+  const queue = [...items];
   const worker = async (): Promise<void> => {
-    for (let entry = queue.shift(); entry; entry = queue.shift()) {
-      const tool = tools.get(entry.toolName);
-      const result = tool ? await runOne(context, entry, tool, signal) : { output: [{ type: 'text' as const, text: `Tool '${entry.toolName}' is gone.` }], isError: true };
-      resolveInMemory(entry, result, nowIso(context));
-    }
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
 }
 
 /** Runs one call; a timeout or a thrown error becomes an error result the model can act on. */
-export async function runOne(context: EngineContext, entry: LedgerEntryRecord, tool: ClientToolDefinition, signal: AbortSignal): Promise<ServerCallResult> {
+export async function runOne(context: EngineContext, entry: LedgerEntryRecord, tool: ClientToolDefinition, signal: AbortSignal, useFakes: boolean): Promise<ServerCallResult> {
   const seconds = tool.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
   const deadline = AbortSignal.timeout(seconds * 1000);
   try {
@@ -73,9 +91,11 @@ export async function runOne(context: EngineContext, entry: LedgerEntryRecord, t
       conversationId: entry.conversationId,
       turnId: entry.turnId,
       callId: entry.id,
+      agentName: entry.agentName,
       tool,
       arguments: entry.arguments,
       signal: stop,
+      useFakes,
     }));
   } catch (error) {
     if (deadline.aborted) return { output: [{ type: 'text', text: `Tool '${tool.name}' did not answer within ${seconds} s.` }], isError: true };
@@ -94,11 +114,15 @@ function raceAbort<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
   });
 }
 
-function resolveInMemory(entry: LedgerEntryRecord, result: ServerCallResult, now: string): void {
+/** Who answered a row Baton resolved itself; `baton:fake` marks a fake's answer. */
+export const SERVER_SUBMITTER = 'baton:server';
+export const FAKE_SUBMITTER = 'baton:fake';
+
+export function resolveInMemory(entry: LedgerEntryRecord, result: ServerCallResult, now: string): void {
   entry.state = result.isError ? 'failed' : 'completed';
   entry.result = result.output;
   entry.isError = result.isError;
-  entry.submittedBy = 'baton:server';
+  entry.submittedBy = result.faked ? FAKE_SUBMITTER : SERVER_SUBMITTER;
   entry.submittedAt = now;
   entry.updatedAt = now;
 }

@@ -5,8 +5,8 @@ import { SYSTEM_TOOLS } from './system-tools.ts';
 /**
  * Tools an agent refers to by id (the app's Tool resources, CES-shaped bodies) turned into the
  * definitions the turn runner offers the model. Read when a turn starts, so an edited tool
- * applies from the next turn on. Only client functions are executable here; server-executed
- * kinds (openApiTool, jsFunction, toolsets) are left out until their executors exist.
+ * applies from the next turn on. Only client functions (and system tools) are read here; the
+ * server-executed kinds (openApiTool, jsFunction, toolsets) come from the ToolProvider.
  */
 export async function loadReferencedTools(store: Pick<Repositories, 'resources'>, appId: string, agent: AgentDefinition): Promise<ClientToolDefinition[]> {
   const ids = agent.toolIds ?? [];
@@ -14,13 +14,13 @@ export async function loadReferencedTools(store: Pick<Repositories, 'resources'>
   const records = new Map((await store.resources.getMany(appId, 'tools', ids)).map((record) => [record.id, record]));
   return ids.flatMap((id) => {
     const record = records.get(id);
-    const definition = record ? clientFunctionDefinition(record.body) : SYSTEM_TOOLS[id];
+    const definition = record ? clientFunctionDefinition(record.body, record.id) : SYSTEM_TOOLS[id];
     return definition ? [definition] : [];
   });
 }
 
 /** The definition of a Tool body whose kind is `clientFunction`, else undefined. */
-export function clientFunctionDefinition(body: JsonObject): ClientToolDefinition | undefined {
+export function clientFunctionDefinition(body: JsonObject, resourceId?: string): ClientToolDefinition | undefined {
   const fn = body.clientFunction;
   if (!isObject(fn) || typeof fn.name !== 'string') return undefined;
   const definition: ClientToolDefinition = {
@@ -31,6 +31,7 @@ export function clientFunctionDefinition(body: JsonObject): ClientToolDefinition
   const timeout = typeof body.timeout === 'string' ? parseDurationSeconds(body.timeout) : undefined;
   if (timeout !== undefined) definition.timeoutSeconds = timeout;
   if (body.executionType === 'ASYNCHRONOUS') definition.asynchronous = true;
+  if (resourceId !== undefined && isObject(body.toolFakeConfig) && body.toolFakeConfig.enableFakeMode === true) definition.fake = { collection: 'tools', resourceId };
   return definition;
 }
 

@@ -17,6 +17,7 @@ import { trimToUserBoundary } from './history-window.ts';
 import { loadReferencedTools } from './tool-resources.ts';
 import { outputsOf, planStepCalls } from './step-calls.ts';
 import { runServerCalls } from './server-calls.ts';
+import { answerClientCallsWithFakes, markFakedCalls } from './tool-fakes.ts';
 import { blocksTurn } from './pending-calls.ts';
 
 /** Where a turn stands when the engine hands control back to the caller. */
@@ -133,8 +134,11 @@ export async function runTurn(
       const calls = step.calls.map((call) => ({ callId: mintCallId(call.providerCallId), name: call.name, argumentText: call.argumentText }));
       const planned = planStepCalls(context, calls, { turn, agent, tools, parallel, maxToolCalls, callsMade, groupId, now });
       const { entries, endsTurn } = planned;
-      // Server calls run now, before the step commits, so their results commit with it.
-      await runServerCalls(context, entries, toolsByName, controller.signal);
+      // Server calls (and fakes) run now, before the step commits, so their results commit with it.
+      const useFakes = turn.options.useToolFakes === true;
+      await answerClientCallsWithFakes(context, planned, toolsByName, controller.signal, useFakes);
+      await runServerCalls(context, entries, toolsByName, controller.signal, useFakes);
+      markFakedCalls(planned);
       items.push(...planned.callItems, ...planned.immediateOutputs);
       const blockingEntries = entries.filter(blocksTurn);
       const stepCount = turn.stepCount + 1;

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { agentWireSchema, type AgentWire } from '../faces/agents/agent-wire.ts';
+import { compileEgressPolicy } from '../tools/http/address-policy.ts';
 
 /** Replaces `${NAME}` and `${NAME:-default}` with environment values, so secrets stay out of the file. */
 export function interpolateEnv(text: string, env: NodeJS.ProcessEnv): string {
@@ -46,6 +47,7 @@ const fileSchema = z
       })
       .strict()
       .optional(),
+    egress: z.object({ allow: z.array(z.string()).optional() }).strict().optional(),
     scripted: z.record(z.string(), z.unknown()).optional(),
     agents: z.array(agentWireSchema).optional(),
   })
@@ -79,6 +81,11 @@ export interface BatonConfig {
   };
   scripted: Record<string, unknown>;
   agents: AgentWire[];
+  /**
+   * Private destinations server tools may call (`egress.allow`: CIDRs, addresses, host names);
+   * every loopback, private, link-local and metadata address is refused otherwise.
+   */
+  egressAllow: string[];
   /** The file the configuration came from, if any. */
   source: string | null;
 }
@@ -162,6 +169,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     providers,
     scripted: file.scripted ?? {},
     agents: file.agents ?? (source ? [] : [DEMO_AGENT]),
+    egressAllow: egressAllowList(env.BATON_EGRESS_ALLOW, file.egress?.allow),
     source,
   };
+}
+
+/** `BATON_EGRESS_ALLOW` (comma-separated) replaces the file's list; each entry is checked now, not at the first call. */
+function egressAllowList(fromEnv: string | undefined, fromFile: string[] | undefined): string[] {
+  const allow = fromEnv !== undefined && fromEnv.trim() !== '' ? fromEnv.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '') : (fromFile ?? []);
+  try {
+    compileEgressPolicy({ allow });
+  } catch (error) {
+    throw new Error(`Invalid egress.allow (or BATON_EGRESS_ALLOW): ${(error as Error).message}`);
+  }
+  return allow;
 }

@@ -14,6 +14,8 @@ import type { Store } from '../store/store.ts';
 import type { ResponseWebSocketSettings } from '../faces/responses/response-websocket.ts';
 import { bootstrapAdminKey, ensureDefaultApp } from './api-keys.ts';
 import { NO_SERVER_TOOLS } from '../engine/server-calls.ts';
+import { AppToolProvider } from '../tools/provider/app-tool-provider.ts';
+import { readToolSecret } from './tool-secrets.ts';
 import { buildServer, type SweepChore } from './build-server.ts';
 import type { BatonConfig } from './config.ts';
 import { DeadlineSweeper } from './deadline-sweeper.ts';
@@ -67,7 +69,20 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
     const clock = options.clock ?? systemClock;
     // The engine logs through Fastify's logger, which exists only once the server is built.
     let log: EngineLogger = { warn: () => {}, error: () => {} };
-    const tools = options.tools ?? NO_SERVER_TOOLS;
+    // SQLite has one process, so a key file beside the database works; Postgres deployments must
+    // share one key through BATON_SECRETS_KEY. An in-memory database gets an ephemeral key.
+    const onDisk = storeOptions.kind === 'sqlite' && storeOptions.filename !== ':memory:';
+    const secretsKey = loadSecretsKey({ env: process.env, dataDir: onDisk ? config.dataDir : null, allowKeyFile: storeOptions.kind === 'sqlite' });
+    const keys = serverKeys(secretsKey.key);
+    const appTools = options.tools
+      ? null
+      : new AppToolProvider({
+          store,
+          policy: { allow: config.egressAllow },
+          readSecret: (appId, reference) => readToolSecret(store, keys, appId, reference),
+          logger: { warn: (details, message) => log.warn(details, message) },
+        });
+    const tools: ToolProvider = options.tools ?? appTools ?? NO_SERVER_TOOLS;
     const engine = new Engine({
       store,
       models: registry,
@@ -81,10 +96,6 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
     for (const agent of config.agents) await agents.upsert(defaultAppId, agentFromWire(agent));
     const { generated } = await bootstrapAdminKey(store, defaultAppId, config.adminKey);
     const sweepChores: SweepChore[] = [];
-    // SQLite has one process, so a key file beside the database works; Postgres deployments must
-    // share one key through BATON_SECRETS_KEY. An in-memory database gets an ephemeral key.
-    const onDisk = storeOptions.kind === 'sqlite' && storeOptions.filename !== ':memory:';
-    const secretsKey = loadSecretsKey({ env: process.env, dataDir: onDisk ? config.dataDir : null, allowKeyFile: storeOptions.kind === 'sqlite' });
     const app = await buildServer({
       store,
       engine,
@@ -93,7 +104,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       logger: options.logger ?? false,
       responsesWebSocket: options.responsesWebSocket,
       sweepChores,
-      keys: serverKeys(secretsKey.key),
+      keys,
       tools,
     });
     log = { warn: (details, message) => app.log.warn(details, message), error: (details, message) => app.log.error(details, message) };
@@ -125,6 +136,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
         sweeper.stop();
         await app.close();
         await engine.idle();
+        await appTools?.close();
         await store.close();
       },
     };

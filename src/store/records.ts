@@ -39,6 +39,11 @@ export interface ClientToolDefinition {
   server?: ServerToolSource;
   /** A server tool that waits for a person's approval (a ledger row) before each call runs. */
   requireApproval?: boolean;
+  /**
+   * Set on a client function whose resource has fake mode on: where its fake code lives. Used only
+   * in turns that ask for fakes (`useToolFakes`); server tools handle their fakes in the provider.
+   */
+  fake?: ServerToolSource;
 }
 
 /** Where a server-executed tool comes from: a Tool resource, or one tool of a toolset. */
@@ -97,7 +102,8 @@ export interface AppRecord {
 }
 
 /** Resources kept as JSON bodies in one table, told apart by collection. */
-export type ResourceCollection = 'tools' | 'toolsets';
+/** `mcp-tool-snapshots`: the last tool list each MCP toolset's server gave, used while it is down (never exposed). */
+export type ResourceCollection = 'tools' | 'toolsets' | 'mcp-tool-snapshots';
 
 /** A tool or toolset of an app: its body in the CES resource shape, without server-owned fields. */
 export interface AppResourceRecord {
@@ -213,6 +219,8 @@ export interface TurnOptions {
   topP?: number;
   maxOutputTokens?: number;
   responseFormat?: ResponseFormat;
+  /** Tools with fake mode on run their fakes in this turn (CES `useToolFakes`). */
+  useToolFakes?: boolean;
 }
 
 export interface TurnError {

@@ -45,6 +45,7 @@ export function testConfig(overrides: Partial<BatonConfig> = {}): BatonConfig {
     providers: {},
     scripted: {},
     agents: [DEMO_AGENT],
+    egressAllow: [],
     source: null,
     ...overrides,
   };

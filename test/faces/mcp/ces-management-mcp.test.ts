@@ -90,7 +90,7 @@ describe('/mcp: the CES management tools', () => {
   });
 
   it('returns failures as MCP tool errors carrying the google.rpc.Status, with state unchanged', async () => {
-    const body = { parent: APP, toolsetId: 'dup', toolset: { displayName: 'Dup', openApiToolset: { openApiSchema: 'openapi: 3.0.0\ninfo: {title: t, version: "1"}\npaths: {}' } } };
+    const body = { parent: APP, toolsetId: 'dup', toolset: { displayName: 'Dup', openApiToolset: { openApiSchema: 'openapi: 3.0.0\ninfo: {title: t, version: "1"}\npaths: {}', url: 'https://api.example.com' } } };
     expect((await call('create_toolset', body)).isError).toBeFalsy();
     const duplicate = errorOf(await call('create_toolset', body));
     expect(duplicate).toMatchObject({ code: 409, status: 'ALREADY_EXISTS' });

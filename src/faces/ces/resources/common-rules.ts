@@ -1,3 +1,6 @@
+import { OpenApiError } from '../../../tools/openapi/openapi-error.ts';
+import type { OpenApiToolset } from '../../../tools/openapi/openapi-toolset.ts';
+import { compileOpenApi, operationOfTool } from '../../../tools/provider/openapi-sources.ts';
 import { parse as parseYaml } from 'yaml';
 import { parseDurationSeconds } from '../../../engine/tool-resources.ts';
 import type { AppRecord, JsonObject, JsonValue } from '../../../store/records.ts';
@@ -150,4 +153,34 @@ export async function checkOpenApiSource(context: RuleContext, openApi: JsonObje
   checkHttpUrl(openApi.url, `${prefix}.url`);
   await checkApiAuthentication(context, openApi.apiAuthentication, `${prefix}.apiAuthentication`);
   checkTlsConfig(openApi.tlsConfig, `${prefix}.tlsConfig`);
+  const toolset = await compiledOpenApi(openApi, prefix);
+  if (prefix === 'tool.openApiTool') asOpenApiError(`${prefix}.openApiSchema`, () => operationOfTool(toolset, openApi));
+}
+
+/** The whole document is parsed, validated and turned into tools now, so a broken one is never stored. */
+async function compiledOpenApi(openApi: JsonObject, prefix: string): Promise<OpenApiToolset> {
+  try {
+    return await compileOpenApi(openApi);
+  } catch (error) {
+    if (error instanceof OpenApiError) invalid(`${prefix}.openApiSchema`, `${prefix}.openApiSchema is not a usable OpenAPI document: ${error.message}`, 'INVALID_OPENAPI_SCHEMA');
+    throw error;
+  }
+}
+
+function asOpenApiError<T>(field: string, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof OpenApiError) invalid(field, `${field}: ${error.message}`, 'INVALID_OPENAPI_SCHEMA');
+    throw error;
+  }
+}
+
+/** Baton's `requireApproval`: a person approves each call of a server tool before it runs. */
+export function checkRequireApproval(body: JsonObject, field: string): void {
+  if (body.requireApproval === undefined) return;
+  if (typeof body.requireApproval !== 'boolean') invalid(field, `${field} must be true or false.`);
+  if (body.requireApproval && body.clientFunction !== undefined) {
+    invalid(field, `${field} applies to tools Baton runs; a clientFunction already waits for your application, which can ask a person itself.`);
+  }
 }

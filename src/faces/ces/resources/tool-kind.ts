@@ -5,7 +5,7 @@ import type { JsonObject } from '../../../store/records.ts';
 import { assertOneOf } from '../aip/union-check.ts';
 import { cesError } from '../ces-errors.ts';
 import type { ResourceKind } from './app-resource-crud.ts';
-import { checkDuration, checkOpenApiSource, checkToolFakeConfig, refuseUnsupported, requireText } from './common-rules.ts';
+import { checkDuration, checkOpenApiSource, checkRequireApproval, checkToolFakeConfig, refuseUnsupported, requireText } from './common-rules.ts';
 import { RESOURCE_ID_PATTERN } from './resource-names.ts';
 import { asObject } from './service-support.ts';
 
@@ -52,11 +52,11 @@ export const toolKind: ResourceKind = {
   collection: 'tools',
   singular: 'tool',
   mask: {
-    mutable: ['executionType', 'timeout', 'toolFakeConfig', ...SUPPORTED, ...Object.keys(refusals)],
+    mutable: ['executionType', 'timeout', 'toolFakeConfig', 'requireApproval', ...SUPPORTED, ...Object.keys(refusals)],
     outputOnly: ['name', 'displayName', 'createTime', 'updateTime', 'etag', 'generatedSummary'],
     unions: [[...SUPPORTED, ...Object.keys(refusals)]],
   },
-  filterFields: ['name', 'displayName', 'createTime', 'updateTime', 'etag', 'executionType', 'timeout', 'toolFakeConfig', ...SUPPORTED],
+  filterFields: ['name', 'displayName', 'createTime', 'updateTime', 'etag', 'executionType', 'timeout', 'toolFakeConfig', 'requireApproval', ...SUPPORTED],
   derived(body): JsonObject {
     const displayName = displayNameOf(body);
     return displayName === undefined ? {} : { displayName };
@@ -66,6 +66,7 @@ export const toolKind: ResourceKind = {
     assertOneOf(body, SUPPORTED, 'tool', { required: true, name: 'tool_type' });
     checkDuration(body.timeout, 'tool.timeout');
     checkToolFakeConfig(body.toolFakeConfig, 'tool.toolFakeConfig');
+    checkRequireApproval(body, 'tool.requireApproval');
     const clientFunction = asObject(body.clientFunction);
     if (clientFunction) checkFunction(clientFunction, 'tool.clientFunction');
     const jsFunction = asObject(body.jsFunction);

@@ -9,6 +9,7 @@ import {
   checkHttpUrl,
   checkOpenApiSource,
   checkTlsConfig,
+  checkRequireApproval,
   checkToolFakeConfig,
   refuseUnsupported,
   requireText,
@@ -57,11 +58,11 @@ export const toolsetKind: ResourceKind = {
   collection: 'toolsets',
   singular: 'toolset',
   mask: {
-    mutable: ['displayName', 'description', 'executionType', 'timeout', 'toolFakeConfig', ...TOOLSET_TYPES],
+    mutable: ['displayName', 'description', 'executionType', 'timeout', 'toolFakeConfig', 'requireApproval', ...TOOLSET_TYPES],
     outputOnly: ['name', 'createTime', 'updateTime', 'etag'],
     unions: [TOOLSET_TYPES],
   },
-  filterFields: ['name', 'displayName', 'description', 'createTime', 'updateTime', 'etag', 'executionType', 'timeout', 'toolFakeConfig', 'mcpToolset', 'openApiToolset'],
+  filterFields: ['name', 'displayName', 'description', 'createTime', 'updateTime', 'etag', 'executionType', 'timeout', 'toolFakeConfig', 'requireApproval', 'mcpToolset', 'openApiToolset'],
   derived: () => ({}),
   async validate(context, body, id) {
     refuseUnsupported(
@@ -72,6 +73,7 @@ export const toolsetKind: ResourceKind = {
     assertOneOf(body, TOOLSET_TYPES, 'toolset', { required: true, name: 'toolset_type' });
     checkDuration(body.timeout, 'toolset.timeout');
     checkToolFakeConfig(body.toolFakeConfig, 'toolset.toolFakeConfig');
+    checkRequireApproval(body, 'toolset.requireApproval');
     await checkUniqueDisplayName(context, body, id);
     const mcp = asObject(body.mcpToolset);
     if (mcp) return { ...body, mcpToolset: await checkMcpToolset(context, mcp) };

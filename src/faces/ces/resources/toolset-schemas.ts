@@ -24,7 +24,11 @@ export const toolsetSchema = z.strictObject({
   executionType: executionTypeSchema.optional(),
   timeout: durationSchema.optional(),
   toolFakeConfig: toolFakeConfigSchema.optional(),
-  mcpToolset: z
+  requireApproval: z
+    .boolean()
+    .optional()
+    .describe('Baton extension: each call waits for a person to approve or deny it (POST /v1/tool-calls/{id}/decision) before it runs. Not for clientFunction.'),
+    mcpToolset: z
     .strictObject({
       serverAddress: z.string().optional().describe('Required. Streamable HTTP address of the MCP server, e.g. "https://example.com/mcp/".'),
       apiAuthentication: apiAuthenticationSchema.optional(),

@@ -1,4 +1,5 @@
 import type { Engine } from '../../../engine/engine.ts';
+import type { ToolProvider } from '../../../engine/server-calls.ts';
 import type { Principal } from '../../../server/authenticate.ts';
 import type { AppRecord, ItemRecord, SessionRecord } from '../../../store/records.ts';
 import type { Store } from '../../../store/store.ts';
@@ -33,6 +34,7 @@ export class ConversationService {
     private readonly store: Store,
     private readonly engine: Engine,
     private readonly pageTokens: PageTokenCodec,
+    private readonly tools?: ToolProvider,
   ) {}
 
   async list(principal: Principal, path: AppPath, query: ListConversationsQuery): Promise<{ conversations: ConversationView[]; nextPageToken?: string }> {
@@ -69,7 +71,7 @@ export class ConversationService {
     const { app, session } = await this.find(principal, path, conversationId);
     const conversation = await this.engine.getConversation(app.id, session.conversationId);
     const agent = await this.store.agents.getById(conversation.agentId);
-    const names = await ToolCallNames.load(this.store, app, agent?.definition);
+    const names = await ToolCallNames.load(this.store, app, agent?.definition, this.tools);
     return conversationView(app, session, conversation.agentName, await this.allItems(app.id, session.conversationId), names);
   }
 

@@ -1,6 +1,7 @@
-import type { AppRecord, ContentPart, ItemRecord, SessionRecord } from '../../../store/records.ts';
+import type { AppRecord, ContentPart, ItemRecord, SessionRecord, ToolExecutor } from '../../../store/records.ts';
 import { appResourceName } from '../app-access.ts';
 import type { ToolCallNames } from './tool-call-names.ts';
+import { argsFromText, toolCallWire, toolResponseWire } from './tool-chunks.ts';
 
 /** A CES `Conversation`: the persisted record of a session, with tool calls and responses as chunks. */
 export interface ConversationView {
@@ -39,23 +40,33 @@ export function conversationView(app: AppRecord, session: SessionRecord, agentNa
 }
 
 /**
- * Groups the transcript into CES turns: each user input (text, files, or tool responses) opens a
- * turn; the agent's texts and tool calls follow it. Placeholders Baton wrote for asynchronous
- * calls are left out: they were never the client's response.
+ * Groups the transcript into CES turns: each user input (text, files, or the client's tool
+ * responses) opens a turn; the agent's texts and tool calls follow it. Calls Baton runs (server
+ * tools, fakes) are the agent's, and so are their responses: they never open a turn. Placeholders
+ * Baton wrote for asynchronous calls are left out, as are the answers to invalid and system calls,
+ * whose calls are not shown: none of them was the client's response.
  */
 function turnsOf(items: readonly ItemRecord[], agentName: string, names: ToolCallNames): { turns: { messages: MessageView[] }[]; inputTypes: string[] } {
   const turns: { messages: MessageView[] }[] = [];
   const inputTypes = new Set<string>();
-  const add = (role: string, chunk: Record<string, unknown>, eventTime: string, opensTurn: boolean): void => {
+  const executors = new Map<string, ToolExecutor>();
+  // Outputs written together (one group) stay in one turn, even when a server response sits
+  // between two of the client's.
+  let turnGroup: string | null = null;
+  const add = (role: string, chunk: Record<string, unknown>, item: ItemRecord, opensTurn: boolean): void => {
     let turn = turns[turns.length - 1];
     const lastMessage = turn?.messages[turn.messages.length - 1];
-    if (!turn || (opensTurn && lastMessage?.role !== role)) {
+    if (!turn || (opensTurn && lastMessage?.role !== role && item.groupId !== turnGroup)) {
       turn = { messages: [] };
       turns.push(turn);
+      turnGroup = item.groupId;
     }
     const last = turn.messages[turn.messages.length - 1];
-    if (last && last.role === role) last.chunks.push(chunk);
-    else turn.messages.push({ role, chunks: [chunk], eventTime });
+    const lastChunk = last?.chunks[last.chunks.length - 1];
+    // The agent's calls and the responses of its server calls are separate messages.
+    const sameKind = role === 'user' || !lastChunk || 'toolResponse' in lastChunk === 'toolResponse' in chunk;
+    if (last && last.role === role && sameKind) last.chunks.push(chunk);
+    else turn.messages.push({ role, chunks: [chunk], eventTime: item.createdAt });
   };
   for (const item of items) {
     const payload = item.payload;
@@ -63,24 +74,23 @@ function turnsOf(items: readonly ItemRecord[], agentName: string, names: ToolCal
       const role = payload.role === 'assistant' ? agentName : payload.role;
       for (const part of payload.content) {
         if (payload.role === 'user') inputTypes.add(inputTypeOf(part));
-        add(role, chunkOf(part), item.createdAt, payload.role === 'user');
+        add(role, chunkOf(part), item, payload.role === 'user');
       }
     } else if (payload.type === 'function_call') {
-      if (payload.executor !== 'client') continue;
-      const identity = names.identify(payload.name);
-      add(agentName, { toolCall: { id: payload.callId, tool: identity.tool, displayName: identity.displayName, args: parseObject(payload.arguments) } }, item.createdAt, false);
+      executors.set(payload.callId, payload.executor);
+      if (payload.executor === 'invalid' || payload.executor === 'system') continue;
+      add(agentName, { toolCall: toolCallWire(payload.callId, names.identify(payload.name), argsFromText(payload.arguments)) }, item, false);
     } else {
+      const executor = executors.get(payload.callId);
+      if (executor === 'invalid' || executor === 'system') continue;
+      const response = { toolResponse: toolResponseWire(payload.callId, names.identify(payload.name), payload.output, payload.isError) };
+      if (executor === 'server' || executor === 'fake') {
+        add(agentName, response, item, false);
+        continue;
+      }
       if (payload.synthetic && !payload.isError) continue;
-      const identity = names.identify(payload.name);
-      const text = payload.output.map((part) => (part.type === 'text' ? part.text : '')).join('');
-      const value = parseJson(text);
       if (!payload.synthetic) inputTypes.add('INPUT_TYPE_TOOL_RESPONSE');
-      add(
-        'user',
-        { toolResponse: { id: payload.callId, tool: identity.tool, displayName: identity.displayName, response: payload.isError ? { error: value } : { output: value } } },
-        item.createdAt,
-        true,
-      );
+      add('user', response, item, true);
     }
   }
   return { turns, inputTypes: [...inputTypes] };
@@ -95,17 +105,4 @@ function chunkOf(part: ContentPart): Record<string, unknown> {
 function inputTypeOf(part: ContentPart): string {
   if (part.type === 'text') return part.text.startsWith('[event] ') ? 'INPUT_TYPE_EVENT' : 'INPUT_TYPE_TEXT';
   return part.type === 'image' ? 'INPUT_TYPE_IMAGE' : 'INPUT_TYPE_BLOB';
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-function parseObject(text: string): unknown {
-  const value = parseJson(text);
-  return typeof value === 'object' && value !== null ? value : {};
 }

@@ -23,8 +23,9 @@ const emptyQuery = z.object({}).strict();
  * `RunSessionResponse` per frame, as Google's `alt=sse`), plus conversations list/get/delete.
  */
 export function registerSessionRoutes(app: FastifyInstance, face: FaceContext): void {
-  const sessions = new SessionService(face.store, face.engine);
-  const conversations = new ConversationService(face.store, face.engine, face.keys.pageTokens);
+  // The tool provider names server calls by their source (a Tool, or a toolset's tool).
+  const sessions = new SessionService(face.store, face.engine, face.tools);
+  const conversations = new ConversationService(face.store, face.engine, face.keys.pageTokens, face.tools);
 
   app.post<{ Params: AppParams & { sessionAction: string } }>(`${APP_PATH}/sessions/:sessionAction`, async (request, reply) => {
     const { sessionAction, ...appPath } = request.params;

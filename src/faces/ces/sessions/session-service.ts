@@ -4,15 +4,17 @@ import { isQueuedOutcome } from '../../../engine/engine.ts';
 import { EngineError } from '../../../engine/engine-error.ts';
 import type { InputItem } from '../../../engine/input-items.ts';
 import type { ToolResultInput } from '../../../engine/result-submission.ts';
+import type { ToolProvider } from '../../../engine/server-calls.ts';
 import type { Principal } from '../../../server/authenticate.ts';
-import type { AppRecord, JsonObject, LedgerEntryRecord, SessionRecord } from '../../../store/records.ts';
+import type { AgentDefinition, AppRecord, JsonObject, LedgerEntryRecord, SessionRecord, TurnOptions } from '../../../store/records.ts';
 import { DuplicateKeyError, type Repositories, type Store } from '../../../store/store.ts';
 import { appResourceName, resolveApp } from '../app-access.ts';
 import { cesError } from '../ces-errors.ts';
+import { approvalPendingError, notClientsToAnswer, responsesPendingError } from './session-lock-errors.ts';
 import { readSessionInputs, toolResultOf, type SessionInputs } from './session-inputs.ts';
 import { SessionOutputWriter } from './session-output-writer.ts';
 import type { RunSessionRequest, SessionOutput } from './session-wire.ts';
-import { ToolCallNames } from './tool-call-names.ts';
+import { describeToolRef, sameToolRef, toolRefOf, ToolCallNames } from './tool-call-names.ts';
 
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9_.~-]{1,128}$/;
 
@@ -31,11 +33,14 @@ export type OutputSink = (output: SessionOutput) => void;
  * `reference/ces.md` §5.3 and runs the agent. A session is a conversation with a client-chosen
  * id; a synchronous client function pauses its turn (the session is locked until every pending
  * call has its response), an asynchronous one does not (its response starts a later turn).
+ * A server tool that needs approval pauses the turn too, but only a person deciding it through
+ * the ledger unlocks the session; the client is told how, never asked to answer it.
  */
 export class SessionService {
   constructor(
     private readonly store: Store,
     private readonly engine: Engine,
+    private readonly tools?: ToolProvider,
   ) {}
 
   async runSession(principal: Principal, path: SessionPath, request: RunSessionRequest, sink: OutputSink, idempotencyKey: string | null = null): Promise<void> {
@@ -74,8 +79,8 @@ export class SessionService {
         await this.createQuietSession(app, path.session, agentName, inputs.variables ?? {});
         return;
       }
-      const writer = await this.writerFor(app, agentName, 1, request, sink);
-      const started = await this.engine.startConversation(app.id, agentName, {}, { items: [userMessage(inputs)], options: { tools: [] } }, {
+      const writer = this.writerFor(agentName, 1, request, sink, await this.namesFor(app, (await this.store.agents.get(app.id, agentName))?.definition));
+      const started = await this.engine.startConversation(app.id, agentName, {}, { items: [userMessage(inputs)], options: turnOptions(request) }, {
         ...runOptions(async (tx, accepted) => {
           await insertSession(tx, newSession(app.id, path.session, accepted.turn.conversationId, inputs.variables ?? {}, accepted.turn.createdAt, 1));
         }),
@@ -94,33 +99,44 @@ export class SessionService {
       throw cesError('ABORTED', 'SESSION_BUSY', `Session '${sessionName}' is running a turn for another request; retry when it has finished.`);
     }
     const agent = await this.store.agents.getById(state.conversation.agentId);
-    const names = await ToolCallNames.load(this.store, app, agent?.definition);
+    const names = await this.namesFor(app, agent?.definition);
     const results = await this.matchResponses(app, current, inputs, state.pendingCalls, names);
     const turnIndex = current.turnCount + 1;
-    const countTurn: RunOptions['onAccepted'] = async (tx) => {
+    const countTurn = async (tx: Repositories): Promise<void> => {
       await tx.sessions.update(app.id, current.id, { turnCount: turnIndex, updatedAt: new Date().toISOString() });
     };
-    const writer = await this.writerFor(app, state.conversation.agentName, turnIndex, request, sink, names);
+    const writer = this.writerFor(state.conversation.agentName, turnIndex, request, sink, names);
 
     if (state.status === 'pending') {
       const pendingIds = new Set(state.pendingCalls.map((entry) => entry.id));
-      const missing = state.pendingCalls.filter((entry) => !results.some((result) => result.callId === entry.id));
-      if (missing.length > 0) {
-        const asyncOnes = results.filter((result) => !pendingIds.has(result.callId));
-        if (inputs.parts.length > 0 || asyncOnes.length > 0) throw pendingError(sessionName, missing);
+      const approvals = state.pendingCalls.filter((entry) => entry.kind === 'approval');
+      const missing = state.pendingCalls.filter((entry) => entry.kind !== 'approval' && !results.some((result) => result.callId === entry.id));
+      const otherInput = inputs.parts.length > 0 || results.some((result) => !pendingIds.has(result.callId));
+      if (otherInput && missing.length > 0) throw responsesPendingError(sessionName, missing, approvals);
+      if (otherInput && approvals.length > 0) throw approvalPendingError(sessionName, approvals);
+      if (missing.length > 0 || approvals.length > 0) {
         // Partial answers are kept (two approvers may answer separately); the session stays locked.
-        for (const result of results) await this.engine.submitCallResult(app.id, result.callId, result, runOptions());
+        // The listener only matters if an approval was decided meanwhile and this answer resumes the turn.
+        let resumed: TurnOutcome | null = null;
+        for (const result of results) resumed = (await this.engine.submitCallResult(app.id, result.callId, result, { ...runOptions(), listener: writer.listener })).outcome ?? resumed;
         await this.store.sessions.update(app.id, current.id, { turnCount: turnIndex, updatedAt: new Date().toISOString() });
+        if (resumed) return this.finish(app, current.id, writer, resumed);
         writer.pendingCalls(missing);
-        return writer.finishPaused();
+        return writer.finishPaused(approvals);
       }
-      const outcome = await this.engine.submitResults(app.id, current.conversationId, results, { ...runOptions(countTurn), listener: writer.listener }, inputs.parts.length > 0 ? [userMessage(inputs)] : []);
+      // The outputs written on resume come with no events; the writer reads server ones from here.
+      const entries = state.activeTurn ? await this.store.ledger.listByTurn(state.activeTurn.id) : [];
+      const onResume: RunOptions['onAccepted'] = async (tx, accepted) => {
+        await countTurn(tx);
+        writer.accepted(accepted.inputItems, entries);
+      };
+      const outcome = await this.engine.submitResults(app.id, current.conversationId, results, { ...runOptions(onResume), listener: writer.listener }, inputs.parts.length > 0 ? [userMessage(inputs)] : []);
       return this.finish(app, current.id, writer, outcome);
     }
     const outcome = await this.engine.sendMessage(
       app.id,
       current.conversationId,
-      { items: inputs.parts.length > 0 ? [userMessage(inputs)] : [], options: { tools: [] }, asyncResults: results },
+      { items: inputs.parts.length > 0 ? [userMessage(inputs)] : [], options: turnOptions(request), asyncResults: results },
       { ...runOptions(countTurn), listener: writer.listener },
     );
     if (isQueuedOutcome(outcome)) throw new EngineError('internal', 'unexpected_queue', 'Session input was queued, which sessions never allow.');
@@ -133,9 +149,12 @@ export class SessionService {
     writer.finish(outcome);
   }
 
-  private async writerFor(app: AppRecord, agentName: string, turnIndex: number, request: RunSessionRequest, sink: OutputSink, known?: ToolCallNames): Promise<SessionOutputWriter> {
-    const names = known ?? (await ToolCallNames.load(this.store, app, (await this.store.agents.get(app.id, agentName))?.definition));
-    return new SessionOutputWriter(sink, names, turnIndex, request.config.enableTextStreaming === true);
+  private writerFor(agentName: string, turnIndex: number, request: RunSessionRequest, sink: OutputSink, names: ToolCallNames): SessionOutputWriter {
+    return new SessionOutputWriter(sink, names, turnIndex, request.config.enableTextStreaming === true, agentName);
+  }
+
+  private namesFor(app: AppRecord, agent: AgentDefinition | undefined): Promise<ToolCallNames> {
+    return ToolCallNames.load(this.store, app, agent, this.tools);
   }
 
   /** The agent a new session starts with: `config.entryAgent`, else the app's `rootAgent`. */
@@ -167,23 +186,28 @@ export class SessionService {
   /**
    * Matches each tool response to a call waiting for it: by id, or by tool when the id is left
    * out and only one pending call uses that tool. The tool and display name, when given, must be
-   * the call's (the client echoes what it received).
+   * the call's (the client echoes what it received). Calls Baton runs (server tools, approvals)
+   * are refused: their results come from Baton or from a person's decision, never from the client.
    */
   private async matchResponses(app: AppRecord, session: SessionRecord, inputs: SessionInputs, pending: readonly LedgerEntryRecord[], names: ToolCallNames): Promise<ToolResultInput[]> {
     const results: ToolResultInput[] = [];
+    const owed = pending.filter((call) => call.kind !== 'approval');
     for (const { response, param } of inputs.responses) {
       let entry: LedgerEntryRecord | undefined;
       if (response.id !== undefined) {
         entry = await this.store.ledger.get(app.id, response.id);
         if (!entry || entry.conversationId !== session.conversationId) {
-          const waiting = pending.map((call) => call.id);
+          const waiting = owed.map((call) => call.id);
           throw cesError('INVALID_ARGUMENT', 'UNKNOWN_TOOL_CALL', `${param}.id '${response.id}' is not a tool call of this session. ${waiting.length > 0 ? `Pending calls: ${waiting.join(', ')}.` : 'No call is pending.'}`, {
             field: `${param}.id`,
             metadata: { pendingToolCallIds: waiting.join(',') },
           });
         }
+        if (entry.kind === 'server' || entry.kind === 'approval') throw notClientsToAnswer(entry, `${param}.id`);
       } else {
-        const candidates = pending.filter((call) => response.tool !== undefined && names.identify(call.toolName).tool === response.tool);
+        const candidates = owed.filter((call) => sameToolRef(names.identify(call.toolName), response));
+        const approval = pending.find((call) => call.kind === 'approval' && sameToolRef(names.identify(call.toolName), response));
+        if (candidates.length === 0 && approval) throw notClientsToAnswer(approval, `${param}.tool`);
         if (candidates.length !== 1) {
           throw cesError('INVALID_ARGUMENT', 'TOOL_CALL_ID_REQUIRED', `${param}.id is required: ${candidates.length === 0 ? 'no pending call matches its tool' : 'several pending calls use this tool'}; echo the id of the toolCall.`, {
             field: `${param}.id`,
@@ -193,8 +217,9 @@ export class SessionService {
       }
       if (!entry) continue;
       const identity = names.identify(entry.toolName);
-      if (response.toolsetTool !== undefined || (response.tool !== undefined && response.tool !== identity.tool)) {
-        throw cesError('INVALID_ARGUMENT', 'TOOL_MISMATCH', `${param}.tool must be '${identity.tool}', the tool of call '${entry.id}' (got '${response.tool ?? response.toolsetTool?.toolId}').`, { field: `${param}.tool` });
+      if ((response.tool !== undefined || response.toolsetTool !== undefined) && !sameToolRef(identity, response)) {
+        const field = `${param}.${response.toolsetTool !== undefined ? 'toolsetTool' : 'tool'}`;
+        throw cesError('INVALID_ARGUMENT', 'TOOL_MISMATCH', `${field} must name '${describeToolRef(toolRefOf(identity))}', the tool of call '${entry.id}' (got '${describeToolRef(response)}').`, { field });
       }
       if (response.displayName !== undefined && response.displayName !== identity.displayName) {
         throw cesError('INVALID_ARGUMENT', 'TOOL_MISMATCH', `${param}.displayName must be '${identity.displayName}', the display name of call '${entry.id}' (got '${response.displayName}').`, {
@@ -233,12 +258,7 @@ function busy(sessionId: string): EngineError {
   return cesError('ABORTED', 'SESSION_BUSY', `Session '${sessionId}' was started by another request at the same time; retry.`);
 }
 
-function pendingError(sessionName: string, pending: readonly LedgerEntryRecord[]): EngineError {
-  const ids = pending.map((entry) => entry.id);
-  return cesError(
-    'FAILED_PRECONDITION',
-    'TOOL_RESPONSES_PENDING',
-    `Session '${sessionName}' is waiting for the responses of tool calls ${ids.join(', ')}. Send them as toolResponses (with the same id, tool and displayName) before other input; you may add text in the same request once every pending call is answered.`,
-    { metadata: { pendingToolCallIds: ids.join(',') } },
-  );
+/** Per-request turn settings: `config.useToolFakes` runs the fakes of tools that have fake mode on. */
+function turnOptions(request: RunSessionRequest): TurnOptions {
+  return { tools: [], ...(request.config.useToolFakes === true ? { useToolFakes: true } : {}) };
 }

@@ -75,11 +75,29 @@ export interface SessionOutput {
   endSession?: { metadata?: Record<string, unknown> };
   turnIndex: number;
   turnCompleted?: boolean;
+  /** Only on the `turnCompleted` output: what happened out of the client's sight (server tools). */
+  diagnosticInfo?: { messages: MessageWire[] };
 }
 
-export interface ToolCallWire {
+/** A tool reference: a Tool resource name, or one tool of a toolset. */
+export type ToolRefWire = { tool: string } | { toolsetTool: { toolset: string; toolId: string } };
+
+export type ToolCallWire = ToolRefWire & {
   id: string;
-  tool: string;
   displayName: string;
   args: Record<string, unknown>;
+};
+
+export type ToolResponseOutWire = ToolRefWire & {
+  id: string;
+  displayName: string;
+  /** `{output: …}` for a result, `{error: …}` for a failure (the CES convention). */
+  response: { output: unknown } | { error: unknown };
+};
+
+/** A CES `Message`: a role ("user", an agent's name, "system" for Baton's notes) and its chunks. */
+export interface MessageWire {
+  role: string;
+  chunks: Record<string, unknown>[];
+  eventTime: string;
 }

@@ -33,7 +33,7 @@ describe('CES tools: create, read, update, delete', () => {
     const js = await created(baton, TOOLS, { jsFunction: { name: 'add', jsCode: 'function add(a, b) { return a + b; }', parameters: { type: 'object', properties: { a: { type: 'number' } } } } });
     expect(js.name).toMatch(new RegExp(`^${APP}/tools/[a-z][a-z0-9]{11}$`));
     expect(js.displayName).toBe('add');
-    const openApi = await created(baton, TOOLS, { openApiTool: { openApiSchema: 'openapi: 3.0.0\npaths: {}', url: 'https://api.example.com' } });
+    const openApi = await created(baton, TOOLS, { openApiTool: { openApiSchema: 'openapi: 3.0.0\ninfo: {title: t, version: "1"}\npaths:\n  /ping:\n    get: {operationId: ping, responses: {"200": {description: ok}}}', url: 'https://api.example.com' } });
     expect(openApi.displayName).toBe('openapi_tool');
   });
 

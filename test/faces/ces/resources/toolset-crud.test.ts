@@ -34,7 +34,7 @@ describe('CES toolsets: create, read, update, delete', () => {
   });
 
   it('generates a short lowercase id when toolsetId is absent', async () => {
-    const toolset = await created(baton, TOOLSETS, { displayName: 'Billing', openApiToolset: { openApiSchema: 'openapi: 3.0.0\ninfo: {title: b, version: "1"}\npaths: {}' } });
+    const toolset = await created(baton, TOOLSETS, { displayName: 'Billing', openApiToolset: { openApiSchema: 'openapi: 3.0.0\ninfo: {title: b, version: "1"}\nservers: [{url: "https://api.example.com"}]\npaths: {}' } });
     expect(toolset.name).toMatch(new RegExp(`^${APP}/toolsets/[a-z][a-z0-9]{11}$`));
   });
 
@@ -50,10 +50,10 @@ describe('CES toolsets: create, read, update, delete', () => {
     expect(response.body.etag).not.toBe(toolset.etag);
     expect(response.body.updateTime >= toolset.updateTime).toBe(true);
 
-    const switched = await baton.request('PATCH', `/v1/${toolset.name}?updateMask=openApiToolset`, { openApiToolset: { openApiSchema: '{"openapi":"3.0.0","paths":{}}' } });
+    const switched = await baton.request('PATCH', `/v1/${toolset.name}?updateMask=openApiToolset`, { openApiToolset: { openApiSchema: '{"openapi":"3.0.0","info":{"title":"t","version":"1"},"paths":{}}', url: 'https://api.example.com' } });
     expect(switched.status).toBe(200);
     expect(switched.body.mcpToolset).toBeUndefined();
-    expect(switched.body.openApiToolset).toEqual({ openApiSchema: '{"openapi":"3.0.0","paths":{}}' });
+    expect(switched.body.openApiToolset).toEqual({ openApiSchema: '{"openapi":"3.0.0","info":{"title":"t","version":"1"},"paths":{}}', url: 'https://api.example.com' });
   });
 
   it('without a mask replaces every field (CES semantics), clearing what the body leaves out', async () => {

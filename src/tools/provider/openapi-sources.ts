@@ -1,0 +1,60 @@
+import type { ServerCallResult } from '../../engine/server-calls.ts';
+import type { ClientToolDefinition, JsonObject, ServerToolSource } from '../../store/records.ts';
+import { OpenApiError } from '../openapi/openapi-error.ts';
+import { OpenApiToolset } from '../openapi/openapi-toolset.ts';
+import type { RequestAuth } from '../openapi/openapi-types.ts';
+import { caCertsOf, type CallEnvironment } from './call-environment.ts';
+import { safeFetchSend } from './safe-fetch-send.ts';
+import { textResult } from './tool-results.ts';
+
+/** Bytes of an API's response body kept for the model; the rest is cut with a marker. */
+export const MAX_API_RESPONSE_BYTES = 100_000;
+
+/** The OpenAPI part of a Tool (`openApiTool`) or Toolset (`openApiToolset`) body. */
+type OpenApiSource = JsonObject;
+
+/** Builds the toolset of an OpenAPI source; throws OpenApiError naming the problem. */
+export async function compileOpenApi(source: OpenApiSource, toolIds?: string[]): Promise<OpenApiToolset> {
+  return OpenApiToolset.fromText(String(source.openApiSchema ?? ''), {
+    ...(typeof source.url === 'string' && source.url !== '' ? { url: source.url } : {}),
+    ignoreUnknownFields: source.ignoreUnknownFields === true,
+    ...(toolIds ? { toolIds } : {}),
+  });
+}
+
+/**
+ * The one operation an `openApiTool` stands for: the only one of its document, or the one whose
+ * name (operationId) is the tool's `name`.
+ */
+export function operationOfTool(toolset: OpenApiToolset, openApiTool: OpenApiSource): { name: string; description: string; parameters: JsonObject } {
+  const wanted = typeof openApiTool.name === 'string' && openApiTool.name !== '' ? openApiTool.name : undefined;
+  const [only] = toolset.tools;
+  if (toolset.tools.length === 1 && only) return only;
+  const operation = toolset.operations.find((op) => op.name === wanted || op.operationId === wanted);
+  const match = operation && toolset.tools.find((tool) => tool.name === operation.name);
+  if (match) return match;
+  throw new OpenApiError(
+    `an openApiTool stands for one operation, but the document has ${toolset.tools.length} (${toolset.tools.map((tool) => tool.name).join(', ') || 'none'}); set openApiTool.name to one operationId, or use an openApiToolset`,
+    'openApiTool.name',
+  );
+}
+
+/** The model-facing definitions of an OpenAPI toolset's tools. */
+export function openApiDefinitions(toolset: OpenApiToolset, source: ServerToolSource, common: Partial<ClientToolDefinition>): ClientToolDefinition[] {
+  return toolset.tools.map((tool) => ({ ...common, name: tool.name, description: tool.description, parameters: tool.parameters, server: { ...source, toolName: tool.name } }));
+}
+
+/** Calls one operation through the egress guard, with the source's credentials and CAs. */
+export async function callOpenApi(
+  toolset: OpenApiToolset,
+  operationName: string,
+  args: unknown,
+  source: OpenApiSource,
+  environment: CallEnvironment,
+  auth: RequestAuth,
+): Promise<ServerCallResult> {
+  const ca = caCertsOf(source.tlsConfig);
+  const send = safeFetchSend({ policy: environment.policy, ca, timeoutMs: environment.timeoutMs, maxResponseBytes: MAX_API_RESPONSE_BYTES, signal: environment.signal });
+  const output = await toolset.call(operationName, args, { send, auth, maxResponseBytes: MAX_API_RESPONSE_BYTES });
+  return textResult(output.text, output.isError);
+}
