@@ -2,7 +2,7 @@ import { EngineError } from '../../engine/engine-error.ts';
 import type { InputItem } from '../../engine/input-items.ts';
 import type { ItemRecord } from '../../store/records.ts';
 import type { Store } from '../../store/store.ts';
-import { isHiddenItem } from './response-views.ts';
+import { isHiddenItem } from './item-views.ts';
 
 /** An `item_reference` input, resolved once the store can be asked. */
 export interface ItemReference {
@@ -11,7 +11,7 @@ export interface ItemReference {
 }
 
 function notFound(id: string, param: string): EngineError {
-  return new EngineError('invalid_request', 'item_not_found', `${param} references item '${id}', which does not exist in this app (item ids are the ids of output and input items: msg_…, fc_…, fco_…).`, {
+  return new EngineError('invalid_request', 'item_not_found', `${param} references item '${id}', which does not exist in this app (item ids are the ids of output and input items: msg_…, fc_…, fco_…, btc_…, btr_…).`, {
     param,
   });
 }
@@ -25,17 +25,18 @@ function toInputItem(item: ItemRecord): InputItem {
 
 /**
  * Finds the stored item a reference names, in this app only. Message ids are item group ids;
- * call and output ids are derived from the call id (`fc_X`/`fco_X` ↔ `call_X`), found through
- * the ledger, so only calls Baton made itself can be referenced that way.
+ * call and output ids are derived from the call id (`fc_X`/`fco_X`, and `btc_X`/`btr_X` for calls
+ * Baton executed, ↔ `call_X`), found through the ledger, so only calls Baton made itself can be
+ * referenced that way.
  */
 export async function resolveItemReference(store: Store, appId: string, id: string, param: string): Promise<InputItem> {
-  const call = /^(fco?)_(.+)$/.exec(id);
+  const call = /^(fco?|btc|btr)_(.+)$/.exec(id);
   let candidates: ItemRecord[] = [];
   if (call) {
     const callId = `call_${call[2] ?? ''}`;
     const entry = await store.ledger.get(appId, callId);
     if (entry) {
-      const wanted = call[1] === 'fc' ? 'function_call' : 'function_call_output';
+      const wanted = call[1] === 'fc' || call[1] === 'btc' ? 'function_call' : 'function_call_output';
       candidates = (await store.items.listByTurn(entry.turnId)).filter((item) => item.payload.type === wanted && 'callId' in item.payload && item.payload.callId === callId);
     }
   } else {

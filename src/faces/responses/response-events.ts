@@ -1,6 +1,7 @@
 import type { EngineEvent } from '../../engine/events.ts';
-import type { ItemRecord, JsonObject } from '../../store/records.ts';
-import { isHiddenItem, itemView, outputTextPart } from './response-views.ts';
+import type { ItemRecord, JsonObject, LedgerEntryRecord } from '../../store/records.ts';
+import { isHiddenItem, itemView, outputTextPart } from './item-views.ts';
+import { isServerExecutor, type ServerExecutor } from './server-call-state.ts';
 
 /** Where translated events go: an SSE writer or a WebSocket. */
 export type ResponseEventSink = (event: JsonObject) => void;
@@ -20,13 +21,27 @@ interface OpenMessage {
  *
  * Text streams live. A function call is announced only once its step is committed, because only
  * then is it known to be valid: an invalid call is answered to the model and never shown, so
- * streaming it early would show the client a call it must not run.
+ * streaming it early would show the client a call it must not run. The same holds for calls
+ * Baton executes itself: the engine's `call.started`/`call.arguments.delta` come before anyone
+ * knows the executor, so they are not translated, and a server call never looks like a client
+ * call, not even mid-stream. It is announced at commit as a `baton:tool_call` item, without
+ * `function_call_arguments.*` events, and its output as a `baton:tool_result` item.
  */
 export class ResponseEventTranslator {
   private sequence = 0;
   private nextOutputIndex = 0;
   private message: OpenMessage | null = null;
   private started = false;
+  /** Server-executed calls seen on this stream, so their outputs render as `baton:tool_result`. */
+  private readonly serverCalls = new Map<string, ServerExecutor>();
+  /**
+   * Items held from the first server call of a step until the step's events end. Whether a server
+   * call waits for an approval is known only from `turn.paused`, which follows the step's items;
+   * holding them keeps every item's `output_item.done` equal to what a GET shows later.
+   */
+  private held: ItemRecord[] = [];
+  /** Ids of the items announced so far, to add the ones only the final response knows. */
+  private readonly announced = new Set<string>();
 
   constructor(
     private readonly sink: ResponseEventSink,
@@ -52,6 +67,7 @@ export class ResponseEventTranslator {
 
   readonly listener = (event: EngineEvent): void => {
     this.start();
+    if (event.type !== 'item.added') this.release(event.type === 'turn.paused' ? event.pending : []);
     switch (event.type) {
       case 'text.delta':
         this.onText(event.groupId, event.delta);
@@ -76,6 +92,7 @@ export class ResponseEventTranslator {
     if (!this.message) {
       const outputIndex = this.nextOutputIndex++;
       this.message = { id: groupId, outputIndex, text: '', committed: false };
+      this.announced.add(groupId);
       this.emit('response.output_item.added', { output_index: outputIndex, item: { type: 'message', id: groupId, status: 'in_progress', role: 'assistant', content: [] } });
       this.emit('response.content_part.added', { item_id: groupId, output_index: outputIndex, content_index: 0, part: outputTextPart('') });
     }
@@ -86,6 +103,25 @@ export class ResponseEventTranslator {
   private onItem(item: ItemRecord): void {
     if (isHiddenItem(item)) return;
     const payload = item.payload;
+    if (payload.type === 'function_call' && isServerExecutor(payload.executor)) this.serverCalls.set(payload.callId, payload.executor);
+    if (this.held.length > 0 || (payload.type === 'function_call' && isServerExecutor(payload.executor))) {
+      this.held.push(item);
+      return;
+    }
+    this.show(item, new Map());
+  }
+
+  /** Shows the held items, in order; `pending` are the paused turn's blocking calls (approvals among them). */
+  private release(pending: readonly LedgerEntryRecord[]): void {
+    if (this.held.length === 0) return;
+    const items = this.held;
+    this.held = [];
+    const approvals = new Map(pending.filter((entry) => entry.kind === 'approval').map((entry) => [entry.id, entry]));
+    for (const item of items) this.show(item, approvals);
+  }
+
+  private show(item: ItemRecord, ledger: ReadonlyMap<string, LedgerEntryRecord>): void {
+    const payload = item.payload;
     if (payload.type === 'message' && payload.role === 'assistant') {
       const text = payload.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
       // A provider may deliver text without deltas; stream it as one so the sequence stays whole.
@@ -93,18 +129,31 @@ export class ResponseEventTranslator {
       if (this.message) this.message.committed = true;
       return;
     }
-    this.closeMessage('completed');
-    const outputIndex = this.nextOutputIndex++;
-    const done = itemView(item);
-    if (payload.type === 'function_call') {
+    const done = itemView(item, 'completed', { executors: this.serverCalls, ledger });
+    if (done['type'] === 'function_call' && payload.type === 'function_call') {
+      const outputIndex = this.announce(done, { ...done, status: 'in_progress', arguments: '' });
       const id = done['id'] as string;
-      this.emit('response.output_item.added', { output_index: outputIndex, item: { ...done, status: 'in_progress', arguments: '' } });
       this.emit('response.function_call_arguments.delta', { item_id: id, output_index: outputIndex, delta: payload.arguments });
       // `call_id` is not in the spec's event, but the seed's stream loop reads it there; extra keys are allowed.
       this.emit('response.function_call_arguments.done', { item_id: id, output_index: outputIndex, name: payload.name, call_id: payload.callId, arguments: payload.arguments });
+      this.emit('response.output_item.done', { output_index: outputIndex, item: done });
     } else {
-      this.emit('response.output_item.added', { output_index: outputIndex, item: { ...done, status: 'in_progress' } });
+      this.showWhole(done);
     }
+  }
+
+  /** `output_item.added` (closing an open message first); returns the item's output index. */
+  private announce(done: JsonObject, added: JsonObject): number {
+    this.closeMessage('completed');
+    const outputIndex = this.nextOutputIndex++;
+    this.announced.add(done['id'] as string);
+    this.emit('response.output_item.added', { output_index: outputIndex, item: added });
+    return outputIndex;
+  }
+
+  /** An item with nothing to stream: added, then done. */
+  private showWhole(done: JsonObject): void {
+    const outputIndex = this.announce(done, { ...done, status: 'in_progress' });
     this.emit('response.output_item.done', { output_index: outputIndex, item: done });
   }
 
@@ -125,8 +174,13 @@ export class ResponseEventTranslator {
   /** The terminal event, carrying the response as stored. A failed response is preceded by `error`. */
   finish(response: JsonObject): void {
     this.start();
+    this.release([]);
     const status = response['status'];
     this.closeMessage(status === 'incomplete' ? 'incomplete' : 'completed');
+    // Results of server calls in a step that paused for the client are written only at resume;
+    // the response shows them from the ledger (after the step's items), so the stream does too.
+    const output = Array.isArray(response['output']) ? (response['output'] as JsonObject[]) : [];
+    for (const item of output) if (item['type'] === 'baton:tool_result' && !this.announced.has(item['id'] as string)) this.showWhole(item);
     if (status === 'failed') {
       const error = (response['error'] ?? {}) as JsonObject;
       this.emit('error', { error: { type: 'server_error', code: (error['code'] as string) ?? 'server_error', message: (error['message'] as string) ?? 'The response failed.', param: null } });
@@ -141,6 +195,7 @@ export class ResponseEventTranslator {
   /** A failure after the stream opened: `error`, then `response.failed` with the snapshot. */
   fail(error: { type: string; code: string; message: string; param: string | null }): void {
     this.start();
+    this.release([]);
     this.closeMessage('incomplete');
     this.emit('error', { error: error as unknown as JsonObject });
     this.emit('response.failed', { response: { ...this.snapshot(), status: 'failed', error: { code: error.code, message: error.message } } });

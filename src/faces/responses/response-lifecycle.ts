@@ -7,7 +7,9 @@ import type { Store } from '../../store/store.ts';
 import { compactionLine, encodeCompaction } from './response-compaction.ts';
 import { resolveInput, toInputItems } from './response-request.ts';
 import { responseNotFound, type ResponseService } from './response-service.ts';
-import { isHiddenItem, itemView, loadResponseState, responseView } from './response-views.ts';
+import { isHiddenItem, itemView } from './item-views.ts';
+import { loadResponseState, responseView } from './response-views.ts';
+import { loadServerCalls } from './server-call-state.ts';
 import type { CompactRequestBody } from './response-wire.ts';
 
 /** Past the WebSocket connection limit (60 min) with a margin. */
@@ -76,7 +78,9 @@ export class ResponseLifecycle {
     const record = await this.stored(appId, id);
     const span = record.inputLastSeq - record.inputFirstSeq + 1;
     const items = (await this.store.items.listAfterSeq(record.conversationId, record.inputFirstSeq - 1, span)).filter((item) => !isHiddenItem(item));
-    const views = items.map((item) => itemView(item));
+    // A resumed turn's input holds the outputs of the server calls it made too (`baton:tool_result`).
+    const serverCalls = await loadServerCalls(this.store, items);
+    const views = items.map((item) => itemView(item, 'completed', serverCalls));
     if ((query.order ?? 'desc') === 'desc') views.reverse();
     let start = 0;
     if (query.after) {

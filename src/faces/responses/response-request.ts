@@ -104,6 +104,13 @@ export function toInputItems(input: CreateResponseBody['input']): UnresolvedInpu
       case 'function_call_output':
         add({ type: 'function_call_output', callId: item.call_id, output: outputToContent(item.output, param), isError: false });
         return;
+      // A replayed server call and its result are history, like a replayed client call and its output.
+      case 'baton:tool_call':
+        add({ type: 'function_call', callId: item.call_id, name: item.name, arguments: item.arguments });
+        return;
+      case 'baton:tool_result':
+        add({ type: 'function_call_output', callId: item.call_id, output: outputToContent(item.output, param), isError: item.is_error ?? false });
+        return;
       case 'reasoning':
         // Reasoning from another model run cannot be replayed to ours; it is context we may drop.
         return;

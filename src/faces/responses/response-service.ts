@@ -12,6 +12,7 @@ import { responsesErrorBody } from './response-errors.ts';
 import { ResponseEventTranslator, type ResponseEventSink } from './response-events.ts';
 import { resolveInput, statedTurnOptions, toEcho, toFunctionTools, toInputItems, toTurnOptions, type ParsedInput } from './response-request.ts';
 import { baseResponseView, loadResponseState, responseView } from './response-views.ts';
+import { refuseOutputsForServerCalls, refuseWhileApprovalsPending } from './server-call-input.ts';
 import type { CreateResponseBody } from './response-wire.ts';
 
 /** Who is asking, and how the answer travels. */
@@ -132,6 +133,8 @@ export class ResponseService {
       agentName = await this.agentNameFor(request.appId, body.model);
     }
 
+    if (conversation) await refuseOutputsForServerCalls(this.store, request.appId, input);
+
     const id = newId('resp');
     const createdAt = this.engine.context.clock.now().toISOString();
     const echoTools = body.tools === undefined && previous ? previous.echo['tools'] : undefined;
@@ -194,6 +197,7 @@ export class ResponseService {
         owns = true;
         await this.branchFrom(previous, input, options, runOptions, request);
       } else if (state.status === 'pending') {
+        refuseWhileApprovalsPending(previous.id, state.pendingCalls);
         await this.answerPausedTurn(request.appId, conversation.id, input, runOptions, statedTurnOptions(body, definitions));
       } else if (state.status === 'running') {
         throw new EngineError('conflict', 'previous_response_in_progress', `Previous response '${previous.id}' is still in progress; wait for it to finish (GET /v1/responses/${previous.id}) before continuing it.`, {

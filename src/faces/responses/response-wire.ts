@@ -62,6 +62,23 @@ const functionCallOutputItem = z
     output: z.union([text, z.array(z.discriminatedUnion('type', [inputText, inputImage, inputFile]))]),
   })
   .strict();
+/**
+ * Baton's own items for calls it executed (see item-views.ts), accepted back as history so a
+ * client that replays `output` verbatim (stateless, without previous_response_id) keeps working.
+ */
+const batonToolCallItem = z
+  .object({
+    type: z.literal('baton:tool_call'),
+    id: z.string().max(200).optional(),
+    status: itemStatus,
+    call_id: z.string().min(1).max(200),
+    name: z.string().min(1).max(64),
+    arguments: z.string().max(1_000_000),
+    executor: z.enum(['server', 'fake']).optional(),
+    approval: z.object({ status: z.string().max(32), decide_url: z.string().max(400).nullable() }).strict().nullish(),
+  })
+  .strict();
+const batonToolResultItem = functionCallOutputItem.extend({ type: z.literal('baton:tool_result'), is_error: z.boolean().optional() }).strict();
 const reasoningItem = z
   .object({
     type: z.literal('reasoning'),
@@ -79,7 +96,7 @@ const itemReference = z.object({ type: z.literal('item_reference').optional(), i
 
 /** One input item. Messages may omit `type`, as OpenAI accepts; a bare `{id}` is an item reference. */
 export const inputItemWire = z.union([
-  z.discriminatedUnion('type', [functionCallItem, functionCallOutputItem, reasoningItem, compactionItem]),
+  z.discriminatedUnion('type', [functionCallItem, functionCallOutputItem, batonToolCallItem, batonToolResultItem, reasoningItem, compactionItem]),
   messageItem,
   itemReference,
 ]);
