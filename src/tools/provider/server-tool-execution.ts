@@ -49,7 +49,8 @@ export async function executeServerTool(execution: ServerToolExecution): Promise
         functionName: String(fn.name ?? call.tool.name),
         args: call.arguments,
         context: sandboxContext(environment),
-        limits: { timeoutMs: call.tool.timeoutSeconds ? Math.min(environment.timeoutMs, 60_000) : DEFAULT_JS_TIMEOUT_MS },
+        // Just under the tool's timeout, so the sandbox's own message (which names the function) wins.
+        limits: { timeoutMs: call.tool.timeoutSeconds ? Math.max(50, Math.min(environment.timeoutMs, 60_000) - 100) : DEFAULT_JS_TIMEOUT_MS },
       });
       return jsonResult(outcome.result);
     }
