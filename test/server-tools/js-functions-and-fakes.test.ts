@@ -33,7 +33,8 @@ describe('jsFunction tools and tool fakes, with the real sandbox', () => {
     await create(baton, 'tools?toolId=escaper', {
       jsFunction: { name: 'quote', parameters: quoteParameters, jsCode: 'function quote() { return typeof fetch + typeof require + typeof process + typeof setTimeout; }' },
     });
-    for (const id of ['quote', 'loop', 'greedy', 'thrower', 'escaper']) await agentWith(baton, `js-${id}`, [id]);
+    await create(baton, 'tools?toolId=refuser', { jsFunction: { name: 'quote', parameters: quoteParameters, jsCode: 'function quote() { return { error: "out of stock" }; }' } });
+    for (const id of ['quote', 'loop', 'greedy', 'thrower', 'escaper', 'refuser']) await agentWith(baton, `js-${id}`, [id]);
 
     // A client function and an OpenAPI tool with fakes: weather faked for Oslo only, price always.
     await create(baton, 'tools?toolId=weather', {
@@ -65,6 +66,11 @@ describe('jsFunction tools and tool fakes, with the real sandbox', () => {
     expect(reply.choices[0].finish_reason).toBe('stop');
     expect(reply.choices[0].message.content).toMatch(/^Failed: /);
     expect(reply.choices[0].message.content).toMatch(problem);
+  });
+
+  it('follows the CES result convention: {error} is a failure the model sees, {output} the result', async () => {
+    const reply = await say(baton, 'js-refuser', 'quote');
+    expect(reply.choices[0].message.content).toBe('Failed: out of stock');
   });
 
   it('gives sandboxed code no host access: no fetch, require, process or timers', async () => {

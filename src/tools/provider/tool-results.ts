@@ -8,10 +8,17 @@ export function textResult(text: string, isError: boolean): ServerCallResult {
 }
 
 /**
- * A JSON value returned by sandboxed code (a jsFunction or a fake) as a tool result. CES's
- * convention applies: an object with `error` and no `output` is a failure the model should see.
+ * A JSON value returned by sandboxed code (a jsFunction or a fake) as a tool result, by CES's
+ * ToolResponse convention: `{output}` is the result, `{error}` a failure the model should see,
+ * and any other value the result as a whole.
  */
 export function jsonResult(value: JsonValue): ServerCallResult {
-  const isError = isObject(value) && value.error !== undefined && value.output === undefined;
-  return textResult(typeof value === 'string' ? value : JSON.stringify(value), isError);
+  const keys = isObject(value) ? Object.keys(value) : [];
+  if (isObject(value) && keys.length === 1 && value.output !== undefined) return textResult(asText(value.output), false);
+  if (isObject(value) && keys.length === 1 && value.error !== undefined) return textResult(asText(value.error), true);
+  return textResult(asText(value), false);
+}
+
+function asText(value: JsonValue | undefined): string {
+  return typeof value === 'string' ? value : JSON.stringify(value ?? null);
 }
