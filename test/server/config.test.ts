@@ -47,6 +47,14 @@ agents:
     expect(config.agents).toEqual([{ name: 'desk', model: 'openai:gpt-4o-mini' }]);
   });
 
+  it('egress.allow: from the file, replaced by BATON_EGRESS_ALLOW, every entry checked at load', () => {
+    expect(loadConfig({}, dirWith(null)).egressAllow).toEqual([]);
+    const dir = dirWith('egress:\n  allow: ["10.0.0.0/8", "inventory.internal"]\n');
+    expect(loadConfig({}, dir).egressAllow).toEqual(['10.0.0.0/8', 'inventory.internal']);
+    expect(loadConfig({ BATON_EGRESS_ALLOW: '127.0.0.1/32, localhost' }, dir).egressAllow).toEqual(['127.0.0.1/32', 'localhost']);
+    expect(() => loadConfig({}, dirWith('egress:\n  allow: ["10.0.0.0/99"]\n'))).toThrow(/egress\.allow.*10\.0\.0\.0\/99/);
+  });
+
   it('names the bad field of an invalid file', () => {
     const dir = dirWith('server:\n  port: "not a port"\n');
     expect(() => loadConfig({}, dir)).toThrow(/server\.port/);
