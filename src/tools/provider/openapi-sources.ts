@@ -1,5 +1,6 @@
 import type { ServerCallResult } from '../../engine/server-calls.ts';
 import type { ClientToolDefinition, JsonObject, ServerToolSource } from '../../store/records.ts';
+import { redact } from '../auth/auth-error.ts';
 import { OpenApiError } from '../openapi/openapi-error.ts';
 import { OpenApiToolset } from '../openapi/openapi-toolset.ts';
 import type { RequestAuth } from '../openapi/openapi-types.ts';
@@ -56,5 +57,15 @@ export async function callOpenApi(
   const ca = caCertsOf(source.tlsConfig);
   const send = safeFetchSend({ policy: environment.policy, ca, timeoutMs: environment.timeoutMs, maxResponseBytes: MAX_API_RESPONSE_BYTES, signal: environment.signal });
   const output = await toolset.call(operationName, args, { send, auth, maxResponseBytes: MAX_API_RESPONSE_BYTES });
-  return textResult(output.text, output.isError);
+  // A query-string key travels in URLs, and a failed hop's URL is in the error (a redirect keeps
+  // the query); an API may echo a credential too. The result goes to the model and the transcript.
+  return textResult(redact(output.text, credentialsOf(auth)), output.isError);
+}
+
+/** The credentials a call sends, as they are and as they look inside a URL, longest first. */
+function credentialsOf(auth: RequestAuth): string[] {
+  const values = [...Object.values(auth.headers ?? {}), ...Object.values(auth.query ?? {})];
+  const tokens = values.flatMap((value) => /^Bearer (.+)$/.exec(value)?.[1] ?? []);
+  const forms = [...values, ...tokens].flatMap((value) => [value, encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2)]);
+  return [...new Set(forms)].sort((a, b) => b.length - a.length);
 }
