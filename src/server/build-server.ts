@@ -15,6 +15,7 @@ import { registerResponseRoutes } from '../faces/responses/response-routes.ts';
 import { registerResponseWebSocket, type ResponseWebSocketSettings } from '../faces/responses/response-websocket.ts';
 import type { Store } from '../store/store.ts';
 import type { SecretCipher } from '../tools/secrets/secret-cipher.ts';
+import type { ToolsetInspector } from '../tools/provider/app-tool-provider.ts';
 import type { PageTokenCodec } from '../faces/ces/aip/page-token.ts';
 import { ApiKeyCache } from './api-key-cache.ts';
 import { authenticate, type Principal } from './authenticate.ts';
@@ -41,6 +42,8 @@ export interface ServerDependencies {
   keys: ServerKeys;
   /** Server-executed tools, so faces can name a server call's source (a Tool, a toolset's tool). */
   tools: ToolProvider;
+  /** Lists a toolset's tools from its source (CES `:retrieveTools`); absent when tests inject fake `tools`. */
+  toolsets?: ToolsetInspector | undefined;
 }
 
 /** Server-held keys: the secret store's cipher and the page-token codec (derived from one key). */
@@ -67,6 +70,8 @@ export interface FaceContext {
   keys: ServerKeys;
   /** Server-executed tools, so faces can name a server call's source (a Tool, a toolset's tool). */
   tools: ToolProvider;
+  /** Lists a toolset's tools from its source (CES `:retrieveTools`); absent when tests inject fake `tools`. */
+  toolsets?: ToolsetInspector | undefined;
 }
 
 const renderNative: ErrorRenderer = (error) => ({ status: statusOf(error), body: nativeErrorBody(error) });
@@ -141,6 +146,7 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     addSweepChore: (chore) => dependencies.sweepChores?.push(chore),
     keys: dependencies.keys,
     tools: dependencies.tools,
+    toolsets: dependencies.toolsets,
   };
   registerAdminRoutes(app, face);
   registerAgentRoutes(app, face);

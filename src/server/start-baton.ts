@@ -106,6 +106,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       sweepChores,
       keys,
       tools,
+      toolsets: appTools ?? undefined,
     });
     log = { warn: (details, message) => app.log.warn(details, message), error: (details, message) => app.log.error(details, message) };
     const sweeper = new DeadlineSweeper(engine, config.sweepIntervalMs, log, sweepChores);

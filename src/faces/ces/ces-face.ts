@@ -3,6 +3,7 @@ import type { FaceContext } from '../../server/build-server.ts';
 import { googleErrorBody } from './ces-errors.ts';
 import { registerCesResourceRoutes } from './ces-resource-routes.ts';
 import { createCesResourceServices, type CesResourceServices } from './resources/ces-resource-services.ts';
+import { RetrieveToolsService } from './resources/retrieve-tools.ts';
 import { registerSessionRoutes } from './sessions/session-routes.ts';
 
 /**
@@ -12,7 +13,7 @@ import { registerSessionRoutes } from './sessions/session-routes.ts';
 export function registerCesFace(app: FastifyInstance, face: FaceContext): CesResourceServices {
   face.useErrorFormat('/v1/projects/', (error) => googleErrorBody(error));
   const services = createCesResourceServices({ store: face.store, agents: face.agents, keys: face.keys });
-  registerCesResourceRoutes(app, services);
+  registerCesResourceRoutes(app, services, new RetrieveToolsService(face.store, face.toolsets));
   registerSessionRoutes(app, face);
   return services;
 }

@@ -3,6 +3,7 @@ import type { Principal } from '../../server/authenticate.ts';
 import type { JsonObject } from '../../store/records.ts';
 import { cesError } from './ces-errors.ts';
 import type { CesResourceServices } from './resources/ces-resource-services.ts';
+import type { RetrieveToolsService } from './resources/retrieve-tools.ts';
 import { isJsonObject } from './resources/service-support.ts';
 
 /**
@@ -87,7 +88,7 @@ function registerCollection(app: FastifyInstance, collection: Collection): void 
  * `/v1/projects/{p}/locations/{l}/apps[/{app}[/agents|tools|toolsets|secrets[/{id}]]]`. Errors
  * under `/v1/projects/` (auth, bad JSON, unknown routes, 413/415 too) are google.rpc.Status bodies.
  */
-export function registerCesResourceRoutes(app: FastifyInstance, services: CesResourceServices): void {
+export function registerCesResourceRoutes(app: FastifyInstance, services: CesResourceServices, retrieveTools?: RetrieveToolsService): void {
   const location = (params: Params) => `projects/${params.project}/locations/${params.location}`;
   const appName = (params: Params) => `${location(params)}/apps/${params.app}`;
   const apps = '/v1/projects/:project/locations/:location/apps';
@@ -108,4 +109,15 @@ export function registerCesResourceRoutes(app: FastifyInstance, services: CesRes
   registerCollection(app, { path: `${apps}/:app/tools`, parent: appName, field: 'tool', idParam: 'toolId', deleteQuery: referencedDelete, service: services.tools });
   registerCollection(app, { path: `${apps}/:app/toolsets`, parent: appName, field: 'toolset', idParam: 'toolsetId', deleteQuery: referencedDelete, service: services.toolsets });
   registerCollection(app, { path: `${apps}/:app/secrets`, parent: appName, field: 'secret', idParam: 'secretId', deleteQuery: { etag: 'string' }, service: services.secrets });
+
+  // Custom method `toolsets/{toolset}:retrieveTools` (ToolService.RetrieveTools); the body may be empty.
+  if (!retrieveTools) return;
+  app.post(`${apps}/:app/toolsets/:toolsetAction`, async (request) => {
+    const { toolsetAction, ...params } = request.params as Params;
+    const match = /^(.+):retrieveTools$/.exec(toolsetAction ?? '');
+    if (!match) throw cesError('NOT_FOUND', 'METHOD_NOT_FOUND', `No method '${toolsetAction}': call toolsets/{toolset}:retrieveTools.`);
+    readQuery(request.query, {});
+    const body = request.body === undefined || request.body === null ? {} : objectBody(request.body, 'RetrieveToolsRequest');
+    return retrieveTools.retrieveTools(request.principal, { ...body, toolset: `${appName(params)}/toolsets/${match[1]}` });
+  });
 }

@@ -1,5 +1,5 @@
 import type { ServerCall, ServerCallResult, ToolProvider } from '../../engine/server-calls.ts';
-import type { AgentDefinition, AppResourceRecord, ClientToolDefinition } from '../../store/records.ts';
+import type { AgentDefinition, AppResourceRecord, ClientToolDefinition, JsonSchema } from '../../store/records.ts';
 import type { Store } from '../../store/store.ts';
 import { OAuthTokenCache } from '../auth/oauth-token-cache.ts';
 import type { EgressPolicy } from '../http/address-policy.ts';
@@ -22,12 +22,37 @@ export interface AppToolProviderOptions {
 
 const DEFAULT_TIMEOUT_SECONDS = 30;
 
+/** One tool of a toolset as `:retrieveTools` shows it. */
+export interface InspectedTool {
+  /** Its id in the toolset: the name the MCP server reports, or the OpenAPI operation's name. */
+  id: string;
+  /** The name the model sees (an MCP `toolOverrides` nameOverride, else the id). */
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+/** A toolset's tools, asked of its source now (the MCP server, the OpenAPI document). */
+export interface ToolsetInspection {
+  tools: InspectedTool[];
+  /** MCP only: why the server's live list is unavailable; `tools` then holds the pinned snapshot, if any. */
+  problem: string | null;
+  /** MCP only: when the snapshot in `tools` was pinned; null when `tools` is the live list (or there is no snapshot). */
+  snapshotTime: string | null;
+}
+
+/** What the CES face needs to show a toolset's tools (`ToolService.RetrieveTools`). */
+export interface ToolsetInspector {
+  /** Throws OpenApiError when an OpenAPI toolset's document no longer compiles. */
+  inspectToolset(record: AppResourceRecord): Promise<ToolsetInspection>;
+}
+
 /**
  * The server-executed tools of an app's agents, built from its resources: `openApiTool` and
  * `jsFunction` Tools, and `openApiToolset` / `mcpToolset` Toolsets (whole or narrowed to tool
  * ids). Compiled forms are cached per resource revision, so an edit applies from the next turn.
  */
-export class AppToolProvider implements ToolProvider {
+export class AppToolProvider implements ToolProvider, ToolsetInspector {
   private readonly mcpClients = new McpToolsetClients();
   private readonly oauth = new OAuthTokenCache();
   private readonly catalog: McpToolCatalog;
@@ -72,6 +97,14 @@ export class AppToolProvider implements ToolProvider {
     return record ? runToolFake(record, record.id, call, await this.environment(call)) : null;
   }
 
+  async inspectToolset(record: AppResourceRecord): Promise<ToolsetInspection> {
+    const mcp = record.body.mcpToolset;
+    if (!isObject(mcp)) return { tools: (await this.compiled.toolsetDefinitions(record)).map(inspected), problem: null, snapshotTime: null };
+    // Asked afresh (without credentials, as for turns); the answer also refreshes what turns use.
+    const listing = await this.catalog.list(record.appId, record.id, record.revision, mcp, {}, { fresh: true });
+    return { tools: listing.definitions.map(inspected), problem: listing.problem, snapshotTime: listing.snapshotTime };
+  }
+
   /** Closes pooled MCP connections (at shutdown). */
   async close(): Promise<void> {
     await this.mcpClients.close();
@@ -111,6 +144,10 @@ export class AppToolProvider implements ToolProvider {
       return [];
     }
   }
+}
+
+function inspected(tool: ClientToolDefinition): InspectedTool {
+  return { id: tool.server?.toolName ?? tool.name, name: tool.name, description: tool.description, parameters: tool.parameters };
 }
 
 function uniqueByName(tools: readonly ClientToolDefinition[], onClash: (name: string) => void): ClientToolDefinition[] {

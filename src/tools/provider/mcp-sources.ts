@@ -16,6 +16,8 @@ interface Listed {
   tools: McpToolDescription[];
   /** Why the live list is unavailable (the snapshot, if any, is in `tools`). */
   problem: string | null;
+  /** When the snapshot in `tools` was pinned (the list last changed); null when `tools` is the live list or nothing was pinned. */
+  snapshotTime: string | null;
   expiresAt: number;
 }
 
@@ -24,6 +26,13 @@ export interface McpListing {
   definitions: ClientToolDefinition[];
   problem: string | null;
   fromSnapshot: boolean;
+  /** When the snapshot the definitions come from was pinned (null: the live list, or none pinned). */
+  snapshotTime: string | null;
+}
+
+export interface ListOptions {
+  /** Ask the server now instead of reusing a cached list (`:retrieveTools`); the answer is cached for turns. */
+  fresh?: boolean;
 }
 
 /**
@@ -41,10 +50,10 @@ export class McpToolCatalog {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async list(appId: string, toolsetId: string, revision: number, mcp: JsonObject, headers: Record<string, string>): Promise<McpListing> {
+  async list(appId: string, toolsetId: string, revision: number, mcp: JsonObject, headers: Record<string, string>, options: ListOptions = {}): Promise<McpListing> {
     const key = `${appId}/${toolsetId}/${revision}`;
     let listed = this.cache.get(key);
-    if (!listed || listed.expiresAt <= this.now()) {
+    if (!listed || listed.expiresAt <= this.now() || options.fresh) {
       listed = await this.fetch(appId, toolsetId, mcp, headers);
       if (this.cache.size > 500) this.cache.clear();
       this.cache.set(key, listed);
@@ -58,7 +67,8 @@ export class McpToolCatalog {
         server: { ...source, toolName: tool.name },
       })),
       problem: listed.problem,
-      fromSnapshot: listed.problem !== null && listed.tools.length > 0,
+      fromSnapshot: listed.snapshotTime !== null,
+      snapshotTime: listed.snapshotTime,
     };
   }
 
@@ -77,12 +87,15 @@ export class McpToolCatalog {
     try {
       const tools = await withTimeout(this.clients.listTools(this.target(mcp, headers)), LIST_TIMEOUT_MS, `no answer within ${LIST_TIMEOUT_MS / 1000} s`);
       await this.pin(appId, toolsetId, serverAddress, tools);
-      return { tools, problem: null, expiresAt: this.now() + LIST_TTL_MS };
+      return { tools, problem: null, snapshotTime: null, expiresAt: this.now() + LIST_TTL_MS };
     } catch (error) {
       const problem = `MCP server ${serverAddress} is unavailable: ${error instanceof Error ? error.message : String(error)}`;
       const snapshot = await this.store.resources.get(appId, SNAPSHOTS, toolsetId);
-      const pinned = snapshot && snapshot.body.serverAddress === serverAddress && Array.isArray(snapshot.body.tools) ? (snapshot.body.tools as unknown as McpToolDescription[]) : [];
-      return { tools: pinned, problem, expiresAt: this.now() + FAILURE_TTL_MS };
+      if (!snapshot || snapshot.body.serverAddress !== serverAddress || !Array.isArray(snapshot.body.tools)) {
+        return { tools: [], problem, snapshotTime: null, expiresAt: this.now() + FAILURE_TTL_MS };
+      }
+      const snapshotTime = typeof snapshot.body.fetchedAt === 'string' ? snapshot.body.fetchedAt : snapshot.updatedAt;
+      return { tools: snapshot.body.tools as unknown as McpToolDescription[], problem, snapshotTime, expiresAt: this.now() + FAILURE_TTL_MS };
     }
   }
 
