@@ -1,6 +1,6 @@
 import type { ServerCallResult } from '../../engine/server-calls.ts';
 import type { ClientToolDefinition, JsonObject, ServerToolSource } from '../../store/records.ts';
-import { redact } from '../auth/auth-error.ts';
+import { redactCredentials } from '../auth/credential-redaction.ts';
 import { OpenApiError } from '../openapi/openapi-error.ts';
 import { OpenApiToolset } from '../openapi/openapi-toolset.ts';
 import type { RequestAuth } from '../openapi/openapi-types.ts';
@@ -59,13 +59,5 @@ export async function callOpenApi(
   const output = await toolset.call(operationName, args, { send, auth, maxResponseBytes: MAX_API_RESPONSE_BYTES });
   // A query-string key travels in URLs, and a failed hop's URL is in the error (a redirect keeps
   // the query); an API may echo a credential too. The result goes to the model and the transcript.
-  return textResult(redact(output.text, credentialsOf(auth)), output.isError);
-}
-
-/** The credentials a call sends, as they are and as they look inside a URL, longest first. */
-function credentialsOf(auth: RequestAuth): string[] {
-  const values = [...Object.values(auth.headers ?? {}), ...Object.values(auth.query ?? {})];
-  const tokens = values.flatMap((value) => /^Bearer (.+)$/.exec(value)?.[1] ?? []);
-  const forms = [...values, ...tokens].flatMap((value) => [value, encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2)]);
-  return [...new Set(forms)].sort((a, b) => b.length - a.length);
+  return textResult(redactCredentials(output.text, auth), output.isError);
 }

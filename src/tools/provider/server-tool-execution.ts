@@ -2,6 +2,7 @@ import type { ServerCall, ServerCallResult } from '../../engine/server-calls.ts'
 import type { AppResourceRecord, JsonObject } from '../../store/records.ts';
 import { AuthError } from '../auth/auth-error.ts';
 import type { OAuthTokenCache } from '../auth/oauth-token-cache.ts';
+import { redactCredentials } from '../auth/credential-redaction.ts';
 import { resolveContextVariables, resolveRequestAuth } from '../auth/request-auth.ts';
 import { safeFetchTokenSender } from '../auth/token-sender.ts';
 import type { McpToolsetClients } from '../mcp/mcp-toolset-client.ts';
@@ -76,10 +77,12 @@ async function callMcp(execution: ServerToolExecution, mcp: JsonObject): Promise
   target.timeoutMs = environment.timeoutMs;
   const args = isObject(call.arguments) ? call.arguments : {};
   try {
-    return await execution.mcp.clients.callTool(target, undefined, execution.toolName ?? call.tool.name, args, environment.signal);
+    const result = await execution.mcp.clients.callTool(target, undefined, execution.toolName ?? call.tool.name, args, environment.signal);
+    return { ...result, output: result.output.map((part) => (part.type === 'text' ? { ...part, text: redactCredentials(part.text, auth.request) } : part)) };
   } catch (error) {
     if (environment.signal.aborted) throw error;
-    return textResult(`MCP server ${String(mcp.serverAddress)} could not run '${execution.toolName ?? call.tool.name}': ${error instanceof Error ? error.message : String(error)}`, true);
+    const problem = redactCredentials(error instanceof Error ? error.message : String(error), auth.request);
+    return textResult(`MCP server ${String(mcp.serverAddress)} could not run '${execution.toolName ?? call.tool.name}': ${problem}`, true);
   }
 }
 
