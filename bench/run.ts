@@ -1,18 +1,21 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ADMIN_KEY } from '../test/helpers/test-baton.ts';
+import { startServer } from './child-server.ts';
 import { HttpClient, percentiles, runLoad, StopClient, type LoadResult, type Percentiles } from './load.ts';
 import { summariseProfile, type ProfileSummary } from './profile-summary.ts';
 import { fmt, gitState, loadRow, mb, table } from './report.ts';
 import { batonRoundTrip, createThreadsOverHttp, echoRoundTrip, responsesRoundTrip } from './round-trips.ts';
+import { measureServerTools, SERVER_TOOLS_PROFILE_DIR, serverToolsReport } from './server-tools.ts';
 import type { SqlStat } from './sql-stats.ts';
 
 /**
  * `npm run bench`: throughput and latency of Baton's pause/resume round trip against a bare
- * Fastify echo ceiling, turn cost against history length, and heap cost of pending threads.
+ * Fastify echo ceiling, turn cost against history length, heap cost of pending threads, and the
+ * overhead of a server-executed tool call beside a direct call to the same API (bench/server-tools.ts).
  * Servers run in child processes (bench/servers/*.ts); this process only generates load, so it
  * never shares an event loop with the server it measures. Writes bench/results.json.
  *
@@ -35,60 +38,17 @@ const config = {
     ? { shortTurns: 10, shortCopies: 20, midTurns: 50, midCopies: 4, longTurns: 100, longCopies: 4, samples: 20 }
     : { shortTurns: 10, shortCopies: 200, midTurns: 100, midCopies: 20, longTurns: 1000, longCopies: 20, samples: 200 },
   profile: process.env.BENCH_PROFILE !== '0',
+  /** Server-tools phase: the levels up to 10 clients, and sequential samples of each round trip. */
+  serverTools: { levels: [] as number[], samples: quick ? 40 : 300 },
 };
+{
+  const upTo10 = config.levels.filter((clients) => clients <= 10);
+  config.serverTools.levels = upTo10.length > 0 ? upTo10 : [Math.min(...config.levels)];
+}
 const TARGETS = { ratioAt10: 0.4, overheadP99Ms: 5, heapDrift: 0.1, historyRatio: 1.2 };
 
 function log(message: string): void {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
-}
-
-// ---- child servers ------------------------------------------------------------------------------
-
-interface ServerChild {
-  url: string;
-  pid: number;
-  child: ChildProcess;
-  call<T>(cmd: string, args?: Record<string, unknown>): Promise<T>;
-  stop(): Promise<void>;
-}
-
-async function startServer(script: string, env: Record<string, string> = {}): Promise<ServerChild> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(BENCH_DIR, 'servers', script)], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
-  let nextId = 1;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const ready = await new Promise<{ url: string; pid: number }>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
-    child.on('message', (message: any) => {
-      if (message?.type === 'ready') resolve(message);
-      else if (typeof message?.id === 'number') {
-        const waiter = pending.get(message.id);
-        pending.delete(message.id);
-        if (message.error) waiter?.reject(new Error(message.error));
-        else waiter?.resolve(message.result);
-      }
-    });
-  });
-  return {
-    url: ready.url,
-    pid: ready.pid,
-    child,
-    call<T>(cmd: string, args: Record<string, unknown> = {}) {
-      const id = nextId++;
-      return new Promise<T>((resolve, reject) => {
-        pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-        child.send({ id, cmd, ...args });
-      });
-    },
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
 }
 
 // ---- phases -------------------------------------------------------------------------------------
@@ -318,6 +278,14 @@ async function main(): Promise<void> {
   const echo = await measureEcho();
   const baton = await measureBaton();
   const profiles = config.profile ? await profileBaton() : [];
+  const serverTools = await measureServerTools({
+    levels: config.serverTools.levels,
+    warmupMs: config.warmupMs,
+    durationMs: config.durationMs,
+    samples: config.serverTools.samples,
+    profileDir: config.profile ? SERVER_TOOLS_PROFILE_DIR : null,
+    log,
+  });
   const heap = await measureHeap();
 
   const at = (results: LoadResult[], clients: number) => results.find((result) => result.clients === clients);
@@ -337,6 +305,9 @@ async function main(): Promise<void> {
     responsesToThreads: Object.fromEntries(
       baton.responses.map((result) => [result.clients, result.roundTripsPerSecond / (at(baton.reuse, result.clients)?.roundTripsPerSecond ?? NaN)]),
     ) as Record<number, number>,
+    /** Server-tools phase, per client level: (tool turn − plain turn) p50 over the direct call's p50, and tool turn / plain turn p50. */
+    serverToolOverheadToDirect: Object.fromEntries(serverTools.levels.map((level) => [level.clients, level.derived.overheadToDirectP50])) as Record<number, number>,
+    toolTurnToPlainTurn: Object.fromEntries(serverTools.levels.map((level) => [level.clients, level.derived.toolToPlainP50])) as Record<number, number>,
   };
   const verdict = {
     ratioAt10: summary.ratioAt10 >= TARGETS.ratioAt10,
@@ -392,6 +363,7 @@ async function main(): Promise<void> {
       ),
     );
   }
+  report.push(...serverToolsReport(serverTools));
   report.push('', `Total bench time ${fmt((performance.now() - began) / 1000, 0)} s.`);
   console.log(report.join('\n'));
 
@@ -410,6 +382,7 @@ async function main(): Promise<void> {
     history: baton.history,
     heap,
     profiles,
+    serverTools,
     totalSeconds: (performance.now() - began) / 1000,
   };
   writeFileSync(join(BENCH_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBaton } from '../../src/server/start-baton.ts';
 import { testConfig } from '../../test/helpers/test-baton.ts';
+import { SERVER_TOOLS_PROGRAM, SERVER_TOOLS_PROGRAM_NAME } from '../server-tools-program.ts';
 import { createThread, engineRoundTrip } from '../engine-driver.ts';
 import { ThreadCloner } from '../sqlite-clone.ts';
 import { startSqlStats, stopSqlStats } from '../sql-stats.ts';
@@ -13,6 +14,11 @@ import { startSqlStats, stopSqlStats } from '../sql-stats.ts';
  * on an SQLite file in a fresh temp directory, opened exactly as in production (WAL,
  * synchronous=NORMAL, busy_timeout), no request logging, no deadline sweeper. Controlled over
  * IPC by bench/run.ts, which never shares this process's event loop.
+ *
+ * With BENCH_SERVER_TOOLS=1 (the server-tools phase) the config also allows egress to loopback
+ * (`egressAllow: ['127.0.0.1/32']`) and defines the scripted program `bench-tools`
+ * (bench/server-tools-program.ts); the parent then creates the OpenAPI tool and the agent over
+ * HTTP. Nothing else differs.
  *
  * IPC requests ({ id, cmd, ... }) → replies ({ id, result } | { id, error }):
  *   create-threads { count }            fresh idle threads, made through the engine
@@ -26,7 +32,8 @@ import { startSqlStats, stopSqlStats } from '../sql-stats.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-bench-'));
 const filename = join(dir, 'baton.db');
-const baton = await createBaton(testConfig({ port: 0 }), { store: { kind: 'sqlite', filename }, sweeper: false, logger: false });
+const serverTools = process.env.BENCH_SERVER_TOOLS === '1' ? { egressAllow: ['127.0.0.1/32'], scripted: { [SERVER_TOOLS_PROGRAM_NAME]: SERVER_TOOLS_PROGRAM } } : {};
+const baton = await createBaton(testConfig({ port: 0, ...serverTools }), { store: { kind: 'sqlite', filename }, sweeper: false, logger: false });
 const url = await baton.listen();
 
 type Request =

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
+import { priceApiDocument } from '../helpers/price-api-document.ts';
 import type { TestBaton } from '../helpers/test-baton.ts';
 
 export const APP = 'projects/default/locations/global/apps/default';
@@ -29,21 +30,7 @@ export class PriceApi {
 
   /** An OpenAPI 3.1 document with one operation, `lookup_price`, served by this API. */
   document(): string {
-    return JSON.stringify({
-      openapi: '3.1.0',
-      info: { title: 'Prices', version: '1' },
-      servers: [{ url: this.url }],
-      paths: {
-        '/prices/{sku}': {
-          get: {
-            operationId: 'lookup_price',
-            description: 'Price of a product by SKU.',
-            parameters: [{ name: 'sku', in: 'path', required: true, schema: { type: 'string' } }],
-            responses: { '200': { description: 'The price', content: { 'application/json': { schema: { type: 'object' } } } } },
-          },
-        },
-      },
-    });
+    return priceApiDocument(this.url);
   }
 }
 
