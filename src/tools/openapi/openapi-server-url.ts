@@ -55,14 +55,14 @@ export function serverUrl(document: Pick<OpenApiDocument, 'servers'>, override?:
     return absoluteHttpUrl(given, 'url');
   }
   if (template === undefined) {
-    throw new OpenApiError('the document declares no servers: set the toolset url to say where the API is', 'servers');
+    throw new OpenApiError('the document declares no servers: set the url field (openApiToolset.url or openApiTool.url) to say where the API is', 'servers');
   }
   if (template.includes(ENV_VAR_PLACEHOLDER)) {
-    throw new OpenApiError(`the server URL contains the ${ENV_VAR_PLACEHOLDER} placeholder: set the toolset url to replace it`, 'servers.0.url');
+    throw new OpenApiError(`the server URL contains the ${ENV_VAR_PLACEHOLDER} placeholder: set the url field (openApiToolset.url or openApiTool.url) to replace it`, 'servers.0.url');
   }
   if (!/^[a-z][a-z0-9+.-]*:/i.test(template)) {
     throw new OpenApiError(
-      `the server URL ${JSON.stringify(template)} is relative: set the toolset url to the API's absolute address`,
+      `the server URL ${JSON.stringify(template)} is relative: set the url field (openApiToolset.url or openApiTool.url) to the API's absolute address`,
       'servers.0.url',
     );
   }

@@ -132,7 +132,7 @@ describe('serverUrl', () => {
   });
 
   it('refuses what cannot be called without an override', () => {
-    expect(() => serverUrl(servers('/v1'))).toThrow(/relative: set the toolset url/);
+    expect(() => serverUrl(servers('/v1'))).toThrow(/relative: set the url field/);
     expect(() => serverUrl(servers('$env_var'))).toThrow(/\$env_var placeholder/);
     expect(() => serverUrl({ servers: [] })).toThrow(/no servers/);
     expect(serverUrl(servers('/v1'), 'https://api.example.com/v1')).toBe('https://api.example.com/v1');

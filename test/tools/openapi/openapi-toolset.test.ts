@@ -60,7 +60,7 @@ describe('OpenApiToolset', () => {
   });
 
   it('is not created from a document it cannot serve', async () => {
-    await expect(OpenApiToolset.fromText('openapi: 3.0.0\ninfo: {title: x, version: "1"}\nservers: [{url: /v1}]\npaths: {}')).rejects.toThrow(/relative: set the toolset url/);
+    await expect(OpenApiToolset.fromText('openapi: 3.0.0\ninfo: {title: x, version: "1"}\nservers: [{url: /v1}]\npaths: {}')).rejects.toThrow(/relative: set the url field/);
     await expect(OpenApiToolset.fromText(THINGS_YAML, { toolIds: ['nope'] })).rejects.toThrow(OpenApiError);
   });
 });
