@@ -1,23 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerCall, ToolProvider } from '../../src/engine/server-calls.ts';
 import type { ClientToolDefinition } from '../../src/store/records.ts';
 import { startTestBaton, type TestBaton } from '../helpers/test-baton.ts';
 import { weatherTool } from '../helpers/test-agents.ts';
+import { lookupPriceTool, RecordingTools, refundTool } from '../helpers/recording-tools.ts';
 
 const serverTools: ClientToolDefinition[] = [
-  {
-    name: 'lookup_price',
-    description: 'Price of a product.',
-    parameters: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] },
-    server: { collection: 'tools', resourceId: 'lookup-price' },
-  },
-  {
-    name: 'refund',
-    description: 'Refund an amount.',
-    parameters: { type: 'object', properties: { amount: { type: 'number', maximum: 100 } }, required: ['amount'] },
-    server: { collection: 'tools', resourceId: 'refund' },
-    requireApproval: true,
-  },
+  lookupPriceTool,
+  refundTool,
   {
     name: 'slow_lookup',
     description: 'Never answers in time.',
@@ -26,19 +15,6 @@ const serverTools: ClientToolDefinition[] = [
     timeoutSeconds: 0.2,
   },
 ];
-
-/** A stand-in for the tools layer: records every call it runs. */
-class RecordingTools implements ToolProvider {
-  readonly runs: ServerCall[] = [];
-  async listServerTools() {
-    return serverTools;
-  }
-  async run(call: ServerCall) {
-    this.runs.push(call);
-    if (call.tool.name === 'slow_lookup') await new Promise((resolve) => setTimeout(resolve, 5_000).unref());
-    return { output: [{ type: 'text' as const, text: JSON.stringify({ ran: call.tool.name, args: call.arguments }) }], isError: false };
-  }
-}
 
 const program = {
   rules: [
@@ -61,7 +37,7 @@ const program = {
 
 describe('server-executed tools in the engine: mixed turns and approvals', () => {
   let server: TestBaton;
-  const tools = new RecordingTools();
+  const tools = new RecordingTools(serverTools, { slow_lookup: 5_000 });
   const thread = async (): Promise<string> => (await server.request('POST', '/v1/threads', { agent: 'desk' })).body.id;
   const say = (id: string, content: unknown) => server.request('POST', `/v1/threads/${id}/messages`, { role: 'user', content });
 

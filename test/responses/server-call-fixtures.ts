@@ -1,44 +1,15 @@
 import OpenAI from 'openai';
-import type { ServerCall, ToolProvider } from '../../src/engine/server-calls.ts';
 import type { ClientToolDefinition } from '../../src/store/records.ts';
 import { startTestBaton, type TestBaton } from '../helpers/test-baton.ts';
 import { weatherTool } from '../helpers/test-agents.ts';
+import { lookupPriceTool, RecordingTools, refundTool } from '../helpers/recording-tools.ts';
 
 /**
  * A Baton with server tools for the Responses tests of server-executed calls: agent `desk` has
  * the client tool `get_weather`, and the server tools `lookup_price` and `refund` (approval).
  */
 
-const serverTools: ClientToolDefinition[] = [
-  {
-    name: 'lookup_price',
-    description: 'Price of a product.',
-    parameters: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] },
-    server: { collection: 'tools', resourceId: 'lookup-price' },
-  },
-  {
-    name: 'refund',
-    description: 'Refund an amount.',
-    parameters: { type: 'object', properties: { amount: { type: 'number', maximum: 100 } }, required: ['amount'] },
-    server: { collection: 'tools', resourceId: 'refund' },
-    requireApproval: true,
-  },
-];
-
-/** A stand-in for the tools layer: records every call it runs. */
-export class RecordingTools implements ToolProvider {
-  readonly runs: ServerCall[] = [];
-  async listServerTools() {
-    return serverTools;
-  }
-  async run(call: ServerCall) {
-    this.runs.push(call);
-    return { output: [{ type: 'text' as const, text: JSON.stringify({ ran: call.tool.name, args: call.arguments }) }], isError: false };
-  }
-  count(name: string): number {
-    return this.runs.filter((run) => run.tool.name === name).length;
-  }
-}
+const serverTools: ClientToolDefinition[] = [lookupPriceTool, refundTool];
 
 const program = {
   rules: [
@@ -72,7 +43,7 @@ export interface DeskBaton {
 }
 
 export async function startDesk(): Promise<DeskBaton> {
-  const tools = new RecordingTools();
+  const tools = new RecordingTools(serverTools);
   const server = await startTestBaton({ scripted: { desk: program }, agents: [{ name: 'desk', model: 'scripted:desk', tools: [weatherTool] }] }, { tools });
   return { server, tools, client: new OpenAI({ baseURL: `${server.url}/v1`, apiKey: server.key, maxRetries: 0 }) };
 }

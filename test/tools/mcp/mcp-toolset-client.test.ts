@@ -1,55 +1,21 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpToolsetClients, type McpServerTarget } from '../../../src/tools/mcp/mcp-toolset-client.ts';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-/** Starts @modelcontextprotocol/server-everything in Streamable HTTP mode; fails with its output if it does not come up. */
-async function startEverything(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['node_modules/@modelcontextprotocol/server-everything/dist/index.js', 'streamableHttp'], {
-    env: { ...process.env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server-everything did not start within 20 s:\n${output}`)), 20_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('listening')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`server-everything exited with ${code}:\n${output}`)));
-  });
-  return child;
-}
+import { startEverything, type Everything } from '../../helpers/server-everything.ts';
+import { freePort } from '../../reliability/baton-process.ts';
 
 describe('MCP toolsets: the SDK client against server-everything over Streamable HTTP', () => {
-  let child: ChildProcess;
+  let everything: Everything;
   let target: McpServerTarget;
   const clients = new McpToolsetClients();
 
   beforeAll(async () => {
-    const port = await freePort();
-    child = await startEverything(port);
+    everything = await startEverything();
     // Loopback is refused by default; the test allows it explicitly, as an operator would.
-    target = { serverAddress: `http://127.0.0.1:${port}/mcp`, policy: { allow: ['127.0.0.0/8'] } };
+    target = { serverAddress: everything.url, policy: { allow: ['127.0.0.0/8'] } };
   }, 30_000);
   afterAll(async () => {
     await clients.close();
-    child?.kill();
+    await everything?.stop();
   });
 
   it('lists the tools with their descriptions and input schemas', async () => {

@@ -30,6 +30,12 @@ export const toolFakeConfigSchema = z.strictObject({
     .optional(),
 });
 
+/** Baton's extension on Tool and Toolset (refused on a clientFunction, see common-rules.ts). */
+export const requireApprovalSchema = z
+  .boolean()
+  .optional()
+  .describe('Baton extension: each call waits for a person to approve or deny it (POST /v1/tool-calls/{id}/decision) before it runs. Not for clientFunction.');
+
 /** Secret references: the resource name of a Baton secret of the same app (see secret-references.ts). */
 const secretReference = z.string().describe('Resource name of a secret of this app: projects/{p}/locations/{l}/apps/{a}/secrets/{secret} (optionally /versions/latest).');
 

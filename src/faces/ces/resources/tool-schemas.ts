@@ -5,6 +5,7 @@ import {
   executionTypeSchema,
   serviceDirectoryConfigSchema,
   tlsConfigSchema,
+  requireApprovalSchema,
   toolFakeConfigSchema,
   toolSchemaObject,
   unsupportedMember,
@@ -26,10 +27,7 @@ export const toolSchema = z.strictObject({
   executionType: executionTypeSchema.optional(),
   timeout: durationSchema.optional(),
   toolFakeConfig: toolFakeConfigSchema.optional(),
-  requireApproval: z
-    .boolean()
-    .optional()
-    .describe('Baton extension: each call waits for a person to approve or deny it (POST /v1/tool-calls/{id}/decision) before it runs. Not for clientFunction.'),
+  requireApproval: requireApprovalSchema,
     clientFunction: z
     .strictObject({
       name: z.string().optional().describe('Required. ^[a-zA-Z0-9_-]{1,64}$; the name the model calls.'),

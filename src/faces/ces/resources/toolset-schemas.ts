@@ -5,6 +5,7 @@ import {
   executionTypeSchema,
   serviceDirectoryConfigSchema,
   tlsConfigSchema,
+  requireApprovalSchema,
   toolFakeConfigSchema,
   unsupportedMember,
 } from './common-schemas.ts';
@@ -24,10 +25,7 @@ export const toolsetSchema = z.strictObject({
   executionType: executionTypeSchema.optional(),
   timeout: durationSchema.optional(),
   toolFakeConfig: toolFakeConfigSchema.optional(),
-  requireApproval: z
-    .boolean()
-    .optional()
-    .describe('Baton extension: each call waits for a person to approve or deny it (POST /v1/tool-calls/{id}/decision) before it runs. Not for clientFunction.'),
+  requireApproval: requireApprovalSchema,
     mcpToolset: z
     .strictObject({
       serverAddress: z.string().optional().describe('Required. Streamable HTTP address of the MCP server, e.g. "https://example.com/mcp/".'),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerCall, ToolProvider } from '../../../../src/engine/server-calls.ts';
 import type { ClientToolDefinition } from '../../../../src/store/records.ts';
+import { RecordingTools } from '../../../helpers/recording-tools.ts';
 import { startTestBaton, type TestBaton } from '../../../helpers/test-baton.ts';
 import { APP, runSession, seedStoreAgent, toolResponse } from './session-fixtures.ts';
 
@@ -26,21 +26,6 @@ const serverTools: ClientToolDefinition[] = [
     requireApproval: true,
   },
 ];
-
-/** A stand-in for the tools layer: records every call it runs. */
-class RecordingTools implements ToolProvider {
-  readonly runs: ServerCall[] = [];
-  async listServerTools() {
-    return serverTools;
-  }
-  async run(call: ServerCall) {
-    this.runs.push(call);
-    return { output: [{ type: 'text' as const, text: JSON.stringify({ ran: call.tool.name, args: call.arguments }) }], isError: false };
-  }
-  count(name: string): number {
-    return this.runs.filter((run) => run.tool.name === name).length;
-  }
-}
 
 const program = {
   rules: [
@@ -74,7 +59,7 @@ const errorInfo = (body: any) => body.error.details.find((detail: { '@type': str
 
 describe('CES sessions: server-executed tools and approvals', () => {
   let server: TestBaton;
-  const tools = new RecordingTools();
+  const tools = new RecordingTools(serverTools);
   const searchRef = { toolsetTool: { toolset: `${APP}/toolsets/docs-mcp`, toolId: 'search' } };
   const storeTool = `${APP}/tools/get-nearest-store`;
 
