@@ -1,8 +1,6 @@
 import { render } from 'preact';
-
-function App() {
-  return <main><h1>Baton console</h1></main>;
-}
+import { App } from './app.tsx';
+import './styles.css';
 
 const root = document.getElementById('app');
 if (root) render(<App />, root);

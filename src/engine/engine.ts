@@ -1,18 +1,20 @@
-import type { AgentDefinition, AgentRecord, ContentPart, ConversationRecord, ItemRecord, LedgerEntryRecord, QueuedInputRecord, TurnOptions, TurnRecord } from '../store/records.ts';
-import type { LedgerFilter, Page, PageRequest, Store } from '../store/store.ts';
+import type { AgentDefinition, AgentRecord, ClientToolDefinition, ContentPart, ConversationRecord, ItemRecord, LedgerEntryRecord, QueuedInputRecord, TurnOptions, TurnRecord } from '../store/records.ts';
+import type { ConversationFilter, LedgerFilter, Page, PageRequest, Store } from '../store/store.ts';
+import { AgentVersions } from './agent-versions.ts';
+import { toolForCall } from './call-tool.ts';
+import { readConversationState } from './conversation-state.ts';
 import { systemClock } from './clock.ts';
 import { bumpConversation } from './conversation-version.ts';
 import { forkConversation } from './conversation-fork.ts';
 import { EngineError, notFound } from './engine-error.ts';
 import { nowIso, runInBackground, type EngineContext, type EngineLogger } from './engine-context.ts';
-import { checkToolChoice, type ConversationState, type ConversationStatus, type EngineOptions, type QueuedOutcome, type RunOptions, type UserInput } from './engine-types.ts';
+import { checkToolChoice, type ConversationState, type EngineOptions, type QueuedOutcome, type RunOptions, type UserInput } from './engine-types.ts';
 import type { EngineEventListener } from './events.ts';
 import { newId as defaultNewId } from './ids.ts';
 import { checkInputItems, isPlainUserInput, toNewItems, type InputItem } from './input-items.ts';
 import { applyResultsMessage, beginResume, checkResultsMessage, resolveOneCall, type ToolResultInput } from './result-submission.ts';
 import { assertValidToolSet } from './tool-schema.ts';
 import { closeTurn } from './turn-closing.ts';
-import { blocksTurn } from './pending-calls.ts';
 import { applyDueDeadlines, recoverStaleTurns } from './deadlines.ts';
 import { deliverAsyncResults } from './async-results.ts';
 import { NO_SERVER_TOOLS } from './server-calls.ts';
@@ -43,7 +45,10 @@ export class Engine {
       running: new Map(),
       background: new Set(),
     };
+    this.agentVersions = new AgentVersions(options.store);
   }
+
+  private readonly agentVersions: AgentVersions;
 
   get store(): Store {
     return this.context.store;
@@ -115,11 +120,13 @@ export class Engine {
 
   /** The conversation with its derived status: `pending` comes from the ledger, never a stored flag. */
   async getConversationState(appId: string, conversationId: string): Promise<ConversationState> {
-    const conversation = await this.getConversation(appId, conversationId);
-    const activeTurn = conversation.activeTurnId ? ((await this.context.store.turns.get(conversation.activeTurnId)) ?? null) : null;
-    const pendingCalls = activeTurn ? (await this.context.store.ledger.listByTurn(activeTurn.id)).filter(blocksTurn) : [];
-    const status: ConversationStatus = pendingCalls.length > 0 ? 'pending' : activeTurn?.status === 'in_progress' ? 'running' : 'idle';
-    return { conversation, status, activeTurn, pendingCalls };
+    return readConversationState(this.context, await this.getConversation(appId, conversationId));
+  }
+
+  /** An app's conversations, newest first, each with its derived status. */
+  async listConversations(filter: ConversationFilter, page: PageRequest): Promise<Page<ConversationState>> {
+    const conversations = await this.context.store.conversations.list(filter, page);
+    return { data: await Promise.all(conversations.data.map((conversation) => readConversationState(this.context, conversation))), nextCursor: conversations.nextCursor };
   }
 
   async listItems(appId: string, conversationId: string, page: PageRequest): Promise<Page<ItemRecord>> {
@@ -266,18 +273,8 @@ export class Engine {
     return outcome;
   }
 
-  /** Agent versions never change once written, so they are safe to keep in memory. */
-  private readonly agentVersions = new Map<string, AgentDefinition>();
-
-  private async agentForTurn(turn: TurnRecord): Promise<AgentDefinition> {
-    const key = `${turn.agentId}@${turn.agentVersion}`;
-    const cached = this.agentVersions.get(key);
-    if (cached) return cached;
-    const version = await this.context.store.agents.getVersion(turn.agentId, turn.agentVersion);
-    if (!version) throw new EngineError('internal', 'agent_version_missing', `Agent version ${turn.agentVersion} of turn '${turn.id}' is missing.`);
-    if (this.agentVersions.size >= 1_000) this.agentVersions.clear();
-    this.agentVersions.set(key, version.definition);
-    return version.definition;
+  private agentForTurn(turn: TurnRecord): Promise<AgentDefinition> {
+    return this.agentVersions.forTurn(turn);
   }
 
   // ---- results -------------------------------------------------------------------------------
@@ -349,6 +346,13 @@ export class Engine {
     const entry = await this.context.store.ledger.get(appId, callId);
     if (!entry) throw new EngineError('not_found', 'tool_call_not_found', `No tool call found with id '${callId}'.`);
     return entry;
+  }
+
+  /** A call with the definition of the tool it was made to (for answer forms and typed clients). */
+  async getCallTool(appId: string, callId: string): Promise<{ entry: LedgerEntryRecord; tool: ClientToolDefinition }> {
+    const entry = await this.getCall(appId, callId);
+    const turn = await this.getTurn(appId, entry.turnId);
+    return { entry, tool: await toolForCall(this.context, entry, turn, await this.agentForTurn(turn)) };
   }
 
   listCalls(filter: LedgerFilter, page: PageRequest): Promise<Page<LedgerEntryRecord>> {

@@ -28,6 +28,7 @@ export function clientFunctionDefinition(body: JsonObject, resourceId?: string):
     description: typeof fn.description === 'string' ? fn.description : '',
     parameters: isObject(fn.parameters) ? toJsonSchema(fn.parameters) : { type: 'object', properties: {} },
   };
+  if (isObject(fn.response)) definition.responseSchema = toJsonSchema(fn.response);
   const timeout = typeof body.timeout === 'string' ? parseDurationSeconds(body.timeout) : undefined;
   if (timeout !== undefined) definition.timeoutSeconds = timeout;
   if (body.executionType === 'ASYNCHRONOUS') definition.asynchronous = true;

@@ -67,15 +67,23 @@ export function assertValidToolDefinition(tool: ClientToolDefinition, param: str
       { param: `${param}.parameters` },
     );
   }
+  assertCompiles(schema as object, tool.name, `${param}.parameters`, 'invalid_tool_parameters');
+  if (tool.responseSchema !== undefined) {
+    const response = tool.responseSchema as unknown;
+    if (typeof response !== 'object' || response === null || Array.isArray(response)) {
+      throw new EngineError('invalid_request', 'invalid_tool_response_schema', `${param}.response_schema of tool '${tool.name}' must be a JSON Schema object.`, {
+        param: `${param}.response_schema`,
+      });
+    }
+    assertCompiles(response, tool.name, `${param}.response_schema`, 'invalid_tool_response_schema');
+  }
+}
+
+function assertCompiles(schema: object, toolName: string, param: string, code: string): void {
   try {
-    validatorFor(schema as object);
+    validatorFor(schema);
   } catch (error) {
-    throw new EngineError(
-      'invalid_request',
-      'invalid_tool_parameters',
-      `${param}.parameters of tool '${tool.name}' is not a valid JSON Schema: ${(error as Error).message}`,
-      { param: `${param}.parameters` },
-    );
+    throw new EngineError('invalid_request', code, `${param} of tool '${toolName}' is not a valid JSON Schema: ${(error as Error).message}`, { param });
   }
 }
 

@@ -18,6 +18,7 @@ import type { SecretCipher } from '../tools/secrets/secret-cipher.ts';
 import type { ToolsetInspector } from '../tools/provider/app-tool-provider.ts';
 import type { PageTokenCodec } from '../faces/ces/aip/page-token.ts';
 import { ApiKeyCache } from './api-key-cache.ts';
+import { isConsoleRoute, registerConsoleRoutes } from './console-routes.ts';
 import { authenticate, type Principal } from './authenticate.ts';
 import { nativeErrorBody, statusOf, toEngineError } from './http-error.ts';
 import { beginIdempotentRequest, type IdempotencyHandle } from './idempotency.ts';
@@ -97,7 +98,8 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
 
   const keys = new ApiKeyCache(store);
   app.addHook('onRequest', async (request) => {
-    if (PUBLIC_PATHS.has(request.url)) return;
+    // Matched by route pattern, not raw URL, so no crafted path can reach an API route without a key.
+    if (PUBLIC_PATHS.has(request.url) || isConsoleRoute(request.routeOptions.url)) return;
     request.principal = await authenticate(keys, request);
   });
 
@@ -148,6 +150,7 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     tools: dependencies.tools,
     toolsets: dependencies.toolsets,
   };
+  registerConsoleRoutes(app);
   registerAdminRoutes(app, face);
   registerAgentRoutes(app, face);
   registerThreadRoutes(app, face);

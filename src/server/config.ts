@@ -110,6 +110,16 @@ export const DEMO_AGENT: AgentWire = {
         },
         required: ['action', 'amount'],
       },
+      // The manager's answer; the console's answer form is built from it.
+      response_schema: {
+        type: 'object',
+        properties: {
+          approved: { type: 'boolean', description: 'Whether the manager approves' },
+          approved_by: { type: 'string', description: "The manager's email" },
+          note: { type: 'string', description: 'Anything the agent should tell the customer' },
+        },
+        required: ['approved', 'approved_by'],
+      },
     },
   ],
 };

@@ -16,10 +16,17 @@ export class SseWriter {
     });
   }
 
-  event(name: string, data: unknown): void {
+  /** `id`, when given, is what a reconnecting client sends back as `Last-Event-ID`. */
+  event(name: string, data: unknown, id?: string): void {
     if (this.closed || this.response.destroyed) return;
-    // Event names are ours, never user input, so they cannot smuggle CR/LF.
-    this.response.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+    // Event names and ids are ours, never user input, so they cannot smuggle CR/LF.
+    this.response.write(`${id !== undefined ? `id: ${id}\n` : ''}event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  /** A comment line: keeps idle connections (and the proxies between) from timing out. */
+  comment(text: string): void {
+    if (this.closed || this.response.destroyed) return;
+    this.response.write(`: ${text}\n\n`);
   }
 
   /** A frame with data only (no event name), for dialects whose clients read `data:` lines alone. */

@@ -25,6 +25,11 @@ export interface ClientToolDefinition {
   name: string;
   description: string;
   parameters: JsonSchema;
+  /**
+   * What a client's answer looks like (CES clientFunction `response`). Never sent to the model;
+   * it documents the result for people and tools: the console builds its answer form from it.
+   */
+  responseSchema?: JsonSchema;
   /** Seconds a call may stay pending before its deadline applies; overrides the agent default. */
   timeoutSeconds?: number;
   timeoutPolicy?: TimeoutPolicy;

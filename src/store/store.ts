@@ -140,6 +140,13 @@ export interface ConversationRepo {
    * queued inputs and responses. Returns false if it did not exist (in this app).
    */
   delete(appId: string, id: string): Promise<boolean>;
+  /** An app's conversations, newest first (createdAt, then id, descending). */
+  list(filter: ConversationFilter, page: PageRequest): Promise<Page<ConversationRecord>>;
+}
+
+export interface ConversationFilter {
+  appId: string;
+  agentName?: string;
 }
 
 export interface TurnPatch {
@@ -195,6 +202,8 @@ export interface LedgerFilter {
   agentName?: string;
   conversationId?: string;
   toolName?: string;
+  /** Only entries created strictly before this instant (ISO 8601): "older than", for an inbox. */
+  createdBefore?: string;
 }
 
 export interface LedgerRepo {
@@ -212,6 +221,11 @@ export interface LedgerRepo {
   /** Pending entries whose deadline is at or before `now`, oldest deadline first. */
   listDue(now: string, limit: number): Promise<LedgerEntryRecord[]>;
   countPending(conversationId: string): Promise<number>;
+  /**
+   * An app's entries changed (created or resolved) at or after `since`, oldest change first
+   * (updatedAt, then id). Server-executed rows are left out: nobody waits on them.
+   */
+  listChangedSince(appId: string, since: string, limit: number): Promise<LedgerEntryRecord[]>;
 }
 
 export type IdempotencyReservation =

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { EngineError } from '../../engine/engine-error.ts';
 import { createApiKey, DEFAULT_LOCATION, DEFAULT_PROJECT, generateApiKeySecret, newAppRecord } from '../../server/api-keys.ts';
 import type { FaceContext } from '../../server/build-server.ts';
+import { appResourceName } from '../ces/app-access.ts';
 import type { Principal } from '../../server/authenticate.ts';
 import { parseRequest } from '../../server/parse-request.ts';
 
@@ -36,6 +37,18 @@ export function registerAdminRoutes(app: FastifyInstance, face: FaceContext): vo
       created_at: record.createdAt,
       api_key: { id: key.id, key: secret, role: key.role },
     });
+  });
+
+  // Who a key is: what a console or CLI shows after sign-in, and the app's CES resource name.
+  app.get('/v1/me', async (request) => {
+    const { appId, keyId, role } = request.principal;
+    const record = await face.store.apps.get(appId);
+    if (!record) throw new EngineError('forbidden', 'app_deleted', 'The app of this API key no longer exists; use a key of another app.');
+    return {
+      object: 'principal',
+      app: { id: record.id, name: record.name, project: record.project, location: record.location, resource_name: appResourceName(record) },
+      key: { id: keyId, role },
+    };
   });
 
   app.post('/v1/api-keys', async (request, reply) => {

@@ -13,6 +13,7 @@ export const toolWireSchema = z
     name: z.string(),
     description: z.string().max(10_000).optional(),
     parameters: z.record(z.string(), z.unknown()).optional(),
+    response_schema: z.record(z.string(), z.unknown()).optional(),
     timeout_seconds: z.number().positive().optional(),
     timeout_policy: z.enum(['error_result', 'fail', 'cancel']).optional(),
   })
@@ -46,6 +47,7 @@ export function toolFromWire(tool: ToolWire): ClientToolDefinition {
     description: tool.description ?? '',
     parameters: (tool.parameters ?? { type: 'object', properties: {} }) as ClientToolDefinition['parameters'],
   };
+  if (tool.response_schema !== undefined) definition.responseSchema = tool.response_schema as ClientToolDefinition['parameters'];
   if (tool.timeout_seconds !== undefined) definition.timeoutSeconds = tool.timeout_seconds;
   if (tool.timeout_policy !== undefined) definition.timeoutPolicy = tool.timeout_policy;
   return definition;
@@ -57,6 +59,7 @@ export function toolToWire(tool: ClientToolDefinition): ToolWire {
     name: tool.name,
     description: tool.description,
     parameters: tool.parameters,
+    ...(tool.responseSchema !== undefined ? { response_schema: tool.responseSchema } : {}),
     ...(tool.timeoutSeconds !== undefined ? { timeout_seconds: tool.timeoutSeconds } : {}),
     ...(tool.timeoutPolicy !== undefined ? { timeout_policy: tool.timeoutPolicy } : {}),
   };

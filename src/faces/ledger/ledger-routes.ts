@@ -4,6 +4,7 @@ import type { FaceContext } from '../../server/build-server.ts';
 import type { JsonValue } from '../../store/records.ts';
 import { parseRequest } from '../../server/parse-request.ts';
 import { pageQuerySchema, toPageRequest } from '../page-query.ts';
+import { registerLedgerEventRoutes } from './ledger-event-routes.ts';
 import { ledgerEntryView, messageResponseView } from '../threads/thread-views.ts';
 import { parsePostedMessage, postMessageBody } from '../threads/thread-wire.ts';
 
@@ -13,6 +14,7 @@ const listQuery = pageQuerySchema
     agent: z.string().max(64).optional(),
     thread_id: z.string().max(200).optional(),
     tool: z.string().max(64).optional(),
+    created_before: z.iso.datetime({ offset: true, error: 'created_before must be an ISO 8601 time, e.g. 2026-01-01T12:00:00Z' }).optional(),
   })
   .strict();
 
@@ -38,6 +40,7 @@ const decisionBody = z
  */
 export function registerLedgerRoutes(app: FastifyInstance, face: FaceContext): void {
   const { engine } = face;
+  registerLedgerEventRoutes(app, face);
 
   app.get('/v1/tool-calls', async (request) => {
     const query = parseRequest(listQuery, request.query, 'query');
@@ -48,10 +51,28 @@ export function registerLedgerRoutes(app: FastifyInstance, face: FaceContext): v
         ...(query.agent ? { agentName: query.agent } : {}),
         ...(query.thread_id ? { conversationId: query.thread_id } : {}),
         ...(query.tool ? { toolName: query.tool } : {}),
+        // Stored times are UTC ISO strings, so the bound is normalised the same way to compare as text.
+        ...(query.created_before ? { createdBefore: new Date(query.created_before).toISOString() } : {}),
       },
       toPageRequest(query),
     );
     return { object: 'list', data: page.data.map(ledgerEntryView), has_more: page.nextCursor !== null, next_cursor: page.nextCursor };
+  });
+
+  // The tool a call was made to: its arguments' schema and, for client functions, the schema
+  // of the answer it expects (what an answer form is built from).
+  app.get<{ Params: { id: string } }>('/v1/tool-calls/:id/tool', async (request) => {
+    const { entry, tool } = await engine.getCallTool(request.principal.appId, request.params.id);
+    return {
+      object: 'tool_definition',
+      call_id: entry.id,
+      kind: entry.kind,
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+      response_schema: tool.responseSchema ?? null,
+      executor: tool.server || tool.system ? 'server' : 'client',
+    };
   });
 
   app.get<{ Params: { id: string } }>('/v1/tool-calls/:id', async (request) => ledgerEntryView(await engine.getCall(request.principal.appId, request.params.id)));

@@ -11,6 +11,7 @@ import { LazySseWriter, type SseWriter } from '../../server/sse-writer.ts';
 import { createThreadBody, parsePostedMessage, postMessageBody } from './thread-wire.ts';
 import { ledgerEntryView, messageResponseView, messagesView, threadView } from './thread-views.ts';
 import { listMessagePage } from './message-pages.ts';
+import { pageQuerySchema, toPageRequest } from '../page-query.ts';
 
 type ThreadParams = { Params: { id: string } };
 
@@ -18,6 +19,14 @@ const messagesQuery = z
   .object({
     limit: z.coerce.number().int().min(1, 'limit must be at least 1').max(1000, 'limit must be at most 1000').optional(),
     after: z.string().max(200).optional(),
+  })
+  .strict();
+
+// Each listed thread's status is derived from its turn and ledger, so pages stay small.
+const threadsQuery = pageQuerySchema
+  .extend({
+    limit: z.coerce.number().int().min(1, 'limit must be at least 1').max(100, 'limit must be at most 100').optional(),
+    agent: z.string().max(64).optional(),
   })
   .strict();
 
@@ -49,6 +58,13 @@ export function registerThreadRoutes(app: FastifyInstance, face: FaceContext): v
     const body = parseRequest(createThreadBody, request.body);
     const conversation = await engine.createConversation(request.principal.appId, body.agent, body.metadata ?? {});
     return threadView({ conversation, status: 'idle', activeTurn: null, pendingCalls: [] });
+  });
+
+  // Every conversation of the app (threads, Responses chains, CES sessions), newest first.
+  app.get('/v1/threads', async (request) => {
+    const query = parseRequest(threadsQuery, request.query, 'query');
+    const page = await engine.listConversations({ appId: request.principal.appId, ...(query.agent ? { agentName: query.agent } : {}) }, toPageRequest(query));
+    return { object: 'list', data: page.data.map(threadView), has_more: page.nextCursor !== null, next_cursor: page.nextCursor };
   });
 
   app.get<ThreadParams>('/v1/threads/:id', async (request) => threadView(await engine.getConversationState(request.principal.appId, request.params.id)));

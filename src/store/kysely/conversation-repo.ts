@@ -5,6 +5,7 @@ import { atomically } from './atomically.ts';
 import type { ConversationsTable, Database } from './database-schema.ts';
 import { insertOrDuplicate } from './duplicate-key.ts';
 import { fromJsonText, toJsonText } from './json-text.ts';
+import { decodeOptionalCursor, fetchSize, isObject, toPage } from './pagination.ts';
 
 function toRecord(row: Selectable<ConversationsTable>): ConversationRecord {
   return {
@@ -19,6 +20,15 @@ function toRecord(row: Selectable<ConversationsTable>): ConversationRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+interface ConversationCursor {
+  createdAt: string;
+  id: string;
+}
+
+function isConversationCursor(value: unknown): value is ConversationCursor {
+  return isObject(value) && typeof value.createdAt === 'string' && typeof value.id === 'string';
 }
 
 export function createConversationRepo(db: Kysely<Database>): ConversationRepo {
@@ -41,6 +51,19 @@ export function createConversationRepo(db: Kysely<Database>): ConversationRepo {
           })
           .execute(),
       );
+    },
+
+    async list(filter, page) {
+      const before = decodeOptionalCursor(page.cursor, isConversationCursor);
+      let query = db.selectFrom('conversations').selectAll().where('app_id', '=', filter.appId);
+      if (filter.agentName !== undefined) query = query.where('agent_name', '=', filter.agentName);
+      if (before) {
+        query = query.where((eb) =>
+          eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]),
+        );
+      }
+      const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(fetchSize(page.limit)).execute();
+      return toPage(rows.map(toRecord), page.limit, (conversation) => ({ createdAt: conversation.createdAt, id: conversation.id }));
     },
 
     async get(appId, id) {

@@ -101,6 +101,7 @@ export function createLedgerRepo(db: Kysely<Database>): LedgerRepo {
       if (filter.agentName !== undefined) query = query.where('agent_name', '=', filter.agentName);
       if (filter.conversationId !== undefined) query = query.where('conversation_id', '=', filter.conversationId);
       if (filter.toolName !== undefined) query = query.where('tool_name', '=', filter.toolName);
+      if (filter.createdBefore !== undefined) query = query.where('created_at', '<', filter.createdBefore);
       if (after) {
         // Keyset on (created_at, call_index, id): calls of one step share created_at and are
         // listed in call order; id breaks the remaining ties (other conversations, same instant).
@@ -160,6 +161,20 @@ export function createLedgerRepo(db: Kysely<Database>): LedgerRepo {
         .where('deadline_at', 'is not', null)
         .where('deadline_at', '<=', now)
         .orderBy('deadline_at')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map(toRecord);
+    },
+
+    async listChangedSince(appId, since, limit) {
+      const rows = await db
+        .selectFrom('ledger_entries')
+        .selectAll()
+        .where('app_id', '=', appId)
+        .where('updated_at', '>=', since)
+        .where('kind', '!=', 'server')
+        .orderBy('updated_at')
         .orderBy('id')
         .limit(limit)
         .execute();

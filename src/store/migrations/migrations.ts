@@ -3,6 +3,7 @@ import { createInitialMigration } from './0001-initial.ts';
 import { createResponsesMigration } from './0002-responses.ts';
 import { createItemGroupsMigration } from './0003-item-groups.ts';
 import { createAppResourcesMigration } from './0004-app-resources.ts';
+import { createConsoleIndexesMigration } from './0005-console-indexes.ts';
 import type { MigrationDialect } from './migration-dialect.ts';
 
 /**
@@ -15,5 +16,6 @@ export function migrationsFor(dialect: MigrationDialect): Record<string, Migrati
     '0002-responses': createResponsesMigration(dialect),
     '0003-item-groups': createItemGroupsMigration(),
     '0004-app-resources': createAppResourcesMigration(dialect),
+    '0005-console-indexes': createConsoleIndexesMigration(),
   };
 }

@@ -1,0 +1,137 @@
+/** The wire shapes the console reads. Only the fields it uses are typed; the server may send more. */
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+export type CallKind = 'client' | 'approval' | 'client_async' | 'server';
+export type CallState = 'pending' | 'completed' | 'failed' | 'denied' | 'expired' | 'cancelled';
+
+export interface ToolCall {
+  object: 'tool_call';
+  id: string;
+  type: 'function';
+  name: string;
+  input: JsonValue;
+  arguments_hash: string;
+  kind: CallKind;
+  state: CallState;
+  thread_id: string;
+  turn_id: string;
+  agent: string;
+  deadline_at: string | null;
+  timeout_policy: string;
+  result: { content: unknown; is_error: boolean } | null;
+  submitted_by: string | null;
+  submitted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ListPage<T> {
+  object: 'list';
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export interface Principal {
+  object: 'principal';
+  app: { id: string; name: string; project: string; location: string; resource_name: string };
+  key: { id: string; role: string };
+}
+
+export interface Thread {
+  id: string;
+  object: 'thread';
+  agent: string;
+  status: 'idle' | 'running' | 'pending';
+  pending_tool_calls: { id: string; name: string; input: JsonValue; kind?: 'approval'; deadline_at: string | null }[];
+  metadata: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MessageToolCall {
+  id: string;
+  name: string;
+  input: JsonValue;
+  /** Absent for client-executed calls; `server` or `fake` when Baton ran the tool itself. */
+  executor?: string;
+}
+
+export interface ToolResultBlock {
+  type: 'tool_result';
+  tool_call_id: string;
+  content: unknown;
+  is_error?: boolean;
+  synthetic?: boolean;
+}
+
+export interface ThreadMessage {
+  id: string;
+  role: 'user' | 'assistant' | 'system';
+  content: string | null | { type: string; [key: string]: unknown }[];
+  tool_calls?: MessageToolCall[];
+  turn_id: string;
+  created_at: string;
+}
+
+/** The reply in `{tool_call, resumed, response}`: a thread message as POST /v1/threads/{id}/messages returns it. */
+export interface MessageResponse {
+  id: string;
+  thread_id: string;
+  choices: { message: { role: 'assistant'; content: string | null; tool_calls?: { id: string; name: string; input: JsonValue; kind?: string }[] }; finish_reason: string }[];
+}
+
+export interface AnswerOutcome {
+  tool_call: ToolCall;
+  resumed: boolean;
+  response: MessageResponse | null;
+}
+
+export interface ToolDefinition {
+  object: 'tool_definition';
+  name: string;
+  description: string;
+  parameters: JsonSchema | null;
+  response_schema: JsonSchema | null;
+  executor: 'client' | 'server';
+}
+
+/** The subset of JSON Schema (and Google's upper-case OpenAPI flavour) the generated form understands. */
+export interface JsonSchema {
+  type?: string | string[];
+  title?: string;
+  description?: string;
+  enum?: JsonValue[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  default?: JsonValue;
+  format?: string;
+}
+
+export interface AgentSummary {
+  object: 'agent';
+  name: string;
+  version: number;
+  model: string;
+  description: string | null;
+  instructions?: string;
+  tools: { name: string; description?: string }[];
+  updated_at: string;
+}
+
+/** A CES Tool or Toolset resource; which member is set says its kind. */
+export interface CesResource {
+  name: string;
+  displayName?: string;
+  description?: string;
+  requireApproval?: boolean;
+  executionType?: string;
+  clientFunction?: { name?: string; description?: string };
+  openApiTool?: { name?: string; description?: string };
+  jsFunction?: { name?: string; description?: string };
+  mcpToolset?: { serverAddress?: string };
+  openApiToolset?: { url?: string };
+  updateTime?: string;
+}

@@ -1,0 +1,55 @@
+import type { ToolCall } from './api-types.ts';
+import { KIND_LABEL, previewJson } from './call-labels.ts';
+import { href } from './hash-route.ts';
+import { fullTime, relativeTime } from './relative-time.ts';
+
+/** One pending call in the inbox: what, for whom, how long it has waited, with what arguments. */
+export function CallRow({ call, now }: { call: ToolCall; now: number }) {
+  const metaId = `meta-${call.id}`;
+  return (
+    <li class="call-row" data-call-id={call.id}>
+      <div class="call-row-head">
+        <a class="call-name" href={href.call(call.id)} aria-describedby={metaId}>
+          {call.name}
+        </a>
+        <span class={`badge badge-${call.kind}`}>{KIND_LABEL[call.kind]}</span>
+      </div>
+      <dl class="call-meta" id={metaId}>
+        <div>
+          <dt>Agent</dt>
+          <dd>{call.agent}</dd>
+        </div>
+        <div>
+          <dt>Thread</dt>
+          <dd>
+            <a href={href.thread(call.thread_id)} class="mono">
+              {call.thread_id}
+            </a>
+          </dd>
+        </div>
+        <div>
+          <dt>Waiting since</dt>
+          <dd>
+            <time dateTime={call.created_at} title={fullTime(call.created_at)}>
+              {relativeTime(call.created_at, now)}
+            </time>
+          </dd>
+        </div>
+        {call.deadline_at && (
+          <div>
+            <dt>Deadline</dt>
+            <dd>
+              <time dateTime={call.deadline_at} title={fullTime(call.deadline_at)}>
+                {relativeTime(call.deadline_at, now)}
+              </time>
+            </dd>
+          </div>
+        )}
+      </dl>
+      <p class="args-preview">
+        <span class="visually-hidden">Arguments: </span>
+        <code>{previewJson(call.input)}</code>
+      </p>
+    </li>
+  );
+}

@@ -1,0 +1,88 @@
+/**
+ * The SDK's error types. Every failure a caller can act on has its own class, so code can branch
+ * on `instanceof` instead of parsing messages: an API refusal (`BatonError`, with the server's
+ * stable `code`), a network that stayed down through the retries, a request that took too long,
+ * and a run that cannot go on (`BatonRunError`). Aborts are `AbortError`s, as `fetch` reports them.
+ */
+
+/** An error answer of the API, in any of Baton's three dialects, normalised. */
+export class BatonError extends Error {
+  /** HTTP status. */
+  readonly status: number;
+  /** Stable machine-readable code (`thread_not_found`, `tool_calls_pending`, …); null if the body had none. */
+  readonly code: string | null;
+  /** Error family: `not_found_error` (native, OpenAI style) or a google.rpc status (`FAILED_PRECONDITION`). */
+  readonly type: string | null;
+  /** The request field at fault (`content[1].tool_call_id`, `model`), when the server named one. */
+  readonly param: string | null;
+  /** Extra facts the server sent (e.g. `pending_tool_call_ids`, or a google ErrorInfo's metadata). */
+  readonly details: Record<string, unknown>;
+  /** The parsed response body (or its text when it was not JSON). */
+  readonly body: unknown;
+  /** The server's request id, for its logs. */
+  readonly requestId: string | null;
+
+  constructor(init: {
+    status: number;
+    code: string | null;
+    type: string | null;
+    message: string;
+    param: string | null;
+    details?: Record<string, unknown>;
+    body: unknown;
+    requestId?: string | null;
+  }) {
+    super(init.message);
+    this.name = 'BatonError';
+    this.status = init.status;
+    this.code = init.code;
+    this.type = init.type;
+    this.param = init.param;
+    this.details = init.details ?? {};
+    this.body = init.body;
+    this.requestId = init.requestId ?? null;
+  }
+}
+
+/** The server could not be reached (or the connection broke) and the retries were used up. */
+export class BatonConnectionError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'BatonConnectionError';
+  }
+}
+
+/** A request got no complete answer within its timeout (`timeoutMs`). */
+export class BatonTimeoutError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TimeoutError';
+  }
+}
+
+export type BatonRunErrorCode = 'max_rounds' | 'turn_failed' | 'unexpected_reply';
+
+/** A tool loop that cannot finish: too many rounds, or a turn that ended without an answer. */
+export class BatonRunError extends Error {
+  readonly code: BatonRunErrorCode;
+  /** The thread (conversation) the run was on, so it can be inspected or resumed. */
+  readonly threadId: string | null;
+
+  constructor(code: BatonRunErrorCode, message: string, threadId: string | null) {
+    super(message);
+    this.name = 'BatonRunError';
+    this.code = code;
+    this.threadId = threadId;
+  }
+}
+
+/** The error an aborted call rejects with: the signal's own reason when it is an Error, else an AbortError. */
+export function abortError(signal: AbortSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  if (reason instanceof Error) return reason;
+  return new DOMException('The operation was aborted.', 'AbortError');
+}
+
+export function isAbortError(error: unknown): boolean {
+  return error instanceof Error && error.name === 'AbortError';
+}

@@ -1,0 +1,24 @@
+import type { TimeoutPolicy } from './common.ts';
+import type { ToolDeclaration } from './threads.ts';
+
+/** An agent as `/v1/agents` shows it. Mirrors src/faces/agents/agent-wire.ts (`agentToWire`). */
+export interface Agent {
+  object: string;
+  id: string;
+  name: string;
+  version: number;
+  model: string;
+  instructions: string;
+  description: string | null;
+  tools: ToolDeclaration[];
+  max_steps: number;
+  parallel_tool_calls: boolean;
+  tool_timeout_seconds: number | null;
+  timeout_policy: TimeoutPolicy;
+  input_policy: 'reject' | 'queue';
+  history_limit: number;
+  temperature: number | null;
+  max_output_tokens: number | null;
+  created_at: string;
+  updated_at: string;
+}

@@ -1,0 +1,128 @@
+import type { ContentBlock, JsonValue } from './common.ts';
+import type { LedgerEntry } from './ledger.ts';
+
+/** The Threads face (`/v1/threads`): the SipPulse manual-tools dialect. Mirrors src/faces/threads. */
+
+export type ThreadStatus = 'idle' | 'running' | 'pending';
+export type FinishReason = 'stop' | 'tool_use' | 'max_steps' | 'length' | 'error' | 'cancelled';
+
+/** A call the turn waits on. `kind: 'approval'` is decided by a person (`toolCalls.decide`), not answered. */
+export interface PendingToolCall {
+  id: string;
+  type: 'function';
+  name: string;
+  input: JsonValue;
+  kind?: 'approval';
+}
+
+export interface Thread {
+  id: string;
+  object: string;
+  agent: string;
+  status: ThreadStatus;
+  pending_tool_calls: (PendingToolCall & { deadline_at: string | null })[];
+  metadata: Record<string, string>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MessageChoice {
+  index: number;
+  message: { role: 'assistant'; content: string | null; tool_calls?: PendingToolCall[] };
+  finish_reason: FinishReason;
+}
+
+/** The answer to `POST /v1/threads/{id}/messages`: the turn's last reply, with the calls it waits on. */
+export interface MessageResponse {
+  id: string;
+  object: string;
+  thread_id: string;
+  turn_id: string;
+  created_at: string;
+  choices: MessageChoice[];
+  usage: { input_tokens: number; output_tokens: number };
+}
+
+/** A `202`: new input stored while calls are pending (agent `input_policy: queue`). */
+export interface QueuedMessage {
+  id: string;
+  object: string;
+  thread_id: string;
+  status: string;
+  pending_tool_call_ids: string[];
+  created_at: string;
+}
+
+/** A call in the transcript; `executor` marks calls Baton ran itself, never the client's to answer. */
+export interface TranscriptToolCall {
+  id: string;
+  type: 'function';
+  name: string;
+  input: JsonValue;
+  executor?: 'server' | 'fake' | 'system' | 'invalid';
+}
+
+export interface ToolResultBlock {
+  type: 'tool_result';
+  tool_call_id: string;
+  content: string | ContentBlock[];
+  is_error?: boolean;
+  /** Written by Baton (cancel, deadline), not sent by a client. */
+  synthetic?: boolean;
+}
+
+/** One message of `GET /v1/threads/{id}/messages`. Assistant content is text (or null); user content text or blocks. */
+export interface ThreadMessage {
+  id: string;
+  object: string;
+  role: 'user' | 'assistant' | 'system';
+  content: string | null | (ContentBlock | ToolResultBlock)[];
+  tool_calls?: TranscriptToolCall[];
+  turn_id: string;
+  created_at: string;
+}
+
+export interface CancelledThread extends Thread {
+  cancelled_turn_id: string;
+  cancelled_tool_calls: LedgerEntry[];
+}
+
+// ---- request bodies ---------------------------------------------------------------------------
+
+/** A tool declared by the client (per message, or on an agent). */
+export interface ToolDeclaration {
+  type?: 'function' | 'client' | 'manual';
+  name: string;
+  description?: string;
+  parameters?: Record<string, unknown>;
+  timeout_seconds?: number;
+  timeout_policy?: 'error_result' | 'fail' | 'cancel';
+}
+
+export type InputContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; source: { type: 'base64'; media_type: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp'; data: string } };
+
+/** One result; no `content` is an empty result, `is_error` tells the model the tool failed. */
+export interface ToolResultInput {
+  type: 'tool_result';
+  tool_call_id: string;
+  content?: string | InputContentBlock[];
+  is_error?: boolean;
+}
+
+export interface PostMessageBody {
+  role?: 'user' | 'tool';
+  content: string | InputContentBlock[] | ToolResultInput[];
+  tools?: ToolDeclaration[];
+  tool_choice?: 'auto' | 'none' | 'required' | { type: 'tool' | 'function'; name: string };
+  parallel_tool_calls?: boolean;
+  tool_timeout_seconds?: number;
+  max_steps?: number;
+  stream?: boolean;
+}
+
+export interface CreateThreadBody {
+  agent: string;
+  metadata?: Record<string, string>;
+}
