@@ -6,8 +6,8 @@ import { useSession } from './session-context.ts';
 interface Props {
   call: ToolCall;
   onAnswered(outcome: AnswerOutcome): void;
-  /** A refusal such as 409 (someone decided first) may mean the page is stale. */
-  onRefused(): void;
+  /** The server refused (say 409, decided elsewhere): the page shows why and re-reads the call, which may unmount this form. */
+  onRefused(message: string): void;
 }
 
 /** Approve or deny a server tool call waiting for a person. A denial needs a reason: the model reads it. */
@@ -32,8 +32,7 @@ export function ApprovalForm({ call, onAnswered, onRefused }: Props) {
     try {
       onAnswered(await client.decide(call.id, approve, reason));
     } catch (error) {
-      setErrors([(error as Error).message]);
-      onRefused();
+      onRefused((error as Error).message);
     } finally {
       setBusy(false);
     }

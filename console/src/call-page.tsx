@@ -43,7 +43,13 @@ export function CallPage({ id }: { id: string }) {
     });
   }, [client, id, reload]);
 
+  const refused = (message: string) => {
+    setErrors([message]);
+    void reload();
+  };
+
   const answered = (result: AnswerOutcome) => {
+    setErrors([]);
     setOutcome(result);
     setCall(result.tool_call);
     void client.threadMessages(result.tool_call.thread_id).then(setMessages, (error: Error) => setErrors([`Could not reload the conversation: ${error.message}`]));
@@ -81,13 +87,13 @@ export function CallPage({ id }: { id: string }) {
         <section aria-labelledby="answer-title">
           <h2 id="answer-title">{call.kind === 'approval' ? 'Decision' : 'Answer'}</h2>
           {call.kind === 'approval' ? (
-            <ApprovalForm call={call} onAnswered={answered} onRefused={() => void reload()} />
+            <ApprovalForm call={call} onAnswered={answered} onRefused={refused} />
           ) : tool.kind === 'loading' ? (
             <p role="status">Loading the tool…</p>
           ) : (
             <>
               {tool.notice && <p class="notice">{tool.notice}</p>}
-              <ClientResultForm call={call} tool={tool.tool} onAnswered={answered} onRefused={() => void reload()} />
+              <ClientResultForm call={call} tool={tool.tool} onAnswered={answered} onRefused={refused} />
             </>
           )}
         </section>

@@ -10,7 +10,8 @@ interface Props {
   /** null when the tool has no response schema or could not be read: JSON is then the only mode. */
   tool: ToolDefinition | null;
   onAnswered(outcome: AnswerOutcome): void;
-  onRefused(): void;
+  /** The server refused (say 409, answered elsewhere): the page shows why and re-reads the call, which may unmount this form. */
+  onRefused(message: string): void;
 }
 
 type Mode = 'form' | 'json';
@@ -66,8 +67,7 @@ export function ClientResultForm({ call, tool, onAnswered, onRefused }: Props) {
     try {
       onAnswered(await client.submitResult(call.id, composed.content, asError));
     } catch (error) {
-      setProblems([(error as Error).message]);
-      onRefused();
+      onRefused((error as Error).message);
     } finally {
       setBusy(false);
     }
