@@ -51,6 +51,11 @@ export class ApiClient {
     private readonly onUnauthorized: (error: ApiError) => void = () => {},
   ) {}
 
+  /** For requests made outside `request` (the ledger stream): a 401 there means the same. */
+  reportUnauthorized(error: ApiError): void {
+    this.onUnauthorized(error);
+  }
+
   get headers(): Record<string, string> {
     return { authorization: `Bearer ${this.key}` };
   }
@@ -64,7 +69,7 @@ export class ApiClient {
     });
     if (!response.ok) {
       const error = await errorFromResponse(response);
-      if (response.status === 401) this.onUnauthorized(error);
+      if (response.status === 401) this.reportUnauthorized(error);
       throw error;
     }
     return (await response.json()) as T;

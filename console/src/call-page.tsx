@@ -35,7 +35,8 @@ export function CallPage({ id }: { id: string }) {
 
   useEffect(() => {
     void reload().then((current) => {
-      if (!current || current.kind === 'approval' || current.kind === 'server') return;
+      // Only an open client call needs its tool: the form is built from the response schema.
+      if (!current || current.state !== 'pending' || current.kind === 'approval' || current.kind === 'server') return;
       client
         .getCallTool(id)
         .then((definition) => setTool({ kind: 'ready', tool: definition, notice: null }))

@@ -53,6 +53,7 @@ export function followLedger(client: ApiClient, filters: { agent?: string; tool?
       if (response.status === 401 || response.status === 403) {
         stopped = true;
         handlers.onFatal(error);
+        if (response.status === 401) client.reportUnauthorized(error);
       }
       // A refused Last-Event-ID would be refused forever: start from now (the list re-read on `ready` covers the gap).
       if (response.status === 400) lastEventId = null;

@@ -81,7 +81,9 @@ export function buildValue(schema: JsonSchema, draft: Draft, path: FieldPath, re
       return typeof draft === 'string' && draft !== '' ? draft : missing();
     case 'number':
     case 'integer':
-      return scalarNumber(kind, draft, path, errors) ?? missing();
+      // A malformed number is reported as such, not also as missing.
+      if (typeof draft !== 'string' || draft.trim() === '') return missing();
+      return scalarNumber(kind, draft, path, errors);
     case 'object': {
       const fields = typeof draft === 'object' && !Array.isArray(draft) ? draft : {};
       const requiredNames = new Set(schema.required ?? []);

@@ -1,12 +1,9 @@
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestBaton } from '../helpers/test-baton.ts';
+import type { BrowserGlobals } from './browser-globals.ts';
 import { pausedTurn, startConsoleBaton } from './console-fixtures.ts';
 import { callRow, chromiumMissing, launchBrowser, openConsole, openInbox, signIn } from './console-harness.ts';
-
-const SCREENSHOT = fileURLToPath(new URL('../../docs/console-inbox.png', import.meta.url));
 
 /** The approval flow of the console in a real browser against a real Baton. */
 describe.skipIf(chromiumMissing)('console: approvals', () => {
@@ -26,21 +23,21 @@ describe.skipIf(chromiumMissing)('console: approvals', () => {
     await page.getByLabel('API key').fill('bk_not_a_real_key');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').filter({ hasText: 'Invalid API key' }).waitFor();
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await page.evaluate(() => (globalThis as unknown as BrowserGlobals).sessionStorage.length)).toBe(0);
 
     await signIn(page);
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Inbox' }).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await page.evaluate(() => (globalThis as unknown as BrowserGlobals).sessionStorage.length)).toBe(0);
     expect(problems).toEqual([]);
     await context.close();
   });
 
   it('shows a new approval live, approves it, and shows the completed conversation', async () => {
     const { page, context, problems } = await openInbox(browser, baton);
-    await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
+    await page.evaluate(() => ((globalThis as unknown as BrowserGlobals).sameDocument = true));
 
     const { thread, callId } = await pausedTurn(baton, 'refunds', 'Please refund order A-100');
     const row = callRow(page, callId);
@@ -48,7 +45,7 @@ describe.skipIf(chromiumMissing)('console: approvals', () => {
     const text = await row.innerText();
     for (const expected of ['issue_refund', 'Approval', 'refunds', thread, 'A-100', 'just now']) expect(text).toContain(expected);
     // Arrived without a reload: the marker set before the turn is still there.
-    expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
+    expect(await page.evaluate(() => (globalThis as unknown as BrowserGlobals).sameDocument)).toBe(true);
 
     await row.getByRole('link', { name: 'issue_refund' }).click();
     await page.getByRole('heading', { level: 1, name: 'issue_refund' }).waitFor();
@@ -110,6 +107,33 @@ describe.skipIf(chromiumMissing)('console: approvals', () => {
     await context.close();
   });
 
+  it('shows "reconnecting" when the stream drops, then resumes with Last-Event-ID and catches up', async () => {
+    const { page, context, problems } = await openInbox(browser, baton);
+    const first = await pausedTurn(baton, 'refunds', 'refund before the drop');
+    await callRow(page, first.callId).waitFor();
+
+    const resumeIds: (string | undefined)[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/v1/tool-calls/events') resumeIds.push(request.headers()['last-event-id']);
+    });
+    // Drop every connection, and keep the stream refused while things change on the server.
+    await page.route('**/v1/tool-calls/events**', (route) => route.abort());
+    baton.baton.app.server.closeAllConnections();
+    await page.getByRole('status').filter({ hasText: 'Reconnecting' }).waitFor();
+    const second = await pausedTurn(baton, 'refunds', 'refund during the drop');
+    expect((await baton.request('POST', `/v1/tool-calls/${first.callId}/decision`, { approve: true })).status).toBe(200);
+    await page.unroute('**/v1/tool-calls/events**');
+
+    await callRow(page, second.callId).waitFor();
+    await callRow(page, first.callId).waitFor({ state: 'detached' });
+    await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+    expect(resumeIds.at(-1)).toMatch(/\|call_/);
+    await baton.request('POST', `/v1/tool-calls/${second.callId}/decision`, { approve: false, reason: 'test over' });
+    // The browser logs the cut stream and the refused retries; anything else is a real problem.
+    expect(problems.filter((problem) => !/ERR_FAILED|ERR_INCOMPLETE_CHUNKED_ENCODING/.test(problem))).toEqual([]);
+    await context.close();
+  });
+
   it('approves with the keyboard alone: Tab to the call, Enter, Tab to Approve, Enter', async () => {
     const { page, context } = await openInbox(browser, baton);
     const { callId } = await pausedTurn(baton, 'refunds', 'refund by keyboard');
@@ -123,30 +147,25 @@ describe.skipIf(chromiumMissing)('console: approvals', () => {
       throw new Error('Tab never reached the element');
     };
     // Functions run in the page: the id is passed through the row's attribute.
-    await page.evaluate((id) => document.body.setAttribute('data-target-call', id), callId);
+    await page.evaluate((id) => (globalThis as unknown as BrowserGlobals).document.body.setAttribute('data-target-call', id), callId);
     await tabUntil(() => {
+      const { document } = (globalThis as unknown as BrowserGlobals);
       const active = document.activeElement;
       return active?.classList.contains('call-name') === true && active.closest('li')?.getAttribute('data-call-id') === document.body.getAttribute('data-target-call');
     });
     // The focused control is visibly marked.
-    expect(await page.evaluate(() => getComputedStyle(document.activeElement as Element).outlineStyle)).not.toBe('none');
+    expect(
+      await page.evaluate(() => {
+        const { document, getComputedStyle } = (globalThis as unknown as BrowserGlobals);
+        return document.activeElement ? getComputedStyle(document.activeElement).outlineStyle : 'none';
+      }),
+    ).not.toBe('none');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'issue_refund' }).waitFor();
-    await tabUntil(() => document.activeElement?.textContent === 'Approve');
+    await tabUntil(() => (globalThis as unknown as BrowserGlobals).document.activeElement?.textContent === 'Approve');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Completed' }).waitFor();
     expect((await baton.request('GET', `/v1/tool-calls/${callId}`)).body.state).toBe('completed');
-    await context.close();
-  });
-
-  it('takes the README screenshot of an inbox with pending calls', async () => {
-    await pausedTurn(baton, 'refunds', 'Please refund order A-100');
-    await pausedTurn(baton, 'stock-desk', 'Is SKU-7 in stock?');
-    await pausedTurn(baton, 'refund-desk', 'I need approval to process a $500 refund');
-    const { page, context } = await openInbox(browser, baton, { width: 1200, height: 800 });
-    await page.locator('li.call-row').nth(2).waitFor();
-    mkdirSync(fileURLToPath(new URL('../../docs/', import.meta.url)), { recursive: true });
-    await page.screenshot({ path: SCREENSHOT });
     await context.close();
   });
 });

@@ -12,6 +12,8 @@ export const deskProgram = {
   rules: [
     { when: { user: 'refund' }, call: { tool: 'issue_refund', arguments: { order_id: 'A-100', amount: 25 } } },
     { when: { user: 'stock' }, call: { tool: 'check_stock', arguments: { sku: 'SKU-7' } } },
+    { when: { user: 'boxes' }, call: { tool: 'count_boxes', arguments: { dock: 'D2' } } },
+    { when: { user: 'visit' }, call: { tool: 'log_visit', arguments: { customer: 'Ada' } } },
     { when: { tool_error: true }, say: 'Could not finish: {{result}}' },
     { when: { tool_result: true }, say: 'All done: {{result}}' },
     { say: 'How can I help?' },
@@ -34,8 +36,9 @@ export const stockResponseSchema = {
 
 /**
  * A Baton with: `refunds` (CES agent; `issue_refund` is a jsFunction with requireApproval),
- * `stock-desk` (Threads agent; client tool `check_stock` with a response schema), and the demo
- * `refund-desk` (client tool `request_approval`, no response schema).
+ * `stock-desk` (Threads agent; client tools `check_stock` with a response schema and `log_visit` without), `dock` (CES
+ * agent; clientFunction `count_boxes` with a CES `response` schema), and the demo `refund-desk`
+ * (client tool `request_approval`).
  */
 export async function startConsoleBaton(options: StartOptions = {}): Promise<TestBaton> {
   const baton = await startTestBaton({ scripted: { desk: deskProgram } }, options);
@@ -54,10 +57,26 @@ export async function startConsoleBaton(options: StartOptions = {}): Promise<Tes
     baton.request('POST', `/v1/${APP}/agents?agentId=refunds`, { displayName: 'Refunds', instruction: 'Issue refunds.', modelSettings: { model: 'scripted:desk' }, tools: [`${APP}/tools/issue-refund`] }),
   );
   await expectOk(
+    baton.request('POST', `/v1/${APP}/tools?toolId=count-boxes`, {
+      clientFunction: {
+        name: 'count_boxes',
+        description: 'Boxes on a loading dock, counted by a person.',
+        parameters: { type: 'OBJECT', properties: { dock: { type: 'STRING' } }, required: ['dock'] },
+        response: { type: 'OBJECT', properties: { boxes: { type: 'INTEGER' }, damaged: { type: 'BOOLEAN' } }, required: ['boxes'] },
+      },
+    }),
+  );
+  await expectOk(
+    baton.request('POST', `/v1/${APP}/agents?agentId=dock`, { displayName: 'Dock', instruction: 'Count boxes.', modelSettings: { model: 'scripted:desk' }, tools: [`${APP}/tools/count-boxes`] }),
+  );
+  await expectOk(
     baton.request('POST', '/v1/agents', {
       name: 'stock-desk',
       model: 'scripted:desk',
-      tools: [{ name: 'check_stock', description: 'Stock of a product, counted by a person.', parameters: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] }, response_schema: stockResponseSchema }],
+      tools: [
+        { name: 'check_stock', description: 'Stock of a product, counted by a person.', parameters: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] }, response_schema: stockResponseSchema },
+        { name: 'log_visit', description: 'Logs a store visit; answers anything.', parameters: { type: 'object', properties: { customer: { type: 'string' } } } },
+      ],
     }),
   );
   return baton;

@@ -99,7 +99,7 @@ describe('GET /v1/tool-calls/events', () => {
   it('refuses a missing key, an unknown query parameter and a foreign Last-Event-ID, as JSON errors', async () => {
     const anonymous = await fetch(`${baton.url}/v1/tool-calls/events`);
     expect(anonymous.status).toBe(401);
-    expect((await anonymous.json()).error.code).toBe('missing_api_key');
+    expect(((await anonymous.json()) as { error: { code: string } }).error.code).toBe('missing_api_key');
     const unknown = await baton.request('GET', '/v1/tool-calls/events?state=pending');
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.message).toMatch(/state/);
