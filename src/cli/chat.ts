@@ -1,33 +1,12 @@
 import { createInterface } from 'node:readline/promises';
 import { stdin, stdout } from 'node:process';
-
-interface ToolCall {
-  id: string;
-  name: string;
-  input: unknown;
-}
-
-interface MessageResponse {
-  choices: { message: { content: string | null; tool_calls?: ToolCall[] }; finish_reason: string }[];
-}
-
-class ApiError extends Error {}
-
-async function call(baseUrl: string, apiKey: string, method: string, path: string, body?: unknown): Promise<unknown> {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const data = (await response.json()) as { error?: { message?: string } };
-  if (!response.ok) throw new ApiError(data.error?.message ?? `HTTP ${response.status}`);
-  return data;
-}
+import { Baton, BatonError, type RunCall, type ToolContext } from '@baton/client';
 
 /**
  * `baton chat AGENT`: a person talks to the agent and answers each client-executed call at a
- * prompt — the seeds' "human approval" case, for real. Answers are sent all together, in one
- * message, as the seeds require. Type `!` before an answer to send it as an error.
+ * prompt — the seeds' "human approval" case, for real. The SDK's runner does the loop: every
+ * answer of a step goes back in one message, and a call that needs approval is decided here too.
+ * Type `!` before an answer to send it as an error.
  */
 export async function runChat(args: string[]): Promise<number> {
   const agent = args[0];
@@ -35,37 +14,55 @@ export async function runChat(args: string[]): Promise<number> {
     console.error('Usage: baton chat AGENT');
     return 1;
   }
-  const baseUrl = (process.env.BATON_URL ?? 'http://127.0.0.1:8080').replace(/\/$/, '');
   const apiKey = process.env.BATON_API_KEY ?? process.env.BATON_ADMIN_KEY;
   if (!apiKey) {
     console.error('Set BATON_API_KEY to an API key of the server (the first admin key is printed at its first start).');
     return 1;
   }
+  const baton = new Baton({ baseURL: process.env.BATON_URL ?? 'http://127.0.0.1:8080', apiKey });
   const prompt = createInterface({ input: stdin, output: stdout });
+  // The runner runs a step's handlers at once; a person answers one prompt at a time.
+  let queue: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(ask: () => Promise<T>): Promise<T> => {
+    const next = queue.then(ask);
+    queue = next.catch(() => {});
+    return next;
+  };
+
+  const answerCall = (input: unknown, context: ToolContext): Promise<string> =>
+    oneAtATime(async () => {
+      console.log(`\n[tool call ${context.callId}] ${context.toolName} ${JSON.stringify(input, null, 2)}`);
+      const answer = await prompt.question(`result for ${context.toolName} (text or JSON; prefix ! for an error)> `);
+      // A thrown error is sent as an `is_error` result carrying its message.
+      if (answer.startsWith('!')) throw new Error(answer.slice(1).trim());
+      return answer;
+    });
+
+  const decide = (call: RunCall): Promise<{ approve: boolean; reason?: string }> =>
+    oneAtATime(async () => {
+      console.log(`\n[approval ${call.id}] ${call.name} ${JSON.stringify(call.input, null, 2)}`);
+      const answer = (await prompt.question(`approve ${call.name}? (y, or a reason to deny)> `)).trim();
+      return /^y(es)?$/i.test(answer) ? { approve: true } : { approve: false, reason: answer || 'denied at the terminal' };
+    });
+
   try {
-    const thread = (await call(baseUrl, apiKey, 'POST', '/v1/threads', { agent })) as { id: string };
+    const thread = await baton.threads.create({ agent });
     console.log(`Thread ${thread.id} with agent ${agent}. Type a message; an empty line or Ctrl+D quits.`);
     for (;;) {
       const line = await prompt.question('you> ').catch(() => '');
       if (line.trim() === '') return 0;
-      let response = (await call(baseUrl, apiKey, 'POST', `/v1/threads/${thread.id}/messages`, { role: 'user', content: line })) as MessageResponse;
-      for (;;) {
-        const choice = response.choices[0];
-        if (!choice) break;
-        if (choice.message.content) console.log(`${agent}> ${choice.message.content}`);
-        if (choice.finish_reason !== 'tool_use' || !choice.message.tool_calls) break;
-        const results = [];
-        for (const toolCall of choice.message.tool_calls) {
-          console.log(`\n[tool call ${toolCall.id}] ${toolCall.name} ${JSON.stringify(toolCall.input, null, 2)}`);
-          const answer = await prompt.question(`result for ${toolCall.name} (text or JSON; prefix ! for an error)> `);
-          const isError = answer.startsWith('!');
-          results.push({ type: 'tool_result', tool_call_id: toolCall.id, content: isError ? answer.slice(1).trim() : answer, ...(isError ? { is_error: true } : {}) });
-        }
-        response = (await call(baseUrl, apiKey, 'POST', `/v1/threads/${thread.id}/messages`, { role: 'user', content: results })) as MessageResponse;
-      }
+      await baton.threads.run(thread.id, line, {
+        fallback: answerCall,
+        onApproval: decide,
+        // A person may take their time.
+        handlerTimeoutMs: Number.POSITIVE_INFINITY,
+        onEvent: (event) => {
+          if (event.type === 'message' && event.message.text) console.log(`${agent}> ${event.message.text}`);
+        },
+      });
     }
   } catch (error) {
-    console.error(error instanceof ApiError ? `Baton: ${error.message}` : error);
+    console.error(error instanceof BatonError ? `Baton: ${error.message}` : error);
     return 1;
   } finally {
     prompt.close();

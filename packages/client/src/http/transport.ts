@@ -109,7 +109,7 @@ export class Transport {
         const replayed = response.headers.get('idempotent-replayed') === 'true';
         if (isKeyInUse(error) && Date.now() - started < timeoutMs) {
           // The first attempt is still running server-side and may finish any moment: short waits.
-          delay = Math.min(2_000, 250 * 2 ** waits++);
+          delay = Math.min(2_000, Math.max(50, retry.baseDelayMs / 2) * 2 ** waits++);
         } else if (isRetryableStatus(error, replayed) && retries < retry.maxRetries) {
           delay = backoffMs(retries++, retry, retryAfterOf(response.headers));
         } else {

@@ -1,7 +1,7 @@
 import type { Transport } from '../http/transport.ts';
 import { parseSse } from '../sse/parse-sse.ts';
 import type { Page } from '../wire/common.ts';
-import type { ApprovalDecision, LedgerEntry, ListToolCallsQuery, SubmitResultBody, ToolCallEvent, ToolCallResolution } from '../wire/ledger.ts';
+import type { ApprovalDecision, CallToolDefinition, LedgerEntry, ListToolCallsQuery, SubmitResultBody, ToolCallEvent, ToolCallResolution } from '../wire/ledger.ts';
 import { callSettings, type CallOptions } from './call-options.ts';
 
 export interface ToolCallEventsOptions {
@@ -17,8 +17,13 @@ export class ToolCalls {
   constructor(private readonly http: Transport) {}
 
   list(query: ListToolCallsQuery = {}, options?: CallOptions): Promise<Page<LedgerEntry>> {
-    const { threadId, ...rest } = query;
-    return this.http.json({ method: 'GET', path: '/v1/tool-calls', query: { ...rest, thread_id: threadId }, ...callSettings(options) });
+    const { threadId, createdBefore, ...rest } = query;
+    return this.http.json({ method: 'GET', path: '/v1/tool-calls', query: { ...rest, thread_id: threadId, created_before: createdBefore }, ...callSettings(options) });
+  }
+
+  /** The tool a call was made to: its input schema and, for client functions, the answer's. */
+  tool(id: string, options?: CallOptions): Promise<CallToolDefinition> {
+    return this.http.json({ method: 'GET', path: `/v1/tool-calls/${encodeURIComponent(id)}/tool`, ...callSettings(options) });
   }
 
   get(id: string, options?: CallOptions): Promise<LedgerEntry> {

@@ -19,12 +19,14 @@ export const DEFAULT_MAX_ROUNDS = 25;
  * The tool loop, the same for every face: send the input; while the reply waits on client calls,
  * run all their handlers at once and send all results in one request; settle approvals through
  * the ledger; stop when the model answers in text. Results go out under a key derived from the
- * call ids, so a retried submit (even one whose answer was lost) replays instead of applying
- * twice, and a handler never runs again because a request was retried.
+ * call ids and the results, so a retried submit (even one whose answer was lost) replays instead
+ * of applying twice, and a handler never runs again because a request was retried.
  */
 export async function runLoop<Raw>(face: FaceAdapter<Raw>, settings: LoopSettings<Raw>): Promise<RunResult<Raw>> {
   const { signal, emit } = settings;
   const answered: ToolCallRecord[] = [];
+  // A step that records results while approvals stay open shows the same approvals again.
+  const announced = new Set<string>();
   let rounds = 0;
   try {
     let step = await face.start(signal);
@@ -40,7 +42,11 @@ export async function runLoop<Raw>(face: FaceAdapter<Raw>, settings: LoopSetting
         emit({ type: 'done', result });
         return result;
       }
-      for (const call of step.approvals) emit({ type: 'approval', call });
+      for (const call of step.approvals) {
+        if (announced.has(call.id)) continue;
+        announced.add(call.id);
+        emit({ type: 'approval', call });
+      }
       if (step.calls.length === 0) {
         step = await face.settleApprovals(step, signal);
         continue;
@@ -75,7 +81,8 @@ export async function runLoop<Raw>(face: FaceAdapter<Raw>, settings: LoopSetting
         step = current;
         continue;
       }
-      const key = await derivedIdempotencyKey(`${face.face}-results`, outcomes.map((outcome) => outcome.call.id));
+      const sent = [...outcomes].sort((a, b) => (a.call.id < b.call.id ? -1 : 1)).map((outcome) => [outcome.call.id, outcome.content ?? null, outcome.isError]);
+      const key = await derivedIdempotencyKey(`${face.face}-results`, outcomes.map((outcome) => outcome.call.id), JSON.stringify(sent));
       step = await face.submit(current, outcomes, key, signal);
     }
   } catch (error) {

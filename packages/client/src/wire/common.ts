@@ -19,7 +19,7 @@ export interface Page<T> {
 export interface ContentBlock {
   type: string;
   text?: string;
-  source?: { type: string; media_type?: string; data?: string; url?: string };
+  source?: { type: string; media_type?: string; data?: string | null; url?: string };
   title?: string;
   [key: string]: unknown;
 }
@@ -29,3 +29,10 @@ export type ToolCallKind = 'client' | 'approval' | 'client_async' | 'server';
 export type ToolCallState = 'pending' | 'completed' | 'failed' | 'denied' | 'expired' | 'cancelled';
 export type TimeoutPolicy = 'error_result' | 'fail' | 'cancel';
 export type TurnStatus = 'in_progress' | 'requires_action' | 'completed' | 'failed' | 'cancelled' | 'expired';
+
+/** Who an API key is (`GET /v1/me`): its app (with the app's CES resource name) and its role. */
+export interface Principal {
+  object: string;
+  app: { id: string; name: string; project: string; location: string; resource_name: string };
+  key: { id: string; role: 'admin' | 'member' };
+}

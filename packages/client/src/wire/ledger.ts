@@ -36,8 +36,23 @@ export interface ListToolCallsQuery {
   agent?: string;
   threadId?: string;
   tool?: string;
+  /** Only calls created before this ISO 8601 time. */
+  createdBefore?: string;
   limit?: number;
   after?: string;
+}
+
+/** The tool a call was made to (`GET /v1/tool-calls/{id}/tool`): what an answer form is built from. */
+export interface CallToolDefinition {
+  object: string;
+  call_id: string;
+  kind: ToolCallKind;
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  /** For client functions that declare it: the JSON Schema of the answer they expect. */
+  response_schema: Record<string, unknown> | null;
+  executor: 'server' | 'client';
 }
 
 export interface SubmitResultBody {
