@@ -18,7 +18,7 @@ export type { ThreadReply } from './runner/thread-steps.ts';
 export type { CesReply } from './runner/ces-face.ts';
 export type { ThreadMessageSettings } from './runner/threads-face.ts';
 
-export type { Agents } from './resources/agents.ts';
+export type { AgentBody, AgentToolBody, AgentUpdateBody, Agents } from './resources/agents.ts';
 export type { CallOptions } from './resources/call-options.ts';
 export type { CesSessions, SessionRunOptions } from './resources/ces-sessions.ts';
 export type { ResponseResumeOptions, ResponseRunParams, Responses } from './resources/responses.ts';

@@ -1,9 +1,35 @@
+import { BatonError } from '../errors.ts';
 import type { Transport } from '../http/transport.ts';
 import type { Agent } from '../wire/agents.ts';
-import type { Page } from '../wire/common.ts';
+import type { Page, TimeoutPolicy } from '../wire/common.ts';
+import type { ToolDeclaration } from '../wire/threads.ts';
 import { callSettings, type CallOptions } from './call-options.ts';
 
-/** `/v1/agents`: read the agents the key's app can talk to. */
+/** A tool of an agent as it is written (the same declaration a message may carry). */
+export type AgentToolBody = ToolDeclaration;
+
+/** An agent as `POST /v1/agents` takes it. Mirrors src/faces/agents/agent-wire.ts (`agentWireSchema`). */
+export interface AgentBody {
+  name: string;
+  /** `provider:model` (`openai:gpt-4o-mini`, `scripted:auto`, …). */
+  model: string;
+  instructions?: string;
+  description?: string;
+  tools?: AgentToolBody[];
+  max_steps?: number;
+  parallel_tool_calls?: boolean;
+  tool_timeout_seconds?: number | null;
+  timeout_policy?: TimeoutPolicy;
+  input_policy?: 'reject' | 'queue';
+  history_limit?: number;
+  temperature?: number;
+  max_output_tokens?: number;
+}
+
+/** `PUT /v1/agents/{name}`: the whole new definition (the name is the path's); `expected_version` refuses a stale edit. */
+export type AgentUpdateBody = Omit<AgentBody, 'name'> & { name?: string; expected_version?: number };
+
+/** `/v1/agents`: the agents of the key's app. Every update is a new version; paused turns keep the version they started with. */
 export class Agents {
   constructor(private readonly http: Transport) {}
 
@@ -12,6 +38,45 @@ export class Agents {
   }
 
   get(name: string, options?: CallOptions): Promise<Agent> {
-    return this.http.json({ method: 'GET', path: `/v1/agents/${encodeURIComponent(name)}`, ...callSettings(options) });
+    return this.http.json({ method: 'GET', path: this.path(name), ...callSettings(options) });
+  }
+
+  /** Creates an agent (version 1). A 409 `agent_exists` if the name is taken. */
+  create(body: AgentBody, options?: CallOptions): Promise<Agent> {
+    return this.http.json({ method: 'POST', path: '/v1/agents', body, ...callSettings(options) });
+  }
+
+  /**
+   * Replaces an agent's definition (omitted settings take their defaults) as a new version. A 404
+   * `agent_not_found` if there is none; with `expected_version`, a 409 `agent_version_mismatch`
+   * if someone else changed it since.
+   */
+  update(name: string, body: AgentUpdateBody, options?: CallOptions): Promise<Agent> {
+    return this.http.json({ method: 'PUT', path: this.path(name), body, ...callSettings(options) });
+  }
+
+  /** Makes the agent say `body`: updates it when it exists, else creates it (for setup scripts and examples). */
+  async upsert(body: AgentBody, options?: CallOptions): Promise<Agent> {
+    const { name, ...definition } = body;
+    try {
+      return await this.update(name, definition, options);
+    } catch (error) {
+      if (!(error instanceof BatonError && error.code === 'agent_not_found')) throw error;
+    }
+    try {
+      return await this.create(body, options);
+    } catch (error) {
+      // Created by someone else in between: ours is the newer definition.
+      if (!(error instanceof BatonError && error.code === 'agent_exists')) throw error;
+      return this.update(name, definition, options);
+    }
+  }
+
+  delete(name: string, options?: CallOptions): Promise<{ object: 'agent.deleted'; name: string; deleted: true }> {
+    return this.http.json({ method: 'DELETE', path: this.path(name), ...callSettings(options) });
+  }
+
+  private path(name: string): string {
+    return `/v1/agents/${encodeURIComponent(name)}`;
   }
 }

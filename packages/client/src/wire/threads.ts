@@ -95,6 +95,8 @@ export interface ToolDeclaration {
   name: string;
   description?: string;
   parameters?: Record<string, unknown>;
+  /** The JSON Schema of the answer a client function expects (the console builds its answer form from it). */
+  response_schema?: Record<string, unknown>;
   timeout_seconds?: number;
   timeout_policy?: 'error_result' | 'fail' | 'cancel';
 }
