@@ -10,12 +10,15 @@ import { summariseProfile, type ProfileSummary } from './profile-summary.ts';
 import { fmt, gitState, loadRow, mb, table } from './report.ts';
 import { batonRoundTrip, createThreadsOverHttp, echoRoundTrip, responsesRoundTrip } from './round-trips.ts';
 import { measureServerTools, SERVER_TOOLS_PROFILE_DIR, serverToolsReport } from './server-tools.ts';
+import { measureSdkRunner, SDK_RUNNER_PROFILE_DIR } from './sdk-runner.ts';
+import { sdkRunnerReport } from './sdk-runner-report.ts';
 import type { SqlStat } from './sql-stats.ts';
 
 /**
  * `npm run bench`: throughput and latency of Baton's pause/resume round trip against a bare
  * Fastify echo ceiling, turn cost against history length, heap cost of pending threads, and the
- * overhead of a server-executed tool call beside a direct call to the same API (bench/server-tools.ts).
+ * overhead of a server-executed tool call beside a direct call to the same API (bench/server-tools.ts),
+ * and the @baton/client runner's overhead beside the hand-written round trip (bench/sdk-runner.ts).
  * Servers run in child processes (bench/servers/*.ts); this process only generates load, so it
  * never shares an event loop with the server it measures. Writes bench/results.json.
  *
@@ -40,10 +43,13 @@ const config = {
   profile: process.env.BENCH_PROFILE !== '0',
   /** Server-tools phase: the levels up to 10 clients, and sequential samples of each round trip. */
   serverTools: { levels: [] as number[], samples: quick ? 40 : 300 },
+  /** SDK-runner phase: the same levels, alternating slices per level, sequential samples, in-process runs per block. */
+  sdkRunner: { levels: [] as number[], slices: quick ? 2 : 4, samples: quick ? 40 : 300, inProcessRuns: quick ? 200 : 1000 },
 };
 {
   const upTo10 = config.levels.filter((clients) => clients <= 10);
   config.serverTools.levels = upTo10.length > 0 ? upTo10 : [Math.min(...config.levels)];
+  config.sdkRunner.levels = config.serverTools.levels;
 }
 const TARGETS = { ratioAt10: 0.4, overheadP99Ms: 5, heapDrift: 0.1, historyRatio: 1.2 };
 
@@ -286,6 +292,7 @@ async function main(): Promise<void> {
     profileDir: config.profile ? SERVER_TOOLS_PROFILE_DIR : null,
     log,
   });
+  const sdkRunner = await measureSdkRunner({ ...config.sdkRunner, warmupMs: config.warmupMs, durationMs: config.durationMs, profileDir: config.profile ? SDK_RUNNER_PROFILE_DIR : null, log });
   const heap = await measureHeap();
 
   const at = (results: LoadResult[], clients: number) => results.find((result) => result.clients === clients);
@@ -308,6 +315,9 @@ async function main(): Promise<void> {
     /** Server-tools phase, per client level: (tool turn − plain turn) p50 over the direct call's p50, and tool turn / plain turn p50. */
     serverToolOverheadToDirect: Object.fromEntries(serverTools.levels.map((level) => [level.clients, level.derived.overheadToDirectP50])) as Record<number, number>,
     toolTurnToPlainTurn: Object.fromEntries(serverTools.levels.map((level) => [level.clients, level.derived.toolToPlainP50])) as Record<number, number>,
+    /** SDK-runner phase, per client level: SDK rt/s over the hand-written (node:http) rt/s, and the p50 it adds per round trip (ms). */
+    sdkToHandWritten: Object.fromEntries(sdkRunner.levels.map((level) => [level.clients, level.sdkToBaseline.throughput])) as Record<number, number>,
+    sdkAddedP50Ms: Object.fromEntries(sdkRunner.levels.map((level) => [level.clients, level.sdkToBaseline.addedP50Ms])) as Record<number, number>,
   };
   const verdict = {
     ratioAt10: summary.ratioAt10 >= TARGETS.ratioAt10,
@@ -364,6 +374,7 @@ async function main(): Promise<void> {
     );
   }
   report.push(...serverToolsReport(serverTools));
+  report.push(...sdkRunnerReport(sdkRunner));
   report.push('', `Total bench time ${fmt((performance.now() - began) / 1000, 0)} s.`);
   console.log(report.join('\n'));
 
@@ -383,6 +394,7 @@ async function main(): Promise<void> {
     heap,
     profiles,
     serverTools,
+    sdkRunner,
     totalSeconds: (performance.now() - began) / 1000,
   };
   writeFileSync(join(BENCH_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
