@@ -2,6 +2,7 @@ import { AlertRegion } from './alert-region.tsx';
 import { href } from './hash-route.ts';
 import { usePagedList } from './paged-list.ts';
 import { useSession } from './session-context.ts';
+import { ListFooter } from './list-footer.tsx';
 
 /** The app's agents: model, version and the client tools they declare. */
 export function AgentsPage() {
@@ -34,12 +35,7 @@ export function AgentsPage() {
           </li>
         ))}
       </ul>
-      {list.loading && <p role="status">Loading…</p>}
-      {list.loadMore && (
-        <button type="button" class="quiet" onClick={list.loadMore}>
-          Load more agents
-        </button>
-      )}
+      <ListFooter list={list} noun="agents" />
     </>
   );
 }

@@ -1,6 +1,7 @@
 import type { ToolCall } from './api-types.ts';
 import { href } from './hash-route.ts';
-import { fullTime, relativeTime, useNow } from './relative-time.ts';
+import { useNow } from './relative-time.ts';
+import { When } from './when.tsx';
 
 /** Who, where and when of a call, as a description list. */
 export function CallFacts({ call }: { call: ToolCall }) {
@@ -22,9 +23,7 @@ export function CallFacts({ call }: { call: ToolCall }) {
       <div>
         <dt>Created</dt>
         <dd>
-          <time dateTime={call.created_at} title={fullTime(call.created_at)}>
-            {relativeTime(call.created_at, now)}
-          </time>
+          <When at={call.created_at} now={now} />
         </dd>
       </div>
       <div>
@@ -32,9 +31,7 @@ export function CallFacts({ call }: { call: ToolCall }) {
         <dd>
           {call.deadline_at ? (
             <>
-              <time dateTime={call.deadline_at} title={fullTime(call.deadline_at)}>
-                {relativeTime(call.deadline_at, now)}
-              </time>{' '}
+              <When at={call.deadline_at} now={now} />{' '}
               <span class="muted">(then: {call.timeout_policy.replace('_', ' ')})</span>
             </>
           ) : (
@@ -46,9 +43,7 @@ export function CallFacts({ call }: { call: ToolCall }) {
         <div>
           <dt>Answered</dt>
           <dd>
-            <time dateTime={call.submitted_at} title={fullTime(call.submitted_at)}>
-              {relativeTime(call.submitted_at, now)}
-            </time>
+            <When at={call.submitted_at} now={now} />
             {call.submitted_by && <span class="muted"> by {call.submitted_by}</span>}
           </dd>
         </div>

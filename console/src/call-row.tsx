@@ -1,7 +1,7 @@
 import type { ToolCall } from './api-types.ts';
 import { KIND_LABEL, previewJson } from './call-labels.ts';
 import { href } from './hash-route.ts';
-import { fullTime, relativeTime } from './relative-time.ts';
+import { When } from './when.tsx';
 
 /** One pending call in the inbox: what, for whom, how long it has waited, with what arguments. */
 export function CallRow({ call, now }: { call: ToolCall; now: number }) {
@@ -30,18 +30,14 @@ export function CallRow({ call, now }: { call: ToolCall; now: number }) {
         <div>
           <dt>Waiting since</dt>
           <dd>
-            <time dateTime={call.created_at} title={fullTime(call.created_at)}>
-              {relativeTime(call.created_at, now)}
-            </time>
+            <When at={call.created_at} now={now} />
           </dd>
         </div>
         {call.deadline_at && (
           <div>
             <dt>Deadline</dt>
             <dd>
-              <time dateTime={call.deadline_at} title={fullTime(call.deadline_at)}>
-                {relativeTime(call.deadline_at, now)}
-              </time>
+              <When at={call.deadline_at} now={now} />
             </dd>
           </div>
         )}

@@ -4,6 +4,7 @@ import { href, replaceHash } from './hash-route.ts';
 import { usePagedList } from './paged-list.ts';
 import { relativeTime, useNow } from './relative-time.ts';
 import { useSession } from './session-context.ts';
+import { ListFooter } from './list-footer.tsx';
 
 /** Conversations, newest first, optionally of one agent; each opens its transcript. */
 export function ThreadsPage({ query }: { query: URLSearchParams }) {
@@ -52,12 +53,7 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
           </li>
         ))}
       </ul>
-      {list.loading && <p role="status">Loading…</p>}
-      {list.loadMore && (
-        <button type="button" class="quiet" onClick={list.loadMore}>
-          Load more threads
-        </button>
-      )}
+      <ListFooter list={list} noun="threads" />
     </>
   );
 }

@@ -2,6 +2,7 @@ import { AlertRegion } from './alert-region.tsx';
 import type { CesResource } from './api-types.ts';
 import { usePagedList, type PagedList } from './paged-list.ts';
 import { useSession } from './session-context.ts';
+import { ListFooter } from './list-footer.tsx';
 
 const TOOL_KINDS = ['clientFunction', 'openApiTool', 'jsFunction'] as const;
 const TOOLSET_KINDS = ['mcpToolset', 'openApiToolset'] as const;
@@ -69,12 +70,7 @@ function ResourceSection({ title, list, kinds, empty }: { title: string; list: P
           );
         })}
       </ul>
-      {list.loading && <p role="status">Loading…</p>}
-      {list.loadMore && (
-        <button type="button" class="quiet" onClick={list.loadMore}>
-          Load more {title.toLowerCase()}
-        </button>
-      )}
+      <ListFooter list={list} noun={title.toLowerCase()} />
     </section>
   );
 }

@@ -39,10 +39,14 @@ export function isConsoleRoute(routeUrl: string | undefined): boolean {
  * data; every API call it makes carries the API key the person signs in with.
  */
 export function registerConsoleRoutes(app: FastifyInstance, distDir = CONSOLE_DIST): void {
+  // Hashed assets never change under their name, so each is read from disk once.
+  const assets = new Map<string, Buffer>();
   const sendFile = async (reply: FastifyReply, file: string, cache: string): Promise<FastifyReply> => {
     let body: Buffer;
     try {
-      body = await readFile(distDir + file);
+      const known = assets.get(file);
+      body = known ?? (await readFile(distDir + file));
+      if (!known && file.startsWith('assets/') && assets.size < 1_000) assets.set(file, body);
     } catch {
       return reply
         .status(404)
