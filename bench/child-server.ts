@@ -11,6 +11,16 @@ import { fileURLToPath } from 'node:url';
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+/** What a child sends over IPC: its readiness, or the answer to a request. */
+interface ChildMessage {
+  type?: 'ready';
+  url: string;
+  pid: number;
+  id?: number;
+  result?: unknown;
+  error?: string;
+}
+
 export interface ServerChild {
   url: string;
   pid: number;
@@ -30,7 +40,7 @@ export async function startServer(script: string, env: Record<string, string> = 
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const ready = await new Promise<{ url: string; pid: number }>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
-    child.on('message', (message: any) => {
+    child.on('message', (message: ChildMessage) => {
       if (message?.type === 'ready') resolve(message);
       else if (typeof message?.id === 'number') {
         const waiter = pending.get(message.id);

@@ -23,18 +23,32 @@ export async function createThread(baton: BatonInstance): Promise<string> {
 /** Sends the seed message; the thread pauses on request_approval. Returns the pending call id. */
 export async function sendSeed(baton: BatonInstance, threadId: string): Promise<string> {
   const outcome = settled(
-    await baton.engine.sendMessage(baton.defaultAppId, threadId, { items: [{ type: 'message', role: 'user', content: [{ type: 'text', text: SEED_TEXT }] }], options: { tools: [] } }, { submission }),
+    await baton.engine.sendMessage(
+      baton.defaultAppId,
+      threadId,
+      {
+        items: [{ type: 'message', role: 'user', content: [{ type: 'text', text: SEED_TEXT }] }],
+        options: { tools: [] },
+      },
+      { submission },
+    ),
   );
   const call = outcome.pendingCalls[0];
-  if (outcome.turn.status !== 'requires_action' || !call) throw new Error(`expected a pending call, turn is ${outcome.turn.status}`);
+  if (outcome.turn.status !== 'requires_action' || !call)
+    throw new Error(`expected a pending call, turn is ${outcome.turn.status}`);
   return call.id;
 }
 
 /** Answers the pending call; the turn completes. */
 export async function answer(baton: BatonInstance, threadId: string, callId: string): Promise<void> {
-  const outcome = await baton.engine.submitResults(baton.defaultAppId, threadId, [{ callId, output: [{ type: 'text', text: APPROVAL }], isError: false, param: 'content[0]' }], {
-    submission,
-  });
+  const outcome = await baton.engine.submitResults(
+    baton.defaultAppId,
+    threadId,
+    [{ callId, output: [{ type: 'text', text: APPROVAL }], isError: false, param: 'content[0]' }],
+    {
+      submission,
+    },
+  );
   if (outcome.turn.status !== 'completed') throw new Error(`expected a completed turn, got ${outcome.turn.status}`);
 }
 

@@ -106,8 +106,14 @@ try {
 
   // Cross-check in the database: every one of them is pending.
   const check = new Database(filename, { readonly: true });
-  const pendingCalls = (check.prepare("select count(*) as n from ledger_entries where state = 'pending'").get() as { n: number }).n;
-  const pendingThreads = (check.prepare("select count(distinct conversation_id) as n from ledger_entries where state = 'pending'").get() as { n: number }).n;
+  const pendingCalls = (
+    check.prepare("select count(*) as n from ledger_entries where state = 'pending'").get() as { n: number }
+  ).n;
+  const pendingThreads = (
+    check.prepare("select count(distinct conversation_id) as n from ledger_entries where state = 'pending'").get() as {
+      n: number;
+    }
+  ).n;
   check.close();
 
   const first = samples[0]!;

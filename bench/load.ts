@@ -46,7 +46,10 @@ export class HttpClient {
           path,
           method,
           agent: this.agent,
-          headers: body === null ? this.headers : { ...this.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          headers:
+            body === null
+              ? this.headers
+              : { ...this.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -79,7 +82,12 @@ export function percentiles(samples: readonly number[]): Percentiles {
   if (samples.length === 0) return { p50: NaN, p99: NaN, mean: NaN, max: NaN };
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
-  return { p50: at(0.5), p99: at(0.99), mean: sorted.reduce((sum, value) => sum + value, 0) / sorted.length, max: sorted[sorted.length - 1]! };
+  return {
+    p50: at(0.5),
+    p99: at(0.99),
+    mean: sorted.reduce((sum, value) => sum + value, 0) / sorted.length,
+    max: sorted[sorted.length - 1]!,
+  };
 }
 
 export interface LoadResult {
@@ -146,10 +154,10 @@ export async function runLoad(options: {
   let firstError: string | null = null;
   let cpuAtStart: NodeJS.CpuUsage | null = null;
   let serverCpuAtStart: number | null = null;
-  const openWindow = setTimeout(async () => {
+  const openWindow = setTimeout(() => {
     http.requestLatencies = [];
     cpuAtStart = process.cpuUsage();
-    serverCpuAtStart = await processCpuSeconds(options.serverPid);
+    void processCpuSeconds(options.serverPid).then((seconds) => (serverCpuAtStart = seconds));
   }, warmupMs);
 
   const loop = async (client: number) => {
@@ -161,7 +169,7 @@ export async function runLoad(options: {
         if (error instanceof StopClient) return;
         errors += 1;
         firstError ??= error instanceof Error ? error.message : String(error);
-        if (errors > 100) throw new Error(`too many errors; first: ${firstError}`);
+        if (errors > 100) throw new Error(`too many errors; first: ${firstError}`, { cause: error });
         continue;
       }
       const ended = performance.now();
@@ -169,8 +177,12 @@ export async function runLoad(options: {
       if (ended >= windowStart && ended <= windowEnd) roundTripLatencies.push(ended - began);
     }
   };
-  const serverCpuEnd = new Promise<number | null>((resolve) => setTimeout(() => void processCpuSeconds(options.serverPid).then(resolve), warmupMs + durationMs));
-  const cpuEnd = new Promise<NodeJS.CpuUsage>((resolve) => setTimeout(() => resolve(process.cpuUsage(cpuAtStart ?? undefined)), warmupMs + durationMs));
+  const serverCpuEnd = new Promise<number | null>((resolve) =>
+    setTimeout(() => void processCpuSeconds(options.serverPid).then(resolve), warmupMs + durationMs),
+  );
+  const cpuEnd = new Promise<NodeJS.CpuUsage>((resolve) =>
+    setTimeout(() => resolve(process.cpuUsage(cpuAtStart ?? undefined)), warmupMs + durationMs),
+  );
   await Promise.all(Array.from({ length: clients }, (_, client) => loop(client)));
   clearTimeout(openWindow);
   const requestLatencies = http.requestLatencies ?? [];

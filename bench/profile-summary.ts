@@ -77,7 +77,8 @@ export function summariseProfile(file: string, top = 25): ProfileSummary {
   };
   const key = (node: ProfileNode) => {
     const name = node.callFrame.functionName || '(anonymous)';
-    if (node.callFrame.url || SPECIAL.has(name)) return `${name} ${where(node.callFrame.url, node.callFrame.lineNumber)}`;
+    if (node.callFrame.url || SPECIAL.has(name))
+      return `${name} ${where(node.callFrame.url, node.callFrame.lineNumber)}`;
     const caller = jsCaller(node.id);
     return `${name} (native, from ${caller ? `${caller.callFrame.functionName || '(anonymous)'} ${where(caller.callFrame.url, caller.callFrame.lineNumber)}` : 'native'})`;
   };
@@ -85,7 +86,10 @@ export function summariseProfile(file: string, top = 25): ProfileSummary {
     if (name === '(garbage collector)') return '(gc)';
     if (url.includes('node_modules/')) {
       const rest = url.split('node_modules/').pop()!;
-      return rest.split('/').slice(0, rest.startsWith('@') ? 2 : 1).join('/');
+      return rest
+        .split('/')
+        .slice(0, rest.startsWith('@') ? 2 : 1)
+        .join('/');
     }
     if (!url || url.startsWith('node:')) return '(node internals)';
     if (url.includes('/bench/')) return '(bench instrumentation)';
@@ -100,7 +104,10 @@ export function summariseProfile(file: string, top = 25): ProfileSummary {
     self.set(key(node), (self.get(key(node)) ?? 0) + time);
     const owner = node.callFrame.url || SPECIAL.has(node.callFrame.functionName) ? node : (jsCaller(node.id) ?? node);
     // better-sqlite3's native statement calls (the SQLite work) are made from Kysely's driver.
-    const sqliteNative = !node.callFrame.url && SQLITE_NATIVES.has(node.callFrame.functionName) && /node_modules\/(kysely|better-sqlite3)\//.test(owner.callFrame.url);
+    const sqliteNative =
+      !node.callFrame.url &&
+      SQLITE_NATIVES.has(node.callFrame.functionName) &&
+      /node_modules\/(kysely|better-sqlite3)\//.test(owner.callFrame.url);
     const pkg = sqliteNative ? 'better-sqlite3' : packageOf(owner.callFrame.url, node.callFrame.functionName);
     packages.set(pkg, (packages.get(pkg) ?? 0) + time);
     // Inclusive: once per distinct function on the stack of this sample.
@@ -116,11 +123,24 @@ export function summariseProfile(file: string, top = 25): ProfileSummary {
   }
   const line = (k: string): ProfileLine => {
     const space = k.startsWith('(garbage collector)') ? '(garbage collector)'.length : k.indexOf(' ');
-    return { name: k.slice(0, space), where: k.slice(space + 1), selfPct: (100 * (self.get(k) ?? 0)) / total, totalPct: (100 * (inclusive.get(k) ?? 0)) / total };
+    return {
+      name: k.slice(0, space),
+      where: k.slice(space + 1),
+      selfPct: (100 * (self.get(k) ?? 0)) / total,
+      totalPct: (100 * (inclusive.get(k) ?? 0)) / total,
+    };
   };
-  const selfTop = [...self.keys()].sort((a, b) => (self.get(b) ?? 0) - (self.get(a) ?? 0)).slice(0, top).map(line);
-  const totalTop = [...inclusive.keys()].sort((a, b) => (inclusive.get(b) ?? 0) - (inclusive.get(a) ?? 0)).slice(0, top).map(line);
-  const byPackage = [...packages.entries()].sort((a, b) => b[1] - a[1]).map(([name, time]) => ({ name, selfPct: (100 * time) / total }));
+  const selfTop = [...self.keys()]
+    .sort((a, b) => (self.get(b) ?? 0) - (self.get(a) ?? 0))
+    .slice(0, top)
+    .map(line);
+  const totalTop = [...inclusive.keys()]
+    .sort((a, b) => (inclusive.get(b) ?? 0) - (inclusive.get(a) ?? 0))
+    .slice(0, top)
+    .map(line);
+  const byPackage = [...packages.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, time]) => ({ name, selfPct: (100 * time) / total }));
   return { wallMs: (profile.endTime - profile.startTime) / 1000, idleMs: idle / 1000, selfTop, totalTop, byPackage };
 }
 
@@ -128,9 +148,23 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const file = process.argv[2];
   if (!file) throw new Error('usage: bench/profile-summary.ts FILE.cpuprofile [top]');
   const summary = summariseProfile(file, Number(process.argv[3] ?? 25));
-  const fmt = (lines: ProfileLine[]) => lines.map((l) => `${l.selfPct.toFixed(1).padStart(5)}% self ${l.totalPct.toFixed(1).padStart(5)}% total  ${l.name}  ${l.where}`).join('\n');
-  console.log(`Wall ${summary.wallMs.toFixed(0)} ms, idle ${summary.idleMs.toFixed(0)} ms (${((100 * summary.idleMs) / summary.wallMs).toFixed(1)}%); percentages below are of busy time.\n`);
-  console.log('By package (self time):\n' + summary.byPackage.slice(0, 15).map((p) => `${p.selfPct.toFixed(1).padStart(5)}%  ${p.name}`).join('\n'));
+  const fmt = (lines: ProfileLine[]) =>
+    lines
+      .map(
+        (l) =>
+          `${l.selfPct.toFixed(1).padStart(5)}% self ${l.totalPct.toFixed(1).padStart(5)}% total  ${l.name}  ${l.where}`,
+      )
+      .join('\n');
+  console.log(
+    `Wall ${summary.wallMs.toFixed(0)} ms, idle ${summary.idleMs.toFixed(0)} ms (${((100 * summary.idleMs) / summary.wallMs).toFixed(1)}%); percentages below are of busy time.\n`,
+  );
+  console.log(
+    'By package (self time):\n' +
+      summary.byPackage
+        .slice(0, 15)
+        .map((p) => `${p.selfPct.toFixed(1).padStart(5)}%  ${p.name}`)
+        .join('\n'),
+  );
   console.log('\nTop self time:\n' + fmt(summary.selfTop));
   console.log('\nTop inclusive time:\n' + fmt(summary.totalTop));
 }

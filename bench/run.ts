@@ -44,7 +44,12 @@ const config = {
   /** Server-tools phase: the levels up to 10 clients, and sequential samples of each round trip. */
   serverTools: { levels: [] as number[], samples: quick ? 40 : 300 },
   /** SDK-runner phase: the same levels, alternating slices per level, sequential samples, in-process runs per block. */
-  sdkRunner: { levels: [] as number[], slices: quick ? 2 : 4, samples: quick ? 40 : 300, inProcessRuns: quick ? 200 : 1000 },
+  sdkRunner: {
+    levels: [] as number[],
+    slices: quick ? 2 : 4,
+    samples: quick ? 40 : 300,
+    inProcessRuns: quick ? 200 : 1000,
+  },
 };
 {
   const upTo10 = config.levels.filter((clients) => clients <= 10);
@@ -67,7 +72,16 @@ async function measureEcho(): Promise<LoadResult[]> {
     const roundTrip = echoRoundTrip(http);
     for (const clients of config.levels) {
       log(`echo ceiling, ${clients} client(s)`);
-      results.push(await runLoad({ clients, warmupMs: config.warmupMs, durationMs: config.durationMs, http, roundTrip, serverPid: server.pid }));
+      results.push(
+        await runLoad({
+          clients,
+          warmupMs: config.warmupMs,
+          durationMs: config.durationMs,
+          http,
+          roundTrip,
+          serverPid: server.pid,
+        }),
+      );
     }
     return results;
   } finally {
@@ -98,7 +112,12 @@ interface HistoryResult {
   ratioLongToMid: number;
 }
 
-async function measureBaton(): Promise<{ reuse: LoadResult[]; responses: LoadResult[]; fresh: FreshResult[]; history: HistoryResult }> {
+async function measureBaton(): Promise<{
+  reuse: LoadResult[];
+  responses: LoadResult[];
+  fresh: FreshResult[];
+  history: HistoryResult;
+}> {
   const server = await startServer('baton-server.ts');
   const http = new HttpClient(server.url, { authorization: `Bearer ${ADMIN_KEY}` });
   try {
@@ -108,20 +127,35 @@ async function measureBaton(): Promise<{ reuse: LoadResult[]; responses: LoadRes
       log(`Baton, one thread per client (history grows), ${clients} client(s)`);
       const threads = await createThreadsOverHttp(http, clients);
       reuse.push(
-        await runLoad({ clients, warmupMs: config.warmupMs, durationMs: config.durationMs, http, roundTrip: (client) => batonRoundTrip(http, threads[client]!), serverPid: server.pid }),
+        await runLoad({
+          clients,
+          warmupMs: config.warmupMs,
+          durationMs: config.durationMs,
+          http,
+          roundTrip: (client) => batonRoundTrip(http, threads[client]!),
+          serverPid: server.pid,
+        }),
       );
       // The same round trip through the Responses face, right after, on the same server.
       log(`Baton Responses face, one response chain per client, ${clients} client(s)`);
       const chains = Array.from({ length: clients }, () => ({ last: null as string | null }));
       responses.push(
-        await runLoad({ clients, warmupMs: config.warmupMs, durationMs: config.durationMs, http, roundTrip: (client) => responsesRoundTrip(http, chains[client]!), serverPid: server.pid }),
+        await runLoad({
+          clients,
+          warmupMs: config.warmupMs,
+          durationMs: config.durationMs,
+          http,
+          roundTrip: (client) => responsesRoundTrip(http, chains[client]!),
+          serverPid: server.pid,
+        }),
       );
     }
 
     const fresh: FreshResult[] = [];
     for (const [index, clients] of config.levels.entries()) {
       // Fresh threads run faster than grown ones: size the pool for 6× the thread-per-client rate.
-      const expected = Math.max(reuse[index]!.roundTripsPerSecond * 6, 100) * ((config.warmupMs + config.durationMs) / 1000);
+      const expected =
+        Math.max(reuse[index]!.roundTripsPerSecond * 6, 100) * ((config.warmupMs + config.durationMs) / 1000);
       const poolSize = Math.ceil(expected) + clients * 4 + 100;
       const pool = await server.call<string[]>('create-threads', { count: poolSize });
       log(`Baton, a fresh thread per round trip, ${clients} client(s) (${poolSize} threads prepared)`);
@@ -147,7 +181,9 @@ async function measureBaton(): Promise<{ reuse: LoadResult[]; responses: LoadRes
 
     const { shortTurns, shortCopies, midTurns, midCopies, longTurns, longCopies, samples } = config.history;
     type Built = { ids: string[]; buildSeconds: number; cloneSeconds: number };
-    log(`history: building threads of ${shortTurns}, ${midTurns} and ${longTurns} turns through the engine, then copying them (${shortCopies}/${midCopies}/${longCopies})`);
+    log(
+      `history: building threads of ${shortTurns}, ${midTurns} and ${longTurns} turns through the engine, then copying them (${shortCopies}/${midCopies}/${longCopies})`,
+    );
     const short = await server.call<Built>('history-threads', { turns: shortTurns, copies: shortCopies });
     const mid = await server.call<Built>('history-threads', { turns: midTurns, copies: midCopies });
     const long = await server.call<Built>('history-threads', { turns: longTurns, copies: longCopies });
@@ -233,15 +269,32 @@ async function profileBaton(): Promise<ProfileRun[]> {
       await runLoad({ clients, warmupMs: 0, durationMs: config.warmupMs + 2_000, http, roundTrip });
       const file = join(dir, `baton-${label.replaceAll(' ', '-')}.cpuprofile`);
       await server.call('profile-start');
-      const load = await runLoad({ clients, warmupMs: 0, durationMs: config.durationMs, http, roundTrip, serverPid: server.pid });
+      const load = await runLoad({
+        clients,
+        warmupMs: 0,
+        durationMs: config.durationMs,
+        http,
+        roundTrip,
+        serverPid: server.pid,
+      });
       await server.call('profile-stop', { file });
       // SQL timing in a window of its own, so its wrappers do not show in the profile.
       await server.call('sql-stats-start');
-      const sqlLoad = await runLoad({ clients, warmupMs: 0, durationMs: Math.min(config.durationMs, 4_000), http, roundTrip });
+      const sqlLoad = await runLoad({
+        clients,
+        warmupMs: 0,
+        durationMs: Math.min(config.durationMs, 4_000),
+        http,
+        roundTrip,
+      });
       const stats = await server.call<SqlStat[]>('sql-stats-stop');
       // Round trips that finished in the window (a few more ran across its edges).
       const roundTrips = Math.max(1, sqlLoad.roundTrips);
-      const sql = stats.map((stat) => ({ ...stat, sql: stat.sql.length > 110 ? `${stat.sql.slice(0, 107)}...` : stat.sql, perRoundTrip: stat.calls / roundTrips }));
+      const sql = stats.map((stat) => ({
+        ...stat,
+        sql: stat.sql.length > 110 ? `${stat.sql.slice(0, 107)}...` : stat.sql,
+        perRoundTrip: stat.calls / roundTrips,
+      }));
       runs.push({
         label,
         file: file.slice(REPO_ROOT.length),
@@ -260,17 +313,44 @@ async function profileBaton(): Promise<ProfileRun[]> {
   return runs;
 }
 
-async function measureHeap(): Promise<any> {
-  log(`heap: pending threads up to ${config.heapTarget.toLocaleString('en-US')} (engine for up to ${config.heapBudgetSeconds} s, then SQLite copies)`);
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', join(BENCH_DIR, 'heap-probe.ts'), String(config.heapTarget), String(config.heapBudgetSeconds)], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+/** What bench/heap-probe.ts prints as its last line. */
+interface HeapReport {
+  target: number;
+  engineBudgetSeconds: number;
+  engineCreated: number;
+  cloned: number;
+  cloneSeconds: number;
+  engineThreadsPerSecond: number;
+  pendingCallsInDb: number;
+  pendingThreadsInDb: number;
+  samples: Array<{ label: string; pendingThreads: number; heapUsed: number; rss: number }>;
+  heapRatio: number;
+}
+
+async function measureHeap(): Promise<HeapReport> {
+  log(
+    `heap: pending threads up to ${config.heapTarget.toLocaleString('en-US')} (engine for up to ${config.heapBudgetSeconds} s, then SQLite copies)`,
+  );
+  const child = spawn(
+    process.execPath,
+    [
+      '--expose-gc',
+      '--import',
+      'tsx',
+      join(BENCH_DIR, 'heap-probe.ts'),
+      String(config.heapTarget),
+      String(config.heapBudgetSeconds),
+    ],
+    {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   if (code !== 0) throw new Error(`heap probe exited with ${code}: ${output}`);
-  return JSON.parse(output.trim().split('\n').pop()!);
+  return JSON.parse(output.trim().split('\n').pop()!) as HeapReport;
 }
 
 // ---- report -------------------------------------------------------------------------------------
@@ -280,7 +360,9 @@ async function main(): Promise<void> {
   const git = gitState();
   const loadAtStart = loadavg();
   log(`config ${JSON.stringify(config)}`);
-  log(`code ${git ? `${git.commit}${git.modifiedSrcFiles ? ` + ${git.modifiedSrcFiles} modified file(s) under src/` : ''}` : 'unknown'}; load average ${loadAtStart.map((v) => v.toFixed(2)).join(' ')}`);
+  log(
+    `code ${git ? `${git.commit}${git.modifiedSrcFiles ? ` + ${git.modifiedSrcFiles} modified file(s) under src/` : ''}` : 'unknown'}; load average ${loadAtStart.map((v) => v.toFixed(2)).join(' ')}`,
+  );
   const echo = await measureEcho();
   const baton = await measureBaton();
   const profiles = config.profile ? await profileBaton() : [];
@@ -292,7 +374,13 @@ async function main(): Promise<void> {
     profileDir: config.profile ? SERVER_TOOLS_PROFILE_DIR : null,
     log,
   });
-  const sdkRunner = await measureSdkRunner({ ...config.sdkRunner, warmupMs: config.warmupMs, durationMs: config.durationMs, profileDir: config.profile ? SDK_RUNNER_PROFILE_DIR : null, log });
+  const sdkRunner = await measureSdkRunner({
+    ...config.sdkRunner,
+    warmupMs: config.warmupMs,
+    durationMs: config.durationMs,
+    profileDir: config.profile ? SDK_RUNNER_PROFILE_DIR : null,
+    log,
+  });
   const heap = await measureHeap();
 
   const at = (results: LoadResult[], clients: number) => results.find((result) => result.clients === clients);
@@ -310,14 +398,25 @@ async function main(): Promise<void> {
     heapRatio: heap.heapRatio as number,
     /** Responses face throughput over the Threads face's, same round trip, same run, per client level. */
     responsesToThreads: Object.fromEntries(
-      baton.responses.map((result) => [result.clients, result.roundTripsPerSecond / (at(baton.reuse, result.clients)?.roundTripsPerSecond ?? NaN)]),
+      baton.responses.map((result) => [
+        result.clients,
+        result.roundTripsPerSecond / (at(baton.reuse, result.clients)?.roundTripsPerSecond ?? NaN),
+      ]),
     ) as Record<number, number>,
     /** Server-tools phase, per client level: (tool turn − plain turn) p50 over the direct call's p50, and tool turn / plain turn p50. */
-    serverToolOverheadToDirect: Object.fromEntries(serverTools.levels.map((level) => [level.clients, level.derived.overheadToDirectP50])) as Record<number, number>,
-    toolTurnToPlainTurn: Object.fromEntries(serverTools.levels.map((level) => [level.clients, level.derived.toolToPlainP50])) as Record<number, number>,
+    serverToolOverheadToDirect: Object.fromEntries(
+      serverTools.levels.map((level) => [level.clients, level.derived.overheadToDirectP50]),
+    ) as Record<number, number>,
+    toolTurnToPlainTurn: Object.fromEntries(
+      serverTools.levels.map((level) => [level.clients, level.derived.toolToPlainP50]),
+    ) as Record<number, number>,
     /** SDK-runner phase, per client level: SDK rt/s over the hand-written (node:http) rt/s, and the p50 it adds per round trip (ms). */
-    sdkToHandWritten: Object.fromEntries(sdkRunner.levels.map((level) => [level.clients, level.sdkToBaseline.throughput])) as Record<number, number>,
-    sdkAddedP50Ms: Object.fromEntries(sdkRunner.levels.map((level) => [level.clients, level.sdkToBaseline.addedP50Ms])) as Record<number, number>,
+    sdkToHandWritten: Object.fromEntries(
+      sdkRunner.levels.map((level) => [level.clients, level.sdkToBaseline.throughput]),
+    ) as Record<number, number>,
+    sdkAddedP50Ms: Object.fromEntries(
+      sdkRunner.levels.map((level) => [level.clients, level.sdkToBaseline.addedP50Ms]),
+    ) as Record<number, number>,
   };
   const verdict = {
     ratioAt10: summary.ratioAt10 >= TARGETS.ratioAt10,
@@ -326,29 +425,43 @@ async function main(): Promise<void> {
     history: summary.historyRatio <= TARGETS.historyRatio,
   };
 
-  const headers = ['server', 'clients', 'rt/s', 'rt p50 ms', 'rt p99 ms', 'req p50 ms', 'req p99 ms', 'server CPU', 'load CPU', 'errors'];
+  const headers = [
+    'server',
+    'clients',
+    'rt/s',
+    'rt p50 ms',
+    'rt p99 ms',
+    'req p50 ms',
+    'req p99 ms',
+    'server CPU',
+    'load CPU',
+    'errors',
+  ];
   const rows = [
     ...echo.map((result) => loadRow('echo ceiling', result)),
     ...baton.reuse.map((result) => loadRow('Baton, thread per client', result)),
     ...baton.responses.map((result) => loadRow('Baton Responses, chain per client', result)),
-    ...baton.fresh.map((result) => loadRow(`Baton, fresh thread${result.poolExhausted ? ' (pool ran out!)' : ''}`, result)),
+    ...baton.fresh.map((result) =>
+      loadRow(`Baton, fresh thread${result.poolExhausted ? ' (pool ran out!)' : ''}`, result),
+    ),
   ];
   const h = baton.history;
-  const heapRows = (heap.samples as Array<{ label: string; pendingThreads: number; heapUsed: number; rss: number }>).map((sample) => [
-    sample.label,
-    sample.pendingThreads.toLocaleString('en-US'),
-    mb(sample.heapUsed),
-    mb(sample.rss),
-  ]);
+  const heapRows = (
+    heap.samples as Array<{ label: string; pendingThreads: number; heapUsed: number; rss: number }>
+  ).map((sample) => [sample.label, sample.pendingThreads.toLocaleString('en-US'), mb(sample.heapUsed), mb(sample.rss)]);
   const check = (ok: boolean) => (ok ? 'met' : 'MISSED');
   const report = [
     '',
-    `Code ${git ? `${git.commit}${git.modifiedSrcFiles ? ` + ${git.modifiedSrcFiles} modified file(s) under src/` : ''}` : 'unknown'}; ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; Node ${process.version}; load average at start ${loadAtStart.map((v) => v.toFixed(2)).join(' ')}, at end ${loadavg().map((v) => v.toFixed(2)).join(' ')}.`,
+    `Code ${git ? `${git.commit}${git.modifiedSrcFiles ? ` + ${git.modifiedSrcFiles} modified file(s) under src/` : ''}` : 'unknown'}; ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; Node ${process.version}; load average at start ${loadAtStart.map((v) => v.toFixed(2)).join(' ')}, at end ${loadavg()
+      .map((v) => v.toFixed(2))
+      .join(' ')}.`,
     `Round trip = POST seed message → tool_use → POST tool_result → final answer (echo: 2 POSTs). ${config.warmupMs / 1000} s warm-up + ${config.durationMs / 1000} s per level. CPU in cores (1.00 = one core busy).`,
     table(headers, rows),
     '',
     `Baton/ceiling at 10 clients: ${fmt(summary.ratioAt10, 3)} (thread per client), ${fmt(summary.ratioAt10Fresh, 3)} (fresh threads)   target ≥ ${TARGETS.ratioAt10}: ${check(verdict.ratioAt10)}`,
-    `Responses face / Threads face (same round trip, rt/s): ${Object.entries(summary.responsesToThreads).map(([clients, ratio]) => `${fmt(ratio, 2)} at ${clients} client(s)`).join(', ')}`,
+    `Responses face / Threads face (same round trip, rt/s): ${Object.entries(summary.responsesToThreads)
+      .map(([clients, ratio]) => `${fmt(ratio, 2)} at ${clients} client(s)`)
+      .join(', ')}`,
     `p99 server overhead per request: ${fmt(summary.overheadP99MsAt10, 2)} ms at 10 clients, ${fmt(summary.overheadP99MsAt1, 2)} ms at 1 client   target < ${TARGETS.overheadP99Ms} ms (10 clients): ${check(verdict.overheadP99)}`,
     `Turn cost vs history (sequential, ${h.samples} round trips each): median ${fmt(h.short.p50, 2)} ms at ${h.shortTurns} prior turns, ${fmt(h.mid.p50, 2)} ms at ${h.midTurns}, ${fmt(h.long.p50, 2)} ms at ${h.longTurns}; ratio ${h.longTurns}/${h.shortTurns} ${fmt(h.ratioOfMedians, 2)}   target ≤ ${TARGETS.historyRatio}: ${check(verdict.history)} (${h.longTurns}/${h.midTurns}: ${fmt(h.ratioLongToMid, 2)})`,
     `Heap with pending threads (after forced GC): ratio ${fmt(summary.heapRatio, 3)} from first to last sample   target within ±${TARGETS.heapDrift * 100}%: ${check(verdict.heapFlat)}`,
@@ -359,7 +472,11 @@ async function main(): Promise<void> {
     report.push(
       '',
       `CPU profile of Baton, ${profile.label}, 10 clients (${profile.file}; ${fmt(profile.load.roundTripsPerSecond, 0)} rt/s under the profiler; idle ${fmt((100 * profile.idleMs) / profile.wallMs, 1)}% of wall time):`,
-      '  by package (self time): ' + profile.byPackage.slice(0, 8).map((entry) => `${entry.name} ${fmt(entry.selfPct)}%`).join(', '),
+      '  by package (self time): ' +
+        profile.byPackage
+          .slice(0, 8)
+          .map((entry) => `${entry.name} ${fmt(entry.selfPct)}%`)
+          .join(', '),
       table(
         ['top self time', 'self %', 'total %', 'where'],
         profile.selfTop.slice(0, 12).map((line) => [line.name, fmt(line.selfPct), fmt(line.totalPct), line.where]),
@@ -369,7 +486,14 @@ async function main(): Promise<void> {
         ['statement', 'per rt', 'mean µs', 'max µs', '> 2 ms', 'total ms'],
         profile.sql
           .slice(0, 8)
-          .map((stat) => [stat.sql.slice(0, 80), fmt(stat.perRoundTrip, 1), fmt(stat.meanUs, 0), fmt(stat.maxUs, 0), String(stat.slowCalls), fmt(stat.totalMs, 0)]),
+          .map((stat) => [
+            stat.sql.slice(0, 80),
+            fmt(stat.perRoundTrip, 1),
+            fmt(stat.meanUs, 0),
+            fmt(stat.maxUs, 0),
+            String(stat.slowCalls),
+            fmt(stat.totalMs, 0),
+          ]),
       ),
     );
   }
@@ -380,7 +504,13 @@ async function main(): Promise<void> {
 
   const results = {
     date: new Date().toISOString(),
-    machine: { node: process.version, os: `${osType()} ${release()}`, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 1024 ** 3) },
+    machine: {
+      node: process.version,
+      os: `${osType()} ${release()}`,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? 'unknown',
+      memoryGb: Math.round(totalmem() / 1024 ** 3),
+    },
     code: git,
     loadAverage: { start: loadAtStart, end: loadavg() },
     config,

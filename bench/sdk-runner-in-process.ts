@@ -30,7 +30,11 @@ export interface InProcessResult {
    * unprofiled median CPU per round trip), hand-written with keys beside the SDK, µs; sorted by
    * what the SDK adds. `cpuUsPerRun` is the profiled blocks' own (the sampler adds to it).
    */
-  profile: { files: string[]; cpuUsPerRun: { handFetchKeys: number; sdk: number }; byGroup: Array<{ name: string; handUs: number; sdkUs: number }> } | null;
+  profile: {
+    files: string[];
+    cpuUsPerRun: { handFetchKeys: number; sdk: number };
+    byGroup: Array<{ name: string; handUs: number; sdkUs: number }>;
+  } | null;
 }
 export type InProcessVariant = 'handFetch' | 'handFetchKeys' | 'sdk';
 
@@ -52,9 +56,19 @@ export function inProcessGroup(where: string, name: string): string {
  * fetch that answers each request with a fresh Response holding the body Baton sent at setup.
  * What remains is the client-side work: building requests, handlers, the results key, parsing.
  */
-export async function measureInProcess(replies: { paused: string; final: string }, expected: string, runsPerBlock: number, blocks: number, profileDir: string | null): Promise<InProcessResult> {
+export async function measureInProcess(
+  replies: { paused: string; final: string },
+  expected: string,
+  runsPerBlock: number,
+  blocks: number,
+  profileDir: string | null,
+): Promise<InProcessResult> {
   const headers = { 'content-type': 'application/json; charset=utf-8' };
-  const stub: FetchFn = async (_input, init) => new Response(String(init.body).includes('"tool_result"') ? replies.final : replies.paused, { status: 200, headers });
+  const stub: FetchFn = async (_input, init) =>
+    new Response(String(init.body).includes('"tool_result"') ? replies.final : replies.paused, {
+      status: 200,
+      headers,
+    });
   const baton = new Baton({ baseURL: 'http://127.0.0.1:9', apiKey: ADMIN_KEY, fetch: stub });
   const variants: Record<InProcessVariant, () => Promise<void>> = {
     handFetch: () => fetchRoundTrip('http://127.0.0.1:9', 'thread', false, expected, stub),
@@ -80,7 +94,8 @@ export async function measureInProcess(replies: { paused: string; final: string 
       wall[name].push(measured.wallUs);
     }
   }
-  const medians = (values: Record<InProcessVariant, number[]>) => Object.fromEntries(names.map((name) => [name, percentiles(values[name]).p50])) as Record<InProcessVariant, number>;
+  const medians = (values: Record<InProcessVariant, number[]>) =>
+    Object.fromEntries(names.map((name) => [name, percentiles(values[name]).p50])) as Record<InProcessVariant, number>;
   const cpuUs = medians(cpu);
   let profile: InProcessResult['profile'] = null;
   if (profileDir) {
@@ -111,7 +126,9 @@ export async function measureInProcess(replies: { paused: string; final: string 
     profile = {
       files,
       cpuUsPerRun,
-      byGroup: [...groups.entries()].map(([name, us]) => ({ name, handUs: us.hand, sdkUs: us.sdk })).sort((a, b) => b.sdkUs - b.handUs - (a.sdkUs - a.handUs)),
+      byGroup: [...groups.entries()]
+        .map(([name, us]) => ({ name, handUs: us.hand, sdkUs: us.sdk }))
+        .sort((a, b) => b.sdkUs - b.handUs - (a.sdkUs - a.handUs)),
     };
   }
   return { runsPerBlock, blocks, cpuUs, wallUs: medians(wall), runnerUs: cpuUs.sdk - cpuUs.handFetchKeys, profile };
@@ -128,8 +145,10 @@ export async function measureKeyDerivation(calls: number): Promise<KeyDerivation
   const hex = (bytes: Uint8Array) => Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
   const hashes: Record<KeyDerivation['hash'], (i: number) => Promise<string>> = {
     webCrypto: (i) => derivedIdempotencyKey('threads-results', [`call_${i}`], payload),
-    sdkJsSha256: async (i) => `baton-threads-results-${hex(sha256Bytes(new TextEncoder().encode(`call_${i}\n${payload}`)))}`,
-    nodeCrypto: async (i) => `baton-threads-results-${createHash('sha256').update(`call_${i}\n${payload}`).digest('hex')}`,
+    sdkJsSha256: async (i) =>
+      `baton-threads-results-${hex(sha256Bytes(new TextEncoder().encode(`call_${i}\n${payload}`)))}`,
+    nodeCrypto: async (i) =>
+      `baton-threads-results-${createHash('sha256').update(`call_${i}\n${payload}`).digest('hex')}`,
   };
   const results: KeyDerivation[] = [];
   for (const gapMs of [0, 2]) {

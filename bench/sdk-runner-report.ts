@@ -33,20 +33,55 @@ export function sdkRunnerReport(result: SdkRunnerResult): string[] {
     fmt(level.runner.addedClientCpuMs, 3),
   ]);
   const s = result.sequential;
-  const seqCells = VARIANTS.map((variant) => `${LABELS[variant]} ${fmt(s.variants[variant].latency.p50, 2)} ms (client CPU median ${fmt(s.variants[variant].clientCpu.p50, 3)}, mean ${fmt(s.variants[variant].clientCpu.mean, 3)} ms)`).join('; ');
+  const seqCells = VARIANTS.map(
+    (variant) =>
+      `${LABELS[variant]} ${fmt(s.variants[variant].latency.p50, 2)} ms (client CPU median ${fmt(s.variants[variant].clientCpu.p50, 3)}, mean ${fmt(s.variants[variant].clientCpu.mean, 3)} ms)`,
+  ).join('; ');
   const wraps = result.levels.filter((level) => level.poolWraps > 0).map((level) => level.clients);
   const lines = [
     '',
     `SDK runner beside the hand-written round trip (same Baton child; ${result.slices} alternating slices per level; a new thread every ${result.turnsPerThread} round trips). Server CPU = Baton's; load CPU = this process's (transport + runner).${wraps.length > 0 ? ` Threads reused at ${wraps.join(', ')} client(s)!` : ''}`,
-    table(['round trip', 'clients', 'rt/s', 'p50 ms', 'p99 ms', 'server CPU', 'srv ms/rt', 'load CPU', 'client ms/rt', 'errors'], rows),
+    table(
+      [
+        'round trip',
+        'clients',
+        'rt/s',
+        'p50 ms',
+        'p99 ms',
+        'server CPU',
+        'srv ms/rt',
+        'load CPU',
+        'client ms/rt',
+        'errors',
+      ],
+      rows,
+    ),
     '',
     'SDK / baseline, and the difference in steps (each: throughput ratio / added p50 ms): fetch vs node:http, keys vs none, SDK vs hand-written with keys:',
-    table(['clients', 'SDK/base rt/s', 'added p50 ms', 'added p99 ms', 'transport', 'idempotency keys', 'runner', 'runner client CPU ms'], derivedRows),
+    table(
+      [
+        'clients',
+        'SDK/base rt/s',
+        'added p50 ms',
+        'added p99 ms',
+        'transport',
+        'idempotency keys',
+        'runner',
+        'runner client CPU ms',
+      ],
+      derivedRows,
+    ),
     `Sequential, interleaved (${s.samples} of each, medians): ${seqCells}.`,
     `  SDK − baseline ${fmt(s.sdkMinusBaselineMs, 2)} ms = transport ${fmt(s.transportMs, 2)} + idempotency keys ${fmt(s.idempotencyKeysMs, 2)} + runner ${fmt(s.runnerMs, 2)} (runner client CPU ${fmt(s.runnerClientCpuMs, 3)} ms)`,
     `  One results key, CPU / wall µs (medians of ${result.keyDerivation[0]?.calls ?? 0}): ` +
       [0, 2]
-        .map((gap) => `${gap === 0 ? 'back to back' : `after ${gap} ms idle`}: ${result.keyDerivation.filter((k) => k.gapMs === gap).map((k) => `${k.hash} ${fmt(k.cpuUs, 0)} / ${fmt(k.wallUs, 0)}`).join(', ')}`)
+        .map(
+          (gap) =>
+            `${gap === 0 ? 'back to back' : `after ${gap} ms idle`}: ${result.keyDerivation
+              .filter((k) => k.gapMs === gap)
+              .map((k) => `${k.hash} ${fmt(k.cpuUs, 0)} / ${fmt(k.wallUs, 0)}`)
+              .join(', ')}`,
+        )
         .join('; '),
   ];
   const p = result.inProcess;
@@ -62,13 +97,18 @@ export function sdkRunnerReport(result: SdkRunnerResult): string[] {
   for (const profile of result.profiles) {
     lines.push(
       `  Client CPU, ${LABELS[profile.variant]} at ${profile.clients} clients (${profile.file}): ${fmt(profile.clientCpuMsPerRoundTrip, 3)} ms/rt = ` +
-        profile.byGroup.filter((group) => group.msPerRoundTrip >= 0.005).map((group) => `${group.name} ${fmt(group.msPerRoundTrip, 3)}`).join(', '),
+        profile.byGroup
+          .filter((group) => group.msPerRoundTrip >= 0.005)
+          .map((group) => `${group.name} ${fmt(group.msPerRoundTrip, 3)}`)
+          .join(', '),
     );
   }
   for (const entry of result.sql) {
     lines.push(
       `  Baton SQLite per round trip, ${LABELS[entry.variant]}: ${fmt(entry.statementsPerRoundTrip, 1)} statements, ${fmt(entry.commitsPerRoundTrip, 1)} commits, ${fmt(entry.sqliteMsPerRoundTrip, 2)} ms` +
-        (entry.idempotencyStatements.length > 0 ? `; idempotency: ${entry.idempotencyStatements.map((stat) => `${fmt(stat.perRoundTrip, 1)} × ${stat.sql.slice(0, 60)} (${fmt(stat.meanUs, 0)} µs)`).join('; ')}` : ''),
+        (entry.idempotencyStatements.length > 0
+          ? `; idempotency: ${entry.idempotencyStatements.map((stat) => `${fmt(stat.perRoundTrip, 1)} × ${stat.sql.slice(0, 60)} (${fmt(stat.meanUs, 0)} µs)`).join('; ')}`
+          : ''),
     );
   }
   return lines;

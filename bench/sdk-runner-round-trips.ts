@@ -12,7 +12,8 @@ export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const TURNS_PER_THREAD = 10;
 export const AUTH = `Bearer ${ADMIN_KEY}`;
 export const SEED_BODY = JSON.stringify({ role: 'user', content: SEED_TEXT });
-export const resultBody = (callId: string) => JSON.stringify({ role: 'user', content: [{ type: 'tool_result', tool_call_id: callId, content: APPROVAL }] });
+export const resultBody = (callId: string) =>
+  JSON.stringify({ role: 'user', content: [{ type: 'tool_result', tool_call_id: callId, content: APPROVAL }] });
 
 export class ThreadPool {
   private next = 0;
@@ -42,7 +43,12 @@ export class Rotation {
 export type FetchFn = (input: string, init: RequestInit) => Promise<Response>;
 export const globalFetch: FetchFn = (input, init) => fetch(input, init);
 
-export async function fetchPost(fetchFn: FetchFn, url: string, body: string, key: string | undefined): Promise<{ status: number; text: string }> {
+export async function fetchPost(
+  fetchFn: FetchFn,
+  url: string,
+  body: string,
+  key: string | undefined,
+): Promise<{ status: number; text: string }> {
   const headers: Record<string, string> = { authorization: AUTH, 'content-type': 'application/json' };
   if (key !== undefined) {
     headers.accept = 'application/json';
@@ -53,34 +59,48 @@ export async function fetchPost(fetchFn: FetchFn, url: string, body: string, key
 }
 
 /** The hand-written round trip over fetch (the global one but in the in-process test); with `keys`, both POSTs carry a random Idempotency-Key. */
-export async function fetchRoundTrip(baseUrl: string, threadId: string, keys: boolean, expected: string, fetchFn: FetchFn = globalFetch): Promise<void> {
+export async function fetchRoundTrip(
+  baseUrl: string,
+  threadId: string,
+  keys: boolean,
+  expected: string,
+  fetchFn: FetchFn = globalFetch,
+): Promise<void> {
   const url = `${baseUrl}/v1/threads/${threadId}/messages`;
   const first = await fetchPost(fetchFn, url, SEED_BODY, keys ? `baton-${randomUUID()}` : undefined);
   if (first.status !== 200) throw new Error(`seed message answered ${first.status}: ${first.text.slice(0, 300)}`);
   const choice = JSON.parse(first.text).choices?.[0];
   const callId = choice?.message?.tool_calls?.[0]?.id;
-  if (choice?.finish_reason !== 'tool_use' || typeof callId !== 'string') throw new Error(`expected tool_use: ${first.text.slice(0, 300)}`);
+  if (choice?.finish_reason !== 'tool_use' || typeof callId !== 'string')
+    throw new Error(`expected tool_use: ${first.text.slice(0, 300)}`);
   const second = await fetchPost(fetchFn, url, resultBody(callId), keys ? `baton-${randomUUID()}` : undefined);
   if (second.status !== 200) throw new Error(`tool_result answered ${second.status}: ${second.text.slice(0, 300)}`);
   const last = JSON.parse(second.text).choices?.[0];
-  if (last?.finish_reason !== 'stop' || last.message?.content !== expected) throw new Error(`expected the answer: ${second.text.slice(0, 300)}`);
+  if (last?.finish_reason !== 'stop' || last.message?.content !== expected)
+    throw new Error(`expected the answer: ${second.text.slice(0, 300)}`);
 }
 
 export async function sdkRoundTrip(baton: Baton, threadId: string, expected: string): Promise<void> {
   const answer = await baton.threads.run(threadId, SEED_TEXT, { tools: { request_approval: () => APPROVAL } });
   if (answer.text !== expected || answer.rounds !== 1 || answer.toolCalls.length !== 1) {
-    throw new Error(`SDK run ended otherwise: rounds ${answer.rounds}, ${answer.toolCalls.length} call(s), text ${JSON.stringify(answer.text).slice(0, 300)}`);
+    throw new Error(
+      `SDK run ended otherwise: rounds ${answer.rounds}, ${answer.toolCalls.length} call(s), text ${JSON.stringify(answer.text).slice(0, 300)}`,
+    );
   }
 }
 
 /** A hand-written round trip (node:http): its final answer, which every variant must reproduce, and Baton's two replies. */
-export async function referenceRoundTrip(http: HttpClient, threadId: string): Promise<{ answer: string; paused: string; final: string }> {
+export async function referenceRoundTrip(
+  http: HttpClient,
+  threadId: string,
+): Promise<{ answer: string; paused: string; final: string }> {
   const first = await http.post(`/v1/threads/${threadId}/messages`, SEED_BODY);
   const callId = JSON.parse(first.text).choices?.[0]?.message?.tool_calls?.[0]?.id;
   if (typeof callId !== 'string') throw new Error(`expected a tool call: ${first.text.slice(0, 300)}`);
   const second = await http.post(`/v1/threads/${threadId}/messages`, resultBody(callId));
   const content = JSON.parse(second.text).choices?.[0]?.message?.content;
-  if (typeof content !== 'string' || content === '') throw new Error(`expected an answer: ${second.text.slice(0, 300)}`);
+  if (typeof content !== 'string' || content === '')
+    throw new Error(`expected an answer: ${second.text.slice(0, 300)}`);
   return { answer: content, paused: first.text, final: second.text };
 }
 
@@ -110,7 +130,12 @@ export interface Window {
  * `clients` closed loops of `roundTrip` for `durationMs`; a round trip counts when it completes
  * inside the window. CPU of Baton and of this process is read at the window's edges.
  */
-export async function closedLoop(clients: number, durationMs: number, roundTrip: (client: number) => Promise<void>, serverPid: number): Promise<Window> {
+export async function closedLoop(
+  clients: number,
+  durationMs: number,
+  roundTrip: (client: number) => Promise<void>,
+  serverPid: number,
+): Promise<Window> {
   const serverStart = await processCpuSeconds(serverPid);
   const cpuStart = process.cpuUsage();
   const start = performance.now();
@@ -132,7 +157,7 @@ export async function closedLoop(clients: number, durationMs: number, roundTrip:
       } catch (error) {
         errors += 1;
         firstError ??= error instanceof Error ? error.message : String(error);
-        if (errors > 100) throw new Error(`too many errors; first: ${firstError}`);
+        if (errors > 100) throw new Error(`too many errors; first: ${firstError}`, { cause: error });
         continue;
       }
       const ended = performance.now();
@@ -141,5 +166,11 @@ export async function closedLoop(clients: number, durationMs: number, roundTrip:
   };
   await Promise.all(Array.from({ length: clients }, (_, client) => loop(client)));
   const { server, load } = await edge;
-  return { latencies, errors, firstError, serverCpuSeconds: server !== null && serverStart !== null ? server - serverStart : null, loadCpuSeconds: (load.user + load.system) / 1e6 };
+  return {
+    latencies,
+    errors,
+    firstError,
+    serverCpuSeconds: server !== null && serverStart !== null ? server - serverStart : null,
+    loadCpuSeconds: (load.user + load.system) / 1e6,
+  };
 }

@@ -90,12 +90,31 @@ export interface SdkRunnerResult {
   /** One SDK round trip through a counting fetch: its requests and whether each carried a key. */
   sdkRequests: Array<{ method: string; path: string; idempotencyKey: boolean }>;
   levels: SdkRunnerLevel[];
-  sequential: { samples: number; variants: Record<Variant, SequentialVariant>; sdkMinusBaselineMs: number; runnerMs: number; transportMs: number; idempotencyKeysMs: number; runnerClientCpuMs: number };
+  sequential: {
+    samples: number;
+    variants: Record<Variant, SequentialVariant>;
+    sdkMinusBaselineMs: number;
+    runnerMs: number;
+    transportMs: number;
+    idempotencyKeysMs: number;
+    runnerClientCpuMs: number;
+  };
   /** One results key, three ways, back to back and after an idle gap (see measureKeyDerivation). */
   keyDerivation: KeyDerivation[];
   inProcess: InProcessResult;
-  profiles: Array<{ variant: Variant; file: string; clients: number; clientCpuMsPerRoundTrip: number; byGroup: Array<{ name: string; msPerRoundTrip: number }> }>;
+  profiles: Array<{
+    variant: Variant;
+    file: string;
+    clients: number;
+    clientCpuMsPerRoundTrip: number;
+    byGroup: Array<{ name: string; msPerRoundTrip: number }>;
+  }>;
   /** Baton's SQLite work per round trip without and with idempotency keys (separate windows). */
-  sql: Array<{ variant: Variant; statementsPerRoundTrip: number; commitsPerRoundTrip: number; sqliteMsPerRoundTrip: number; idempotencyStatements: Array<{ sql: string; perRoundTrip: number; meanUs: number }> }>;
+  sql: Array<{
+    variant: Variant;
+    statementsPerRoundTrip: number;
+    commitsPerRoundTrip: number;
+    sqliteMsPerRoundTrip: number;
+    idempotencyStatements: Array<{ sql: string; perRoundTrip: number; meanUs: number }>;
+  }>;
 }
-

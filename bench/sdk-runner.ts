@@ -8,8 +8,30 @@ import { HttpClient, percentiles } from './load.ts';
 import { summariseProfile } from './profile-summary.ts';
 import { batonRoundTrip } from './round-trips.ts';
 import type { SqlStat } from './sql-stats.ts';
-import { VARIANTS, type Variant, LABELS, type SdkRunnerOptions, type VariantLoad, type Step, type SdkRunnerLevel, type SequentialVariant, type SdkRunnerResult } from './sdk-runner-types.ts';
-import { BENCH_DIR, REPO_ROOT, TURNS_PER_THREAD, AUTH, ThreadPool, Rotation, fetchRoundTrip, sdkRoundTrip, referenceRoundTrip, type Window, closedLoop } from './sdk-runner-round-trips.ts';
+import {
+  VARIANTS,
+  type Variant,
+  LABELS,
+  type SdkRunnerOptions,
+  type VariantLoad,
+  type Step,
+  type SdkRunnerLevel,
+  type SequentialVariant,
+  type SdkRunnerResult,
+} from './sdk-runner-types.ts';
+import {
+  BENCH_DIR,
+  REPO_ROOT,
+  TURNS_PER_THREAD,
+  AUTH,
+  ThreadPool,
+  Rotation,
+  fetchRoundTrip,
+  sdkRoundTrip,
+  referenceRoundTrip,
+  type Window,
+  closedLoop,
+} from './sdk-runner-round-trips.ts';
 import { measureInProcess, measureKeyDerivation } from './sdk-runner-in-process.ts';
 import { sdkRunnerReport } from './sdk-runner-report.ts';
 
@@ -82,12 +104,17 @@ export async function measureSdkRunner(options: SdkRunnerOptions): Promise<SdkRu
       baseURL: baseUrl,
       apiKey: ADMIN_KEY,
       fetch: (input, init) => {
-        sdkRequests.push({ method: init.method ?? 'GET', path: new URL(input).pathname, idempotencyKey: new Headers(init.headers).has('idempotency-key') });
+        sdkRequests.push({
+          method: init.method ?? 'GET',
+          path: new URL(input).pathname,
+          idempotencyKey: new Headers(init.headers).has('idempotency-key'),
+        });
         return fetch(input, init);
       },
     });
     await sdkRoundTrip(counting, sdkCheckThread!, expected);
-    if (sdkRequests.length !== 2 || sdkRequests.some((request) => request.method !== 'POST')) throw new Error(`the SDK round trip made other requests: ${JSON.stringify(sdkRequests)}`);
+    if (sdkRequests.length !== 2 || sdkRequests.some((request) => request.method !== 'POST'))
+      throw new Error(`the SDK round trip made other requests: ${JSON.stringify(sdkRequests)}`);
 
     const roundTrips = (rotation: Record<Variant, Rotation>): Record<Variant, (c: number) => Promise<void>> => ({
       handHttp: (c) => batonRoundTrip(client, rotation.handHttp.thread(c)),
@@ -95,7 +122,8 @@ export async function measureSdkRunner(options: SdkRunnerOptions): Promise<SdkRu
       handFetchKeys: (c) => fetchRoundTrip(baseUrl, rotation.handFetchKeys.thread(c), true, expected),
       sdk: (c) => sdkRoundTrip(baton, rotation.sdk.thread(c), expected),
     });
-    const rotations = (pool: ThreadPool) => Object.fromEntries(VARIANTS.map((variant) => [variant, new Rotation(pool)])) as Record<Variant, Rotation>;
+    const rotations = (pool: ThreadPool) =>
+      Object.fromEntries(VARIANTS.map((variant) => [variant, new Rotation(pool)])) as Record<Variant, Rotation>;
     /** Opens `clients` keep-alive connections of the variant's transport before its slice (undici drops idle ones after 4 s). */
     const preconnect = (variant: Variant, clients: number) =>
       Promise.all(
@@ -109,16 +137,24 @@ export async function measureSdkRunner(options: SdkRunnerOptions): Promise<SdkRu
     let rateGuess = 500;
     const sliceMs = durationMs / slices;
     for (const clients of levels) {
-      const poolSize = Math.ceil((rateGuess * VARIANTS.length * (warmupMs + durationMs)) / 1000 / TURNS_PER_THREAD) + VARIANTS.length * clients * (slices + 2) + 20;
+      const poolSize =
+        Math.ceil((rateGuess * VARIANTS.length * (warmupMs + durationMs)) / 1000 / TURNS_PER_THREAD) +
+        VARIANTS.length * clients * (slices + 2) +
+        20;
       const pool = new ThreadPool(await child.call<string[]>('create-threads', { count: poolSize }));
       const rotation = rotations(pool);
       const run = roundTrips(rotation);
-      log(`SDK runner, ${clients} client(s): warm-up of each variant, then ${slices} alternating slices of ${sliceMs / 1000} s each (${poolSize} threads prepared)`);
+      log(
+        `SDK runner, ${clients} client(s): warm-up of each variant, then ${slices} alternating slices of ${sliceMs / 1000} s each (${poolSize} threads prepared)`,
+      );
       for (const variant of VARIANTS) {
         await preconnect(variant, clients);
         await closedLoop(clients, warmupMs, run[variant], pid);
       }
-      const windows = Object.fromEntries(VARIANTS.map((variant) => [variant, [] as Window[]])) as Record<Variant, Window[]>;
+      const windows = Object.fromEntries(VARIANTS.map((variant) => [variant, [] as Window[]])) as Record<
+        Variant,
+        Window[]
+      >;
       for (let slice = 0; slice < slices; slice++) {
         for (let k = 0; k < VARIANTS.length; k++) {
           const variant = VARIANTS[(slice + k) % VARIANTS.length]!;
@@ -131,7 +167,9 @@ export async function measureSdkRunner(options: SdkRunnerOptions): Promise<SdkRu
           const parts = windows[variant];
           const latencies = parts.flatMap((part) => part.latencies);
           const seconds = durationMs / 1000;
-          const serverSeconds = parts.every((part) => part.serverCpuSeconds !== null) ? parts.reduce((sum, part) => sum + part.serverCpuSeconds!, 0) : null;
+          const serverSeconds = parts.every((part) => part.serverCpuSeconds !== null)
+            ? parts.reduce((sum, part) => sum + part.serverCpuSeconds!, 0)
+            : null;
           const loadSeconds = parts.reduce((sum, part) => sum + part.loadCpuSeconds, 0);
           const load: VariantLoad = {
             variant,
@@ -144,7 +182,8 @@ export async function measureSdkRunner(options: SdkRunnerOptions): Promise<SdkRu
             firstError: parts.find((part) => part.firstError !== null)?.firstError ?? null,
             serverCpuCores: serverSeconds === null ? null : serverSeconds / seconds,
             loadCpuCores: loadSeconds / seconds,
-            serverCpuMsPerRoundTrip: serverSeconds === null ? NaN : (serverSeconds * 1000) / Math.max(1, latencies.length),
+            serverCpuMsPerRoundTrip:
+              serverSeconds === null ? NaN : (serverSeconds * 1000) / Math.max(1, latencies.length),
             clientCpuMsPerRoundTrip: (loadSeconds * 1000) / Math.max(1, latencies.length),
           };
           return [variant, load];
@@ -166,10 +205,16 @@ export async function measureSdkRunner(options: SdkRunnerOptions): Promise<SdkRu
     // Sequential, one client, the four variants interleaved in rotating order. Client CPU is
     // read around each round trip: with one request in flight, it is that round trip's.
     log(`SDK runner: ${options.samples} sequential samples of each variant, interleaved`);
-    const pool = new ThreadPool(await child.call<string[]>('create-threads', { count: Math.ceil(((options.samples + 20) * VARIANTS.length) / TURNS_PER_THREAD) + 8 }));
+    const pool = new ThreadPool(
+      await child.call<string[]>('create-threads', {
+        count: Math.ceil(((options.samples + 20) * VARIANTS.length) / TURNS_PER_THREAD) + 8,
+      }),
+    );
     const sequentialRun = roundTrips(rotations(pool));
     for (let i = 0; i < 20; i++) for (const variant of VARIANTS) await sequentialRun[variant](0);
-    const times = Object.fromEntries(VARIANTS.map((variant) => [variant, { latency: [] as number[], cpu: [] as number[] }])) as Record<Variant, { latency: number[]; cpu: number[] }>;
+    const times = Object.fromEntries(
+      VARIANTS.map((variant) => [variant, { latency: [] as number[], cpu: [] as number[] }]),
+    ) as Record<Variant, { latency: number[]; cpu: number[] }>;
     for (let i = 0; i < options.samples; i++) {
       for (let k = 0; k < VARIANTS.length; k++) {
         const variant = VARIANTS[(i + k) % VARIANTS.length]!;
@@ -181,10 +226,15 @@ export async function measureSdkRunner(options: SdkRunnerOptions): Promise<SdkRu
         times[variant].cpu.push((used.user + used.system) / 1000);
       }
     }
-    const seq = Object.fromEntries(VARIANTS.map((variant) => [variant, { latency: percentiles(times[variant].latency), clientCpu: percentiles(times[variant].cpu) }])) as Record<Variant, SequentialVariant>;
+    const seq = Object.fromEntries(
+      VARIANTS.map((variant) => [
+        variant,
+        { latency: percentiles(times[variant].latency), clientCpu: percentiles(times[variant].cpu) },
+      ]),
+    ) as Record<Variant, SequentialVariant>;
     const median = (variant: Variant) => seq[variant].latency.p50;
 
-    log('SDK runner: the cost of a derived results key: Web Crypto (the SDK), the SDK\'s own JS sha256, node:crypto');
+    log("SDK runner: the cost of a derived results key: Web Crypto (the SDK), the SDK's own JS sha256, node:crypto");
     const keyDerivation = await measureKeyDerivation(Math.max(200, options.samples * 2));
 
     log('SDK runner: the runner alone, in process, over a stub fetch (no network, no server)');
@@ -195,7 +245,11 @@ export async function measureSdkRunner(options: SdkRunnerOptions): Promise<SdkRu
     const sql: SdkRunnerResult['sql'] = [];
     if (options.profileDir) {
       const clients = Math.max(...levels);
-      const profilePool = new ThreadPool(await child.call<string[]>('create-threads', { count: Math.ceil((rateGuess * 3 * (warmupMs + durationMs + 4_000)) / 1000 / TURNS_PER_THREAD) + 50 }));
+      const profilePool = new ThreadPool(
+        await child.call<string[]>('create-threads', {
+          count: Math.ceil((rateGuess * 3 * (warmupMs + durationMs + 4_000)) / 1000 / TURNS_PER_THREAD) + 50,
+        }),
+      );
       const run = roundTrips(rotations(profilePool));
       for (const variant of ['handHttp', 'handFetch', 'sdk'] as const) {
         log(`SDK runner: profiling this process (the client side), ${LABELS[variant]}, ${clients} client(s)`);
@@ -214,13 +268,16 @@ export async function measureSdkRunner(options: SdkRunnerOptions): Promise<SdkRu
         const cpuMs = (window.loadCpuSeconds * 1000) / Math.max(1, window.latencies.length);
         const summary = summariseProfile(file, 5_000);
         const groups = new Map<string, number>();
-        for (const line of summary.selfTop) groups.set(groupOf(line.where, line.name), (groups.get(groupOf(line.where, line.name)) ?? 0) + line.selfPct);
+        for (const line of summary.selfTop)
+          groups.set(groupOf(line.where, line.name), (groups.get(groupOf(line.where, line.name)) ?? 0) + line.selfPct);
         profiles.push({
           variant,
           file: file.startsWith(REPO_ROOT) ? file.slice(REPO_ROOT.length) : file,
           clients,
           clientCpuMsPerRoundTrip: cpuMs,
-          byGroup: [...groups.entries()].sort((a, b) => b[1] - a[1]).map(([name, pct]) => ({ name, msPerRoundTrip: (pct / 100) * cpuMs })),
+          byGroup: [...groups.entries()]
+            .sort((a, b) => b[1] - a[1])
+            .map(([name, pct]) => ({ name, msPerRoundTrip: (pct / 100) * cpuMs })),
         });
       }
       // Baton's SQLite work with and without keys, each in a window of its own.
@@ -233,9 +290,18 @@ export async function measureSdkRunner(options: SdkRunnerOptions): Promise<SdkRu
         sql.push({
           variant,
           statementsPerRoundTrip: stats.reduce((sum, stat) => sum + stat.calls, 0) / n,
-          commitsPerRoundTrip: stats.filter((stat) => stat.sql.trim().toLowerCase() === 'commit').reduce((sum, stat) => sum + stat.calls, 0) / n,
+          commitsPerRoundTrip:
+            stats
+              .filter((stat) => stat.sql.trim().toLowerCase() === 'commit')
+              .reduce((sum, stat) => sum + stat.calls, 0) / n,
           sqliteMsPerRoundTrip: stats.reduce((sum, stat) => sum + stat.totalMs, 0) / n,
-          idempotencyStatements: stats.filter((stat) => stat.sql.includes('"idempotency_keys"')).map((stat) => ({ sql: stat.sql.length > 110 ? `${stat.sql.slice(0, 107)}...` : stat.sql, perRoundTrip: stat.calls / n, meanUs: stat.meanUs })),
+          idempotencyStatements: stats
+            .filter((stat) => stat.sql.includes('"idempotency_keys"'))
+            .map((stat) => ({
+              sql: stat.sql.length > 110 ? `${stat.sql.slice(0, 107)}...` : stat.sql,
+              perRoundTrip: stat.calls / n,
+              meanUs: stat.meanUs,
+            })),
         });
       }
     }

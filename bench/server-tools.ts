@@ -103,7 +103,12 @@ export interface ServerToolsProfile {
   selfTop: Array<{ name: string; where: string; msPerTurn: number; selfPct: number }>;
   totalTop: Array<{ name: string; where: string; msPerTurn: number; totalPct: number }>;
   /** From a separate window with the SQL timing on (bench/sql-stats.ts). */
-  sql: { statementsPerTurn: number; commitsPerTurn: number; sqliteMsPerTurn: number; statements: Array<{ sql: string; perTurn: number; meanUs: number }> };
+  sql: {
+    statementsPerTurn: number;
+    commitsPerTurn: number;
+    sqliteMsPerTurn: number;
+    statements: Array<{ sql: string; perTurn: number; meanUs: number }>;
+  };
 }
 
 export interface ServerToolsResult {
@@ -155,7 +160,10 @@ async function turn(baton: HttpClient, threadId: string, withTool: boolean): Pro
   if (response.status !== 200) throw new Error(`message answered ${response.status}: ${response.text.slice(0, 300)}`);
   const choice = JSON.parse(response.text).choices?.[0];
   const content = choice?.message?.content;
-  const ok = choice?.finish_reason === 'stop' && typeof content === 'string' && (withTool ? content.startsWith('Done') && content.includes('42') : content === 'ok');
+  const ok =
+    choice?.finish_reason === 'stop' &&
+    typeof content === 'string' &&
+    (withTool ? content.startsWith('Done') && content.includes('42') : content === 'ok');
   if (!ok) throw new Error(`unexpected ${withTool ? 'tool' : 'plain'} turn: ${response.text.slice(0, 300)}`);
 }
 
@@ -178,11 +186,19 @@ async function createThreads(baton: HttpClient, count: number): Promise<string[]
 
 /** The OpenAPI Tool resource on the API, and the agent that uses it, in the default app, over HTTP. */
 async function setUpAgent(baton: HttpClient, apiUrl: string): Promise<void> {
-  const tool = await baton.post(`/v1/${APP}/tools?toolId=price`, JSON.stringify({ openApiTool: { openApiSchema: priceApiDocument(apiUrl) } }));
+  const tool = await baton.post(
+    `/v1/${APP}/tools?toolId=price`,
+    JSON.stringify({ openApiTool: { openApiSchema: priceApiDocument(apiUrl) } }),
+  );
   if (tool.status !== 200) throw new Error(`create tool answered ${tool.status}: ${tool.text}`);
   const agent = await baton.post(
     `/v1/${APP}/agents?agentId=${AGENT_ID}`,
-    JSON.stringify({ displayName: 'Pricer', instruction: 'x', modelSettings: { model: `scripted:${SERVER_TOOLS_PROGRAM_NAME}` }, tools: [`${APP}/tools/price`] }),
+    JSON.stringify({
+      displayName: 'Pricer',
+      instruction: 'x',
+      modelSettings: { model: `scripted:${SERVER_TOOLS_PROGRAM_NAME}` },
+      tools: [`${APP}/tools/price`],
+    }),
   );
   if (agent.status !== 200) throw new Error(`create agent answered ${agent.status}: ${agent.text}`);
 }
@@ -190,7 +206,10 @@ async function setUpAgent(baton: HttpClient, apiUrl: string): Promise<void> {
 // ---- measurement ---------------------------------------------------------------------------------
 
 const ratio = (a: number, b: number) => (b > 0 ? a / b : NaN);
-const cpuMs = (result: LoadResult) => (result.serverCpuCores === null || result.roundTripsPerSecond === 0 ? NaN : (result.serverCpuCores * 1000) / result.roundTripsPerSecond);
+const cpuMs = (result: LoadResult) =>
+  result.serverCpuCores === null || result.roundTripsPerSecond === 0
+    ? NaN
+    : (result.serverCpuCores * 1000) / result.roundTripsPerSecond;
 
 export function derive(direct: LoadResult, plain: LoadResult, tool: LoadResult): Derived {
   const overheadP50Ms = tool.roundTrip.p50 - plain.roundTrip.p50;
@@ -229,8 +248,13 @@ export async function measureServerTools(options: ServerToolsOptions): Promise<S
     const apiRequests = async () => (await apiServer.call<{ requests: number }>('stats')).requests;
     const windowSeconds = (warmupMs + durationMs) / 1000;
     /** Threads for one window: the expected turns (a generous rate guess) / TURNS_PER_THREAD. */
-    const poolFor = async (clients: number, rateGuess: number) => createThreads(http, Math.ceil((rateGuess * windowSeconds) / TURNS_PER_THREAD) + 4 * clients);
-    const turnLoad = async (clients: number, withTool: boolean, rateGuess: number): Promise<TurnLoad & { completed: number }> => {
+    const poolFor = async (clients: number, rateGuess: number) =>
+      createThreads(http, Math.ceil((rateGuess * windowSeconds) / TURNS_PER_THREAD) + 4 * clients);
+    const turnLoad = async (
+      clients: number,
+      withTool: boolean,
+      rateGuess: number,
+    ): Promise<TurnLoad & { completed: number }> => {
       const pool = await poolFor(clients, rateGuess);
       const rotation = new ThreadRotation(pool);
       let completed = 0;
@@ -253,7 +277,14 @@ export async function measureServerTools(options: ServerToolsOptions): Promise<S
     let toolGuess = 400;
     for (const clients of levels) {
       log(`server tools, ${clients} client(s): (a) direct GET /prices/${SKU}`);
-      const direct = await runLoad({ clients, warmupMs, durationMs, http: api, roundTrip: () => directCall(api), serverPid: apiServer.pid });
+      const direct = await runLoad({
+        clients,
+        warmupMs,
+        durationMs,
+        http: api,
+        roundTrip: () => directCall(api),
+        serverPid: apiServer.pid,
+      });
       log(`server tools, ${clients} client(s): (b) Baton turn without a tool`);
       const { completed: _plainCompleted, ...plainTurn } = await turnLoad(clients, false, plainGuess);
       log(`server tools, ${clients} client(s): (c) Baton turn with a server tool call`);
@@ -262,14 +293,27 @@ export async function measureServerTools(options: ServerToolsOptions): Promise<S
       const apiRequestsPerToolTurn = ((await apiRequests()) - before) / Math.max(1, completed);
       plainGuess = Math.max(plainGuess, plainTurn.roundTripsPerSecond * 2);
       toolGuess = Math.max(toolGuess, toolTurn.roundTripsPerSecond * 2);
-      results.push({ clients, direct, plainTurn, toolTurn, apiRequestsPerToolTurn, derived: derive(direct, plainTurn, toolTurn) });
+      results.push({
+        clients,
+        direct,
+        plainTurn,
+        toolTurn,
+        apiRequestsPerToolTurn,
+        derived: derive(direct, plainTurn, toolTurn),
+      });
     }
 
     // Sequential, one client, the three round trips interleaved in rotating order: drift and
     // noise hit all three alike. The medians are the per-call figures.
     log(`server tools: ${options.samples} sequential samples of each round trip, interleaved`);
-    const rotation = new ThreadRotation(await createThreads(http, Math.ceil((options.samples * 2) / TURNS_PER_THREAD) + 2));
-    const steps = [() => directCall(api), () => turn(http, rotation.thread(0), false), () => turn(http, rotation.thread(0), true)];
+    const rotation = new ThreadRotation(
+      await createThreads(http, Math.ceil((options.samples * 2) / TURNS_PER_THREAD) + 2),
+    );
+    const steps = [
+      () => directCall(api),
+      () => turn(http, rotation.thread(0), false),
+      () => turn(http, rotation.thread(0), true),
+    ];
     for (let i = 0; i < 20; i++) for (const step of steps) await step();
     const times: [number[], number[], number[]] = [[], [], []];
     for (let i = 0; i < options.samples; i++) {
@@ -309,7 +353,13 @@ export async function measureServerTools(options: ServerToolsOptions): Promise<S
         await batonServer.call('profile-stop', { file });
         // SQL timing in a window of its own, so its wrappers do not show in the profile.
         await batonServer.call('sql-stats-start');
-        const sqlLoad = await runLoad({ clients, warmupMs: 0, durationMs: Math.min(durationMs, 4_000), http, roundTrip });
+        const sqlLoad = await runLoad({
+          clients,
+          warmupMs: 0,
+          durationMs: Math.min(durationMs, 4_000),
+          http,
+          roundTrip,
+        });
         const stats = await batonServer.call<SqlStat[]>('sql-stats-stop');
         const sqlTurns = Math.max(1, sqlLoad.roundTrips);
         const summary = summariseProfile(file, 400);
@@ -321,11 +371,24 @@ export async function measureServerTools(options: ServerToolsOptions): Promise<S
           roundTripsPerSecond: load.roundTripsPerSecond,
           cpuMsPerTurn,
           byPackage: summary.byPackage.map((entry) => ({ name: entry.name, msPerTurn: perTurn(entry.selfPct) })),
-          selfTop: summary.selfTop.map((line) => ({ name: line.name, where: line.where, selfPct: line.selfPct, msPerTurn: perTurn(line.selfPct) })),
-          totalTop: summary.totalTop.map((line) => ({ name: line.name, where: line.where, totalPct: line.totalPct, msPerTurn: perTurn(line.totalPct) })),
+          selfTop: summary.selfTop.map((line) => ({
+            name: line.name,
+            where: line.where,
+            selfPct: line.selfPct,
+            msPerTurn: perTurn(line.selfPct),
+          })),
+          totalTop: summary.totalTop.map((line) => ({
+            name: line.name,
+            where: line.where,
+            totalPct: line.totalPct,
+            msPerTurn: perTurn(line.totalPct),
+          })),
           sql: {
             statementsPerTurn: stats.reduce((sum, stat) => sum + stat.calls, 0) / sqlTurns,
-            commitsPerTurn: stats.filter((stat) => stat.sql.trim().toLowerCase() === 'commit').reduce((sum, stat) => sum + stat.calls, 0) / sqlTurns,
+            commitsPerTurn:
+              stats
+                .filter((stat) => stat.sql.trim().toLowerCase() === 'commit')
+                .reduce((sum, stat) => sum + stat.calls, 0) / sqlTurns,
             sqliteMsPerTurn: stats.reduce((sum, stat) => sum + stat.totalMs, 0) / sqlTurns,
             statements: stats.map((stat) => ({ sql: stat.sql, perTurn: stat.calls / sqlTurns, meanUs: stat.meanUs })),
           },
@@ -337,7 +400,8 @@ export async function measureServerTools(options: ServerToolsOptions): Promise<S
       const [plain, tool] = profiles as [ServerToolsProfile, ServerToolsProfile];
       const names = new Set([...plain.byPackage, ...tool.byPackage].map((entry) => entry.name));
       for (const name of names) {
-        const of = (profile: ServerToolsProfile) => profile.byPackage.find((entry) => entry.name === name)?.msPerTurn ?? 0;
+        const of = (profile: ServerToolsProfile) =>
+          profile.byPackage.find((entry) => entry.name === name)?.msPerTurn ?? 0;
         profileOverheadByPackage.push({ name, msPerTurn: of(tool) - of(plain) });
       }
       profileOverheadByPackage.sort((a, b) => b.msPerTurn - a.msPerTurn);
@@ -349,7 +413,11 @@ export async function measureServerTools(options: ServerToolsOptions): Promise<S
       turnsPerThread: TURNS_PER_THREAD,
       levels: results,
       sequential,
-      profiles: profiles.map((profile) => ({ ...profile, selfTop: profile.selfTop.slice(0, 25), totalTop: profile.totalTop.slice(0, 40) })),
+      profiles: profiles.map((profile) => ({
+        ...profile,
+        selfTop: profile.selfTop.slice(0, 25),
+        totalTop: profile.totalTop.slice(0, 40),
+      })),
       profileOverheadByPackage,
     };
   } finally {
@@ -399,7 +467,18 @@ export function serverToolsReport(result: ServerToolsResult): string[] {
     table(['measured', 'clients', 'rt/s', 'p50 ms', 'p99 ms', 'server CPU', 'CPU ms/rt', 'load CPU', 'errors'], rows),
     '',
     'Tool-call overhead = (c) − (b); its ratio to (a); (c) / (b):',
-    table(['clients', 'overhead ms p50 / p99', 'overhead / direct p50 / p99', 'c/b latency p50 / p99', 'c/b rt/s', 'CPU overhead ms', 'API calls per (c)'], derivedRows),
+    table(
+      [
+        'clients',
+        'overhead ms p50 / p99',
+        'overhead / direct p50 / p99',
+        'c/b latency p50 / p99',
+        'c/b rt/s',
+        'CPU overhead ms',
+        'API calls per (c)',
+      ],
+      derivedRows,
+    ),
     `Sequential, interleaved (${s.samples} of each, medians): direct ${fmt(s.direct.p50, 2)} ms, turn without tool ${fmt(s.plainTurn.p50, 2)} ms, turn with server tool ${fmt(s.toolTurn.p50, 2)} ms; overhead ${fmt(s.overheadMs, 2)} ms = ${fmt(s.overheadToDirect, 1)}× the direct call; c/b ${fmt(s.toolToPlain, 2)}`,
   ];
   if (result.profiles.length === 2) {
@@ -420,7 +499,12 @@ export function serverToolsReport(result: ServerToolsResult): string[] {
         ['statement', 'plain per turn', 'tool per turn', 'mean µs (tool)'],
         sqlDifference(plain, tool)
           .slice(0, 10)
-          .map((line) => [line.sql.length > 90 ? `${line.sql.slice(0, 87)}...` : line.sql, fmt(line.plain, 1), fmt(line.tool, 1), fmt(line.meanUs, 0)]),
+          .map((line) => [
+            line.sql.length > 90 ? `${line.sql.slice(0, 87)}...` : line.sql,
+            fmt(line.plain, 1),
+            fmt(line.tool, 1),
+            fmt(line.meanUs, 0),
+          ]),
       ),
     );
   }
@@ -428,12 +512,20 @@ export function serverToolsReport(result: ServerToolsResult): string[] {
 }
 
 /** Statements by how many more times per turn the tool turn runs them than the plain turn. */
-function sqlDifference(plain: ServerToolsProfile, tool: ServerToolsProfile): Array<{ sql: string; plain: number; tool: number; meanUs: number }> {
+function sqlDifference(
+  plain: ServerToolsProfile,
+  tool: ServerToolsProfile,
+): Array<{ sql: string; plain: number; tool: number; meanUs: number }> {
   const texts = new Set([...plain.sql.statements, ...tool.sql.statements].map((stat) => stat.sql));
   return [...texts]
     .map((sql) => {
       const inTool = tool.sql.statements.find((stat) => stat.sql === sql);
-      return { sql, plain: plain.sql.statements.find((stat) => stat.sql === sql)?.perTurn ?? 0, tool: inTool?.perTurn ?? 0, meanUs: inTool?.meanUs ?? NaN };
+      return {
+        sql,
+        plain: plain.sql.statements.find((stat) => stat.sql === sql)?.perTurn ?? 0,
+        tool: inTool?.perTurn ?? 0,
+        meanUs: inTool?.meanUs ?? NaN,
+      };
     })
     .filter((line) => line.tool - line.plain >= 0.05)
     .sort((a, b) => b.tool - b.plain - (a.tool - a.plain));

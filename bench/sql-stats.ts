@@ -65,6 +65,13 @@ export function stopSqlStats(): SqlStat[] {
     originals = null;
   }
   return [...stats.entries()]
-    .map(([sql, entry]) => ({ sql: sql.replace(/\s+/g, ' '), calls: entry.calls, totalMs: entry.totalMs, meanUs: (1000 * entry.totalMs) / entry.calls, maxUs: 1000 * entry.maxMs, slowCalls: entry.slowCalls }))
+    .map(([sql, entry]) => ({
+      sql: sql.replace(/\s+/g, ' '),
+      calls: entry.calls,
+      totalMs: entry.totalMs,
+      meanUs: (1000 * entry.totalMs) / entry.calls,
+      maxUs: 1000 * entry.maxMs,
+      slowCalls: entry.slowCalls,
+    }))
     .sort((a, b) => b.totalMs - a.totalMs);
 }

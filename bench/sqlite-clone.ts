@@ -19,35 +19,44 @@ export class ThreadCloner {
   private readonly items: Row[];
   private readonly ledger: Row[];
   private readonly templateIds: Set<string>;
-  private readonly inserts: Record<'conversations' | 'turns' | 'items' | 'ledger_entries', Database.Statement | null> = {
-    conversations: null,
-    turns: null,
-    items: null,
-    ledger_entries: null,
-  };
+  private readonly inserts: Record<'conversations' | 'turns' | 'items' | 'ledger_entries', Database.Statement | null> =
+    {
+      conversations: null,
+      turns: null,
+      items: null,
+      ledger_entries: null,
+    };
 
   constructor(filename: string, templateThreadId: string) {
     this.db = new Database(filename);
     this.db.pragma('busy_timeout = 10000');
-    const conversation = this.db.prepare('select * from conversations where id = ?').get(templateThreadId) as Row | undefined;
+    const conversation = this.db.prepare('select * from conversations where id = ?').get(templateThreadId) as
+      Row | undefined;
     if (!conversation) throw new Error(`no thread ${templateThreadId}`);
     this.conversation = conversation;
     this.turns = this.db.prepare('select * from turns where conversation_id = ?').all(templateThreadId) as Row[];
     // Without seq: the copy gets fresh sequence numbers, in the template's order.
-    this.items = (this.db.prepare('select * from items where conversation_id = ? order by seq').all(templateThreadId) as Row[]).map(({ seq: _seq, ...rest }) => rest);
-    this.ledger = this.db.prepare('select * from ledger_entries where conversation_id = ?').all(templateThreadId) as Row[];
+    this.items = (
+      this.db.prepare('select * from items where conversation_id = ? order by seq').all(templateThreadId) as Row[]
+    ).map(({ seq: _seq, ...rest }) => rest);
+    this.ledger = this.db
+      .prepare('select * from ledger_entries where conversation_id = ?')
+      .all(templateThreadId) as Row[];
     this.templateIds = new Set<string>();
     const collect = (value: unknown) => {
       if (typeof value === 'string') for (const match of value.matchAll(ID_PATTERN)) this.templateIds.add(match[0]);
     };
-    for (const row of [this.conversation, ...this.turns, ...this.items, ...this.ledger]) for (const value of Object.values(row)) collect(value);
+    for (const row of [this.conversation, ...this.turns, ...this.items, ...this.ledger])
+      for (const value of Object.values(row)) collect(value);
   }
 
   private insert(table: keyof ThreadCloner['inserts'], row: Row): void {
     let statement = this.inserts[table];
     if (!statement) {
       const columns = Object.keys(row);
-      statement = this.db.prepare(`insert into ${table} (${columns.map((c) => `"${c}"`).join(', ')}) values (${columns.map((c) => `@${c}`).join(', ')})`);
+      statement = this.db.prepare(
+        `insert into ${table} (${columns.map((c) => `"${c}"`).join(', ')}) values (${columns.map((c) => `@${c}`).join(', ')})`,
+      );
       this.inserts[table] = statement;
     }
     statement.run(row);
@@ -58,7 +67,8 @@ export class ThreadCloner {
     for (const id of this.templateIds) mapping.set(id, newId(id.slice(0, id.indexOf('_'))));
     const remap = (row: Row): Row => {
       const copy: Row = {};
-      for (const [column, value] of Object.entries(row)) copy[column] = typeof value === 'string' ? value.replace(ID_PATTERN, (id) => mapping.get(id) ?? id) : value;
+      for (const [column, value] of Object.entries(row))
+        copy[column] = typeof value === 'string' ? value.replace(ID_PATTERN, (id) => mapping.get(id) ?? id) : value;
       return copy;
     };
     this.insert('conversations', remap(this.conversation));

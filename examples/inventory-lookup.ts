@@ -11,11 +11,16 @@ if (!process.env.BATON_API_KEY) {
   console.error('Set BATON_API_KEY to a Baton API key (the admin key npm start printed, or BATON_ADMIN_KEY).');
   process.exit(1);
 }
-const baton = new Baton({ baseURL: process.env.BATON_URL ?? 'http://127.0.0.1:8080', apiKey: process.env.BATON_API_KEY });
+const baton = new Baton({
+  baseURL: process.env.BATON_URL ?? 'http://127.0.0.1:8080',
+  apiKey: process.env.BATON_API_KEY,
+});
 
 // Your data, in your infrastructure: an in-memory database with a few products.
 const db = new Database(':memory:');
-db.exec('CREATE TABLE products (sku TEXT, name TEXT, colour TEXT, stock INTEGER, warehouse TEXT, PRIMARY KEY (sku, warehouse))');
+db.exec(
+  'CREATE TABLE products (sku TEXT, name TEXT, colour TEXT, stock INTEGER, warehouse TEXT, PRIMARY KEY (sku, warehouse))',
+);
 const insert = db.prepare('INSERT INTO products (sku, name, colour, stock, warehouse) VALUES (?, ?, ?, ?, ?)');
 for (const row of [
   ['TR-100-RED', 'Trail Runner', 'red', 42, 'Lisbon'],
@@ -23,7 +28,8 @@ for (const row of [
   ['TR-100-BLK', 'Trail Runner', 'black', 0, 'Lisbon'],
   ['CB-200-BLK', 'City Boot', 'black', 17, 'Porto'],
   ['CB-200-BRN', 'City Boot', 'brown', 3, 'Lisbon'],
-]) insert.run(...row);
+])
+  insert.run(...row);
 // Parameterised: the model's arguments are bound as values, never pasted into SQL.
 const stockOf = db.prepare<{ name: string; colour: string | null }, { warehouse: string; stock: number }>(
   'SELECT warehouse, stock FROM products WHERE name = @name COLLATE NOCASE AND (@colour IS NULL OR colour = @colour) ORDER BY warehouse',
@@ -60,7 +66,8 @@ const checkInventory = defineTool({
 await baton.agents.upsert({
   name: 'inventory-desk',
   model: process.env.MODEL ?? 'scripted:auto',
-  instructions: 'You answer stock questions. Call check_inventory for every product the customer asks about, all at once.',
+  instructions:
+    'You answer stock questions. Call check_inventory for every product the customer asks about, all at once.',
   tools: [
     {
       name: 'check_inventory',
@@ -68,7 +75,12 @@ await baton.agents.upsert({
       parameters,
       response_schema: {
         type: 'object',
-        properties: { product: { type: 'string' }, colour: { type: 'string' }, in_stock: { type: 'integer' }, by_warehouse: { type: 'object' } },
+        properties: {
+          product: { type: 'string' },
+          colour: { type: 'string' },
+          in_stock: { type: 'integer' },
+          by_warehouse: { type: 'object' },
+        },
         required: ['product', 'in_stock'],
       },
     },

@@ -17,16 +17,24 @@ if (!autoApprove && !process.stdin.isTTY) {
   process.exit(1);
 }
 
-const baton = new Baton({ baseURL: process.env.BATON_URL ?? 'http://127.0.0.1:8080', apiKey: process.env.BATON_API_KEY });
+const baton = new Baton({
+  baseURL: process.env.BATON_URL ?? 'http://127.0.0.1:8080',
+  apiKey: process.env.BATON_API_KEY,
+});
 
 /** The manager's answer, in the shape the tool's response_schema declares: {approved, approved_by, note?}. */
-async function askManager(action: string, amount: number): Promise<{ approved: boolean; approved_by: string; note?: string }> {
+async function askManager(
+  action: string,
+  amount: number,
+): Promise<{ approved: boolean; approved_by: string; note?: string }> {
   if (autoApprove) return { approved: true, approved_by: 'manager@company.com' };
   const terminal = createInterface({ input: process.stdin, output: process.stdout });
   try {
     const approved = /^y(es)?$/i.test((await terminal.question(`Approve ${action} of $${amount}? [y/N] `)).trim());
     const approvedBy = (await terminal.question('Your email: ')).trim() || 'manager@company.com';
-    return approved ? { approved, approved_by: approvedBy } : { approved, approved_by: approvedBy, note: 'Not approved by the manager.' };
+    return approved
+      ? { approved, approved_by: approvedBy }
+      : { approved, approved_by: approvedBy, note: 'Not approved by the manager.' };
   } finally {
     terminal.close();
   }
@@ -42,5 +50,6 @@ const answer = await baton.threads.run(thread.id, 'I need approval to process a 
   handlerTimeoutMs: Infinity,
 });
 
-for (const call of answer.toolCalls) console.log(`tool call: ${call.name}(${JSON.stringify(call.input)}) -> ${call.result}`);
+for (const call of answer.toolCalls)
+  console.log(`tool call: ${call.name}(${JSON.stringify(call.input)}) -> ${call.result}`);
 console.log(`\n${answer.text}`);

@@ -32,7 +32,9 @@ const tools = [
 
 /** Calls the model is waiting for: function_call items of this response without an output. */
 function pendingCalls(response) {
-  const answered = new Set(response.output.filter((item) => item.type === 'function_call_output').map((item) => item.call_id));
+  const answered = new Set(
+    response.output.filter((item) => item.type === 'function_call_output').map((item) => item.call_id),
+  );
   return response.output.filter((item) => item.type === 'function_call' && !answered.has(item.call_id));
 }
 
@@ -45,7 +47,10 @@ async function chatWithTools(userMessage) {
     for (const item of pendingCalls(response)) {
       const args = JSON.parse(item.arguments);
       console.log(`Calling ${item.name}(${JSON.stringify(args)})`);
-      const result = item.name === 'get_weather' ? await getWeather(args.city, args.unit) : { error: `Unknown function: ${item.name}` };
+      const result =
+        item.name === 'get_weather'
+          ? await getWeather(args.city, args.unit)
+          : { error: `Unknown function: ${item.name}` };
       toolResults.push({ type: 'function_call_output', call_id: item.call_id, output: JSON.stringify(result) });
     }
     response = await client.responses.create({ model, previous_response_id: response.id, input: toolResults });

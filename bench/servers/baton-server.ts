@@ -32,8 +32,15 @@ import { startSqlStats, stopSqlStats } from '../sql-stats.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-bench-'));
 const filename = join(dir, 'baton.db');
-const serverTools = process.env.BENCH_SERVER_TOOLS === '1' ? { egressAllow: ['127.0.0.1/32'], scripted: { [SERVER_TOOLS_PROGRAM_NAME]: SERVER_TOOLS_PROGRAM } } : {};
-const baton = await createBaton(testConfig({ port: 0, ...serverTools }), { store: { kind: 'sqlite', filename }, sweeper: false, logger: false });
+const serverTools =
+  process.env.BENCH_SERVER_TOOLS === '1'
+    ? { egressAllow: ['127.0.0.1/32'], scripted: { [SERVER_TOOLS_PROGRAM_NAME]: SERVER_TOOLS_PROGRAM } }
+    : {};
+const baton = await createBaton(testConfig({ port: 0, ...serverTools }), {
+  store: { kind: 'sqlite', filename },
+  sweeper: false,
+  logger: false,
+});
 const url = await baton.listen();
 
 type Request =
@@ -95,7 +102,11 @@ async function handle(request: Request): Promise<unknown> {
 process.on('message', (request: Request) => {
   handle(request).then(
     (result) => process.send?.({ id: request.id, result }),
-    (error: unknown) => process.send?.({ id: request.id, error: error instanceof Error ? error.stack ?? error.message : String(error) }),
+    (error: unknown) =>
+      process.send?.({
+        id: request.id,
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      }),
   );
 });
 
@@ -108,6 +119,6 @@ const stop = async () => {
   // A normal exit, so --cpu-prof gets to write its profile.
   process.exit(0);
 };
-process.on('disconnect', stop);
-process.on('SIGTERM', stop);
+process.on('disconnect', () => void stop());
+process.on('SIGTERM', () => void stop());
 process.send?.({ type: 'ready', url, pid: process.pid });

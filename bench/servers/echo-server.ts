@@ -15,5 +15,5 @@ const stop = async () => {
   await app.close();
   process.exit(0);
 };
-process.on('disconnect', stop);
-process.on('SIGTERM', stop);
+process.on('disconnect', () => void stop());
+process.on('SIGTERM', () => void stop());

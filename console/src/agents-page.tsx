@@ -26,7 +26,9 @@ export function AgentsPage() {
             </p>
             {agent.description && <p>{agent.description}</p>}
             <p>
-              {agent.tools.length === 0 ? 'No client tools' : `Client tools: ${agent.tools.map((tool) => tool.name).join(', ')}`}
+              {agent.tools.length === 0
+                ? 'No client tools'
+                : `Client tools: ${agent.tools.map((tool) => tool.name).join(', ')}`}
             </p>
             <p>
               <a href={href.threads(new URLSearchParams({ agent: agent.name }))}>Threads of {agent.name}</a> ·{' '}

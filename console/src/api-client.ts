@@ -1,4 +1,14 @@
-import type { AgentSummary, AnswerOutcome, CesResource, ListPage, Principal, Thread, ThreadMessage, ToolCall, ToolDefinition } from './api-types.ts';
+import type {
+  AgentSummary,
+  AnswerOutcome,
+  CesResource,
+  ListPage,
+  Principal,
+  Thread,
+  ThreadMessage,
+  ToolCall,
+  ToolDefinition,
+} from './api-types.ts';
 
 /** An error the server answered with, carrying its own message so the page can show it verbatim. */
 export class ApiError extends Error {
@@ -28,14 +38,19 @@ export async function errorFromResponse(response: Response): Promise<ApiError> {
   } catch {
     // Not JSON: a proxy page or a plain-text answer; fall through to the status line.
   }
-  return new ApiError(response.status, text.trim() !== '' ? text.trim().slice(0, 300) : `HTTP ${response.status} ${response.statusText}`, null);
+  return new ApiError(
+    response.status,
+    text.trim() !== '' ? text.trim().slice(0, 300) : `HTTP ${response.status} ${response.statusText}`,
+    null,
+  );
 }
 
 type Query = Record<string, string | number | undefined>;
 
 export function withQuery(path: string, query: Query = {}): string {
   const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(key, String(value));
+  for (const [key, value] of Object.entries(query))
+    if (value !== undefined && value !== '') params.set(key, String(value));
   const search = params.toString();
   return search === '' ? path : `${path}?${search}`;
 }
@@ -63,7 +78,11 @@ export class ApiClient {
   async request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
     const response = await fetch(path, {
       method,
-      headers: { ...this.headers, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        ...this.headers,
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       ...(signal ? { signal } : {}),
     });
@@ -92,11 +111,17 @@ export class ApiClient {
   }
 
   decide(id: string, approve: boolean, reason: string): Promise<AnswerOutcome> {
-    return this.request('POST', `/v1/tool-calls/${encodeURIComponent(id)}/decision`, { approve, ...(reason.trim() !== '' ? { reason: reason.trim() } : {}) });
+    return this.request('POST', `/v1/tool-calls/${encodeURIComponent(id)}/decision`, {
+      approve,
+      ...(reason.trim() !== '' ? { reason: reason.trim() } : {}),
+    });
   }
 
   submitResult(id: string, content: string, isError: boolean): Promise<AnswerOutcome> {
-    return this.request('POST', `/v1/tool-calls/${encodeURIComponent(id)}/result`, { content, ...(isError ? { is_error: true } : {}) });
+    return this.request('POST', `/v1/tool-calls/${encodeURIComponent(id)}/result`, {
+      content,
+      ...(isError ? { is_error: true } : {}),
+    });
   }
 
   getThread(id: string): Promise<Thread> {
@@ -112,7 +137,10 @@ export class ApiClient {
     const messages: ThreadMessage[] = [];
     let after: string | undefined;
     for (let page = 0; page < maxPages; page += 1) {
-      const result = await this.request<ListPage<ThreadMessage>>('GET', withQuery(`/v1/threads/${encodeURIComponent(id)}/messages`, { limit: 100, after }));
+      const result = await this.request<ListPage<ThreadMessage>>(
+        'GET',
+        withQuery(`/v1/threads/${encodeURIComponent(id)}/messages`, { limit: 100, after }),
+      );
       messages.push(...result.data);
       if (!result.has_more || result.next_cursor === null) break;
       after = result.next_cursor;
@@ -125,7 +153,11 @@ export class ApiClient {
   }
 
   /** CES collections (`tools`, `toolsets`) of the signed-in app, Google-style pages. */
-  listCes(appResource: string, collection: 'tools' | 'toolsets', pageToken?: string): Promise<{ tools?: CesResource[]; toolsets?: CesResource[]; nextPageToken?: string }> {
+  listCes(
+    appResource: string,
+    collection: 'tools' | 'toolsets',
+    pageToken?: string,
+  ): Promise<{ tools?: CesResource[]; toolsets?: CesResource[]; nextPageToken?: string }> {
     return this.request('GET', withQuery(`/v1/${appResource}/${collection}`, { pageSize: 100, pageToken }));
   }
 }

@@ -79,7 +79,14 @@ export interface ThreadMessage {
 export interface MessageResponse {
   id: string;
   thread_id: string;
-  choices: { message: { role: 'assistant'; content: string | null; tool_calls?: { id: string; name: string; input: JsonValue; kind?: string }[] }; finish_reason: string }[];
+  choices: {
+    message: {
+      role: 'assistant';
+      content: string | null;
+      tool_calls?: { id: string; name: string; input: JsonValue; kind?: string }[];
+    };
+    finish_reason: string;
+  }[];
 }
 
 export interface AnswerOutcome {

@@ -38,7 +38,14 @@ export function AppShell({ onSignOut }: { onSignOut(): void }) {
 
   return (
     <>
-      <a class="skip-link" href="#content" onClick={(event) => { event.preventDefault(); document.querySelector<HTMLElement>('#content h1')?.focus(); }}>
+      <a
+        class="skip-link"
+        href="#content"
+        onClick={(event) => {
+          event.preventDefault();
+          document.querySelector<HTMLElement>('#content h1')?.focus();
+        }}
+      >
         Skip to content
       </a>
       <header class="top-bar">

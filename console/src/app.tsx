@@ -5,7 +5,8 @@ import { SessionContext, type Session } from './session-context.ts';
 import { clearKey, loadKey, saveKey } from './session-key.ts';
 import { SignInPage } from './sign-in-page.tsx';
 
-type AuthState = { kind: 'checking' } | { kind: 'signed-out'; notice: string | null } | { kind: 'signed-in'; session: Session };
+type AuthState =
+  { kind: 'checking' } | { kind: 'signed-out'; notice: string | null } | { kind: 'signed-in'; session: Session };
 
 /**
  * Owns the sign-in state. A stored key is re-validated on load (it may have been revoked since),
@@ -13,7 +14,9 @@ type AuthState = { kind: 'checking' } | { kind: 'signed-out'; notice: string | n
  * failed requests.
  */
 export function App() {
-  const [auth, setAuth] = useState<AuthState>(() => (loadKey() ? { kind: 'checking' } : { kind: 'signed-out', notice: null }));
+  const [auth, setAuth] = useState<AuthState>(() =>
+    loadKey() ? { kind: 'checking' } : { kind: 'signed-out', notice: null },
+  );
 
   const signOut = useCallback((notice: string | null) => {
     clearKey();

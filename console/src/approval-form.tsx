@@ -55,7 +55,8 @@ export function ApprovalForm({ call, onAnswered, onRefused }: Props) {
           }}
         />
         <p class="hint" id="decision-hint">
-          Approving runs the tool with the arguments above. Denying answers the agent with an error carrying your reason.
+          Approving runs the tool with the arguments above. Denying answers the agent with an error carrying your
+          reason.
         </p>
       </div>
       <div class="button-row">

@@ -40,7 +40,13 @@ export function CallPage({ id }: { id: string }) {
       client
         .getCallTool(id)
         .then((definition) => setTool({ kind: 'ready', tool: definition, notice: null }))
-        .catch((error: Error) => setTool({ kind: 'ready', tool: null, notice: `The tool's response schema could not be read (${error.message}); answer with JSON.` }));
+        .catch((error: Error) =>
+          setTool({
+            kind: 'ready',
+            tool: null,
+            notice: `The tool's response schema could not be read (${error.message}); answer with JSON.`,
+          }),
+        );
     });
   }, [client, id, reload]);
 
@@ -53,7 +59,9 @@ export function CallPage({ id }: { id: string }) {
     setErrors([]);
     setOutcome(result);
     setCall(result.tool_call);
-    void client.threadMessages(result.tool_call.thread_id).then(setMessages, (error: Error) => setErrors([`Could not reload the conversation: ${error.message}`]));
+    void client
+      .threadMessages(result.tool_call.thread_id)
+      .then(setMessages, (error: Error) => setErrors([`Could not reload the conversation: ${error.message}`]));
   };
 
   if (!call) {
@@ -82,7 +90,9 @@ export function CallPage({ id }: { id: string }) {
       </div>
       <CallFacts call={call} />
       <h2>Arguments</h2>
-      <pre class="json" aria-label="Arguments">{prettyJson(call.input)}</pre>
+      <pre class="json" aria-label="Arguments">
+        {prettyJson(call.input)}
+      </pre>
       <AlertRegion messages={errors} />
       {pending && (
         <section aria-labelledby="answer-title">
@@ -111,7 +121,11 @@ export function CallPage({ id }: { id: string }) {
         <p>
           <a href={href.thread(call.thread_id)}>Open the thread {call.thread_id}</a>
         </p>
-        {messages ? <Transcript messages={messages} highlight={call.id} /> : <p role="status">Loading the conversation…</p>}
+        {messages ? (
+          <Transcript messages={messages} highlight={call.id} />
+        ) : (
+          <p role="status">Loading the conversation…</p>
+        )}
       </section>
     </>
   );

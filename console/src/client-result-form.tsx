@@ -35,8 +35,12 @@ export function ClientResultForm({ call, tool, onAnswered, onRefused }: Props) {
 
   /** The content to send, or the problems that stop it. */
   const compose = (): { content: string } | { problems: string[] } => {
-    if (asError) return errorText.trim() === '' ? { problems: ['Write the error message the agent will read.'] } : { content: errorText.trim() };
-    if (mode === 'json' || !schema) return raw.trim() === '' ? { problems: ['Write the result (JSON, or plain text).'] } : { content: raw.trim() };
+    if (asError)
+      return errorText.trim() === ''
+        ? { problems: ['Write the error message the agent will read.'] }
+        : { content: errorText.trim() };
+    if (mode === 'json' || !schema)
+      return raw.trim() === '' ? { problems: ['Write the result (JSON, or plain text).'] } : { content: raw.trim() };
     const found: string[] = [];
     const value = buildValue(schema, draft, [], true, found);
     return found.length > 0 ? { problems: found } : { content: JSON.stringify(value) };
@@ -74,21 +78,35 @@ export function ClientResultForm({ call, tool, onAnswered, onRefused }: Props) {
   };
 
   return (
-    <form class="card stack answer-form" aria-label="Result" onSubmit={submit} noValidate>
+    <form class="card stack answer-form" aria-label="Result" onSubmit={(event) => void submit(event)} noValidate>
       {tool?.description && <p class="hint">{tool.description}</p>}
       <div class="field checkbox">
-        <input id="result-as-error" type="checkbox" checked={asError} onChange={(event) => setAsError(event.currentTarget.checked)} />
+        <input
+          id="result-as-error"
+          type="checkbox"
+          checked={asError}
+          onChange={(event) => setAsError(event.currentTarget.checked)}
+        />
         <label for="result-as-error">Send as an error</label>
       </div>
       {asError ? (
         <div class="field">
           <label for="result-error-text">Error message</label>
-          <textarea id="result-error-text" rows={3} value={errorText} onInput={(event) => setErrorText(event.currentTarget.value)} />
+          <textarea
+            id="result-error-text"
+            rows={3}
+            value={errorText}
+            onInput={(event) => setErrorText(event.currentTarget.value)}
+          />
         </div>
       ) : mode === 'form' && schema ? (
         <fieldset class="result-fields">
           <legend>Result of {call.name}</legend>
-          <SchemaForm schema={schema} draft={draft} onChange={(path, value) => setDraft((current) => setAt(current, path, value))} />
+          <SchemaForm
+            schema={schema}
+            draft={draft}
+            onChange={(path, value) => setDraft((current) => setAt(current, path, value))}
+          />
         </fieldset>
       ) : (
         <div class="field">
@@ -98,7 +116,15 @@ export function ClientResultForm({ call, tool, onAnswered, onRefused }: Props) {
               This tool declares no response schema, so the result is written by hand.
             </p>
           )}
-          <textarea id="result-raw" class="json-input" rows={8} spellcheck={false} value={raw} aria-describedby={schema ? undefined : 'result-raw-hint'} onInput={(event) => setRaw(event.currentTarget.value)} />
+          <textarea
+            id="result-raw"
+            class="json-input"
+            rows={8}
+            spellcheck={false}
+            value={raw}
+            aria-describedby={schema ? undefined : 'result-raw-hint'}
+            onInput={(event) => setRaw(event.currentTarget.value)}
+          />
         </div>
       )}
       <div class="button-row">

@@ -48,7 +48,11 @@ export function InboxFilterForm({ filters, onChange }: Props) {
     >
       <div class="field">
         <label for="filter-agent">Agent</label>
-        <select id="filter-agent" value={filters.agent} onChange={(event) => onChange({ ...filters, agent: event.currentTarget.value })}>
+        <select
+          id="filter-agent"
+          value={filters.agent}
+          onChange={(event) => onChange({ ...filters, agent: event.currentTarget.value })}
+        >
           <option value="">Any agent</option>
           {agentChoices.map((name) => (
             <option key={name} value={name}>
@@ -59,7 +63,15 @@ export function InboxFilterForm({ filters, onChange }: Props) {
       </div>
       <div class="field">
         <label for="filter-tool">Tool</label>
-        <input id="filter-tool" type="search" list="filter-tool-names" value={tool} placeholder="Any tool" onInput={(event) => setTool(event.currentTarget.value)} onChange={(event) => onChange({ ...filters, tool: event.currentTarget.value.trim() })} />
+        <input
+          id="filter-tool"
+          type="search"
+          list="filter-tool-names"
+          value={tool}
+          placeholder="Any tool"
+          onInput={(event) => setTool(event.currentTarget.value)}
+          onChange={(event) => onChange({ ...filters, tool: event.currentTarget.value.trim() })}
+        />
         <datalist id="filter-tool-names">
           {tools.map((name) => (
             <option key={name} value={name} />
@@ -68,7 +80,11 @@ export function InboxFilterForm({ filters, onChange }: Props) {
       </div>
       <div class="field">
         <label for="filter-age">Age</label>
-        <select id="filter-age" value={filters.age} onChange={(event) => onChange({ ...filters, age: event.currentTarget.value as AgeFilter })}>
+        <select
+          id="filter-age"
+          value={filters.age}
+          onChange={(event) => onChange({ ...filters, age: event.currentTarget.value as AgeFilter })}
+        >
           {AGE_OPTIONS.map((option) => (
             <option key={option.value} value={option.value}>
               {option.label}

@@ -28,7 +28,9 @@ export function InboxPage({ query }: { query: URLSearchParams }) {
       <p class="count" aria-live="polite" aria-atomic="true">
         {loading && calls.length === 0 ? 'Loading…' : `${calls.length} pending${filtered ? ' (filtered)' : ''}`}
       </p>
-      {!loading && calls.length === 0 && !error && <p class="empty">Nothing is waiting. New calls appear here as they happen.</p>}
+      {!loading && calls.length === 0 && !error && (
+        <p class="empty">Nothing is waiting. New calls appear here as they happen.</p>
+      )}
       {calls.length > 0 && (
         <ul class="call-list" aria-label="Pending calls">
           {calls.map((call) => (

@@ -23,7 +23,11 @@ const MAX_DELAY_MS = 15_000;
  * the last seen event id as `Last-Event-ID` so the server can replay what happened meanwhile.
  * Returns a function that stops it for good.
  */
-export function followLedger(client: ApiClient, filters: { agent?: string; tool?: string }, handlers: LedgerStreamHandlers): () => void {
+export function followLedger(
+  client: ApiClient,
+  filters: { agent?: string; tool?: string },
+  handlers: LedgerStreamHandlers,
+): () => void {
   const controller = new AbortController();
   let lastEventId: string | null = null;
   let delay = FIRST_DELAY_MS;
@@ -44,7 +48,11 @@ export function followLedger(client: ApiClient, filters: { agent?: string; tool?
 
   const connectOnce = async (): Promise<void> => {
     const response = await fetch(withQuery('/v1/tool-calls/events', filters), {
-      headers: { ...client.headers, accept: 'text/event-stream', ...(lastEventId !== null ? { 'last-event-id': lastEventId } : {}) },
+      headers: {
+        ...client.headers,
+        accept: 'text/event-stream',
+        ...(lastEventId !== null ? { 'last-event-id': lastEventId } : {}),
+      },
       signal: controller.signal,
       cache: 'no-store',
     });

@@ -54,7 +54,14 @@ export function usePendingCalls(filters: InboxFilters): PendingCalls {
         let after: string | undefined;
         const before = createdBefore(filters.age, Date.now());
         for (let page = 0; page < MAX_PAGES; page += 1) {
-          const result = await client.listCalls({ state: 'pending', agent: filters.agent, tool: filters.tool, created_before: before, limit: PAGE_SIZE, after });
+          const result = await client.listCalls({
+            state: 'pending',
+            agent: filters.agent,
+            tool: filters.tool,
+            created_before: before,
+            limit: PAGE_SIZE,
+            after,
+          });
           found.push(...result.data);
           if (!result.has_more || result.next_cursor === null) break;
           after = result.next_cursor;
@@ -80,33 +87,38 @@ export function usePendingCalls(filters: InboxFilters): PendingCalls {
     setLoading(true);
     setCalls(new Map());
     void read();
-    const stop = followLedger(client, { agent: filters.agent, tool: filters.tool }, {
-      onReady: () => void read(),
-      onCreated: (call) => {
-        if (!alive || call.state !== 'pending' || call.kind === 'server' || !matchesAge(call)) return;
-        addedDuringRead.current.add(call.id);
-        setCalls((current) => new Map(current).set(call.id, call));
-        setAnnouncement(`New pending call: ${call.name} for ${call.agent}.`);
+    const stop = followLedger(
+      client,
+      { agent: filters.agent, tool: filters.tool },
+      {
+        onReady: () => void read(),
+        onCreated: (call) => {
+          if (!alive || call.state !== 'pending' || call.kind === 'server' || !matchesAge(call)) return;
+          addedDuringRead.current.add(call.id);
+          setCalls((current) => new Map(current).set(call.id, call));
+          setAnnouncement(`New pending call: ${call.name} for ${call.agent}.`);
+        },
+        onResolved: (call) => {
+          if (!alive) return;
+          resolved.current.add(call.id);
+          if (resolved.current.size > RESOLVED_MEMORY)
+            resolved.current = new Set([...resolved.current].slice(-RESOLVED_MEMORY / 2));
+          setCalls((current) => {
+            if (!current.has(call.id)) return current;
+            const next = new Map(current);
+            next.delete(call.id);
+            return next;
+          });
+          setAnnouncement(`${call.name} for ${call.agent} is ${call.state}.`);
+        },
+        onStatus: (next, detail) => {
+          if (!alive) return;
+          setStatus(next);
+          setStatusDetail(detail ?? null);
+        },
+        onFatal: (failure) => alive && setError(`Live updates stopped: ${failure.message}`),
       },
-      onResolved: (call) => {
-        if (!alive) return;
-        resolved.current.add(call.id);
-        if (resolved.current.size > RESOLVED_MEMORY) resolved.current = new Set([...resolved.current].slice(-RESOLVED_MEMORY / 2));
-        setCalls((current) => {
-          if (!current.has(call.id)) return current;
-          const next = new Map(current);
-          next.delete(call.id);
-          return next;
-        });
-        setAnnouncement(`${call.name} for ${call.agent} is ${call.state}.`);
-      },
-      onStatus: (next, detail) => {
-        if (!alive) return;
-        setStatus(next);
-        setStatusDetail(detail ?? null);
-      },
-      onFatal: (failure) => alive && setError(`Live updates stopped: ${failure.message}`),
-    });
+    );
     // Calls age into an "older than" window without any event: re-read once a minute.
     const ageTimer = filters.age === '' ? undefined : setInterval(() => void read(), 60_000);
 
@@ -117,6 +129,8 @@ export function usePendingCalls(filters: InboxFilters): PendingCalls {
     };
   }, [client, filters.agent, filters.tool, filters.age]);
 
-  const sorted = [...calls.values()].sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.id < b.id ? 1 : -1));
+  const sorted = [...calls.values()].sort((a, b) =>
+    a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.id < b.id ? 1 : -1,
+  );
   return { calls: sorted, loading, error, status, statusDetail, announcement };
 }

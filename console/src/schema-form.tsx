@@ -20,20 +20,55 @@ function fieldId(path: FieldPath): string {
  * fieldsets for nested objects, repeatable inputs for arrays of scalars, and a JSON box for
  * anything else. The draft lives with the caller; this only renders it and reports edits.
  */
-export function SchemaForm({ schema, draft, onChange }: { schema: JsonSchema; draft: Draft; onChange(path: FieldPath, value: Draft): void }) {
+export function SchemaForm({
+  schema,
+  draft,
+  onChange,
+}: {
+  schema: JsonSchema;
+  draft: Draft;
+  onChange(path: FieldPath, value: Draft): void;
+}) {
   if (kindOf(schema) === 'object') {
     return <ObjectFields schema={schema} draft={draft} path={[]} onChange={onChange} />;
   }
-  return <SchemaField schema={schema} draft={draft} path={[]} label={schema.title ?? 'Result'} required onChange={onChange} />;
+  return (
+    <SchemaField
+      schema={schema}
+      draft={draft}
+      path={[]}
+      label={schema.title ?? 'Result'}
+      required
+      onChange={onChange}
+    />
+  );
 }
 
-function ObjectFields({ schema, draft, path, onChange }: { schema: JsonSchema; draft: Draft; path: FieldPath; onChange: FieldProps['onChange'] }) {
+function ObjectFields({
+  schema,
+  draft,
+  path,
+  onChange,
+}: {
+  schema: JsonSchema;
+  draft: Draft;
+  path: FieldPath;
+  onChange: FieldProps['onChange'];
+}) {
   const fields = typeof draft === 'object' && !Array.isArray(draft) ? draft : {};
   const required = new Set(schema.required ?? []);
   return (
     <>
       {Object.entries(schema.properties ?? {}).map(([name, child]) => (
-        <SchemaField key={name} schema={child} draft={fields[name] ?? initialDraft(child)} path={[...path, name]} label={child.title ?? name} required={required.has(name)} onChange={onChange} />
+        <SchemaField
+          key={name}
+          schema={child}
+          draft={fields[name] ?? initialDraft(child)}
+          path={[...path, name]}
+          label={child.title ?? name}
+          required={required.has(name)}
+          onChange={onChange}
+        />
       ))}
     </>
   );
@@ -77,7 +112,13 @@ export function SchemaField(props: FieldProps) {
   if (kind === 'boolean') {
     return (
       <div class="field checkbox">
-        <input id={id} type="checkbox" checked={draft === true} aria-describedby={describedBy} onChange={(event) => onChange(path, event.currentTarget.checked)} />
+        <input
+          id={id}
+          type="checkbox"
+          checked={draft === true}
+          aria-describedby={describedBy}
+          onChange={(event) => onChange(path, event.currentTarget.checked)}
+        />
         <label for={id}>{label}</label>
         <Hint id={id} schema={schema} />
       </div>
@@ -89,7 +130,14 @@ export function SchemaField(props: FieldProps) {
         <LabelText label={label} required={required} />
       </label>
       <Hint id={id} schema={schema} />
-      <ScalarInput id={id} schema={schema} value={typeof draft === 'string' ? draft : ''} required={required} describedBy={describedBy} onInput={(value) => onChange(path, value)} />
+      <ScalarInput
+        id={id}
+        schema={schema}
+        value={typeof draft === 'string' ? draft : ''}
+        required={required}
+        describedBy={describedBy}
+        onInput={(value) => onChange(path, value)}
+      />
     </div>
   );
 }
@@ -120,10 +168,29 @@ function ScalarInput({ id, schema, value, required, describedBy, onInput, ariaLa
     );
   }
   if (kind === 'number' || kind === 'integer') {
-    return <input {...common} type="number" inputMode={kind === 'integer' ? 'numeric' : 'decimal'} step={kind === 'integer' ? 1 : 'any'} value={value} onInput={(event) => onInput(event.currentTarget.value)} />;
+    return (
+      <input
+        {...common}
+        type="number"
+        inputMode={kind === 'integer' ? 'numeric' : 'decimal'}
+        step={kind === 'integer' ? 1 : 'any'}
+        value={value}
+        onInput={(event) => onInput(event.currentTarget.value)}
+      />
+    );
   }
   if (kind === 'json') {
-    return <textarea {...common} class="json-input" rows={4} spellcheck={false} value={value} placeholder="JSON" onInput={(event) => onInput(event.currentTarget.value)} />;
+    return (
+      <textarea
+        {...common}
+        class="json-input"
+        rows={4}
+        spellcheck={false}
+        value={value}
+        placeholder="JSON"
+        onInput={(event) => onInput(event.currentTarget.value)}
+      />
+    );
   }
   // Booleans inside arrays are typed as true/false; anything else is text.
   return <input {...common} type="text" value={value} onInput={(event) => onInput(event.currentTarget.value)} />;
@@ -132,7 +199,8 @@ function ScalarInput({ id, schema, value, required, describedBy, onInput, ariaLa
 /** Arrays of scalars: one input per item, with add and remove buttons named after the field. */
 function ArrayField({ schema, draft, path, label, required, onChange }: FieldProps) {
   const items = Array.isArray(draft) ? draft : [];
-  const itemSchema: JsonSchema = kindOf(schema.items ?? {}) === 'boolean' ? { type: 'string', enum: ['true', 'false'] } : (schema.items ?? {});
+  const itemSchema: JsonSchema =
+    kindOf(schema.items ?? {}) === 'boolean' ? { type: 'string', enum: ['true', 'false'] } : (schema.items ?? {});
   const id = fieldId(path);
   return (
     <fieldset class="nested">
@@ -152,7 +220,17 @@ function ArrayField({ schema, draft, path, label, required, onChange }: FieldPro
             ariaLabel={`${label} item ${index + 1}`}
             onInput={(value) => onChange([...path, String(index)], value)}
           />
-          <button type="button" class="quiet" aria-label={`Remove ${label} item ${index + 1}`} onClick={() => onChange(path, items.filter((_, at) => at !== index))}>
+          <button
+            type="button"
+            class="quiet"
+            aria-label={`Remove ${label} item ${index + 1}`}
+            onClick={() =>
+              onChange(
+                path,
+                items.filter((_, at) => at !== index),
+              )
+            }
+          >
             Remove
           </button>
         </div>

@@ -65,7 +65,13 @@ export function labelOf(path: FieldPath): string {
  * as "" or 0, which a tool would read as real answers. Problems are collected, not thrown, so the
  * person sees all of them at once.
  */
-export function buildValue(schema: JsonSchema, draft: Draft, path: FieldPath, required: boolean, errors: string[]): JsonValue | undefined {
+export function buildValue(
+  schema: JsonSchema,
+  draft: Draft,
+  path: FieldPath,
+  required: boolean,
+  errors: string[],
+): JsonValue | undefined {
   const kind = kindOf(schema);
   const missing = () => {
     if (required) errors.push(`${labelOf(path)} is required.`);
@@ -89,7 +95,13 @@ export function buildValue(schema: JsonSchema, draft: Draft, path: FieldPath, re
       const requiredNames = new Set(schema.required ?? []);
       const value: Record<string, JsonValue> = {};
       for (const [name, child] of Object.entries(schema.properties ?? {})) {
-        const built = buildValue(child, fields[name] ?? initialDraft(child), [...path, name], requiredNames.has(name), errors);
+        const built = buildValue(
+          child,
+          fields[name] ?? initialDraft(child),
+          [...path, name],
+          requiredNames.has(name),
+          errors,
+        );
         if (built !== undefined) value[name] = built;
       }
       // An optional nested object left blank is absent; the top level is always an object.

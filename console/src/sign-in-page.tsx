@@ -32,10 +32,24 @@ export function SignInPage({ onSignIn, notice }: Props) {
     <main id="content" class="sign-in">
       <h1>Baton console</h1>
       <p>Decide approvals and answer client-executed tool calls waiting on your agents.</p>
-      {notice && <p class="notice" role="status">{notice}</p>}
-      <form onSubmit={submit} class="card stack" aria-describedby="key-help">
+      {notice && (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      )}
+      <form onSubmit={(event) => void submit(event)} class="card stack" aria-describedby="key-help">
         <label for="api-key">API key</label>
-        <input id="api-key" name="api-key" type="password" autocomplete="off" spellcheck={false} value={key} onInput={(event) => setKey(event.currentTarget.value)} aria-invalid={error !== null} aria-describedby={error ? 'sign-in-error' : undefined} />
+        <input
+          id="api-key"
+          name="api-key"
+          type="password"
+          autocomplete="off"
+          spellcheck={false}
+          value={key}
+          onInput={(event) => setKey(event.currentTarget.value)}
+          aria-invalid={error !== null}
+          aria-describedby={error ? 'sign-in-error' : undefined}
+        />
         <p id="key-help" class="hint">
           The key is kept in this tab only (session storage) and sent to this server in the Authorization header.
         </p>

@@ -56,7 +56,8 @@ export function ThreadPage({ id }: { id: string }) {
           <ul>
             {thread.pending_tool_calls.map((call) => (
               <li key={call.id}>
-                <a href={href.call(call.id)}>{call.name}</a> {call.kind === 'approval' ? '(approval)' : '(client function)'}
+                <a href={href.call(call.id)}>{call.name}</a>{' '}
+                {call.kind === 'approval' ? '(approval)' : '(client function)'}
               </li>
             ))}
           </ul>

@@ -18,7 +18,10 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
   });
 
   useEffect(() => {
-    client.listAgents({ limit: 200 }).then((page) => setAgents(page.data.map((entry) => entry.name).sort()), () => {});
+    client.listAgents({ limit: 200 }).then(
+      (page) => setAgents(page.data.map((entry) => entry.name).sort()),
+      () => {},
+    );
   }, [client]);
 
   return (
@@ -27,7 +30,17 @@ export function ThreadsPage({ query }: { query: URLSearchParams }) {
       <form class="filters" aria-label="Filter threads" onSubmit={(event) => event.preventDefault()}>
         <div class="field">
           <label for="threads-agent">Agent</label>
-          <select id="threads-agent" value={agent} onChange={(event) => replaceHash(href.threads(new URLSearchParams(event.currentTarget.value ? { agent: event.currentTarget.value } : {})))}>
+          <select
+            id="threads-agent"
+            value={agent}
+            onChange={(event) =>
+              replaceHash(
+                href.threads(
+                  new URLSearchParams(event.currentTarget.value ? { agent: event.currentTarget.value } : {}),
+                ),
+              )
+            }
+          >
             <option value="">Any agent</option>
             {(agent !== '' && !agents.includes(agent) ? [agent, ...agents] : agents).map((name) => (
               <option key={name} value={name}>

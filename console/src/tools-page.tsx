@@ -40,7 +40,8 @@ export function ToolsPage() {
     <>
       <h1 tabIndex={-1}>Tools</h1>
       <p class="lede">
-        Resources of <span class="mono">{app}</span>. Client functions are answered from the inbox; the other kinds run on Baton, and those that require approval wait in the inbox first.
+        Resources of <span class="mono">{app}</span>. Client functions are answered from the inbox; the other kinds run
+        on Baton, and those that require approval wait in the inbox first.
       </p>
       <ResourceSection title="Tools" list={tools} kinds={TOOL_KINDS} empty="No tools yet." />
       <ResourceSection title="Toolsets" list={toolsets} kinds={TOOLSET_KINDS} empty="No toolsets yet." />
@@ -48,7 +49,17 @@ export function ToolsPage() {
   );
 }
 
-function ResourceSection({ title, list, kinds, empty }: { title: string; list: PagedList<CesResource>; kinds: readonly (keyof CesResource)[]; empty: string }) {
+function ResourceSection({
+  title,
+  list,
+  kinds,
+  empty,
+}: {
+  title: string;
+  list: PagedList<CesResource>;
+  kinds: readonly (keyof CesResource)[];
+  empty: string;
+}) {
   const id = `${title.toLowerCase()}-title`;
   return (
     <section aria-labelledby={id}>
@@ -57,7 +68,11 @@ function ResourceSection({ title, list, kinds, empty }: { title: string; list: P
       {!list.loading && list.items.length === 0 && !list.error && <p class="empty">{empty}</p>}
       <ul class="card-list" aria-label={title}>
         {list.items.map((resource) => {
-          const description = resource.description ?? resource.clientFunction?.description ?? resource.jsFunction?.description ?? resource.openApiTool?.description;
+          const description =
+            resource.description ??
+            resource.clientFunction?.description ??
+            resource.jsFunction?.description ??
+            resource.openApiTool?.description;
           return (
             <li key={resource.name} class="card-row">
               <h3 class="row-title">{shortName(resource)}</h3>

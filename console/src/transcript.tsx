@@ -32,10 +32,20 @@ export function Transcript({ messages, highlight }: Props) {
             <div key={call.id} class={`tool-call${call.id === highlight ? ' highlighted' : ''}`}>
               <p class="tool-call-head">
                 Calls <strong>{call.name}</strong>
-                {call.executor && BATON_EXECUTORS.has(call.executor) && <span class="badge badge-server">run by Baton</span>}
-                {call.id === highlight ? <span class="badge badge-current">this call</span> : <a href={href.call(call.id)} class="small-link">open call</a>}
+                {call.executor && BATON_EXECUTORS.has(call.executor) && (
+                  <span class="badge badge-server">run by Baton</span>
+                )}
+                {call.id === highlight ? (
+                  <span class="badge badge-current">this call</span>
+                ) : (
+                  <a href={href.call(call.id)} class="small-link">
+                    open call
+                  </a>
+                )}
               </p>
-              <pre class="json" aria-label={`Input of ${call.name}`}>{prettyJson(call.input)}</pre>
+              <pre class="json" aria-label={`Input of ${call.name}`}>
+                {prettyJson(call.input)}
+              </pre>
             </div>
           ))}
         </li>
@@ -45,7 +55,12 @@ export function Transcript({ messages, highlight }: Props) {
 }
 
 type Role = 'user' | 'assistant' | 'system' | 'tool';
-const ROLE_LABEL: Record<Role, string> = { user: 'User', assistant: 'Assistant', system: 'System', tool: 'Tool results' };
+const ROLE_LABEL: Record<Role, string> = {
+  user: 'User',
+  assistant: 'Assistant',
+  system: 'System',
+  tool: 'Tool results',
+};
 
 /** A user message made only of tool_result blocks is the tools speaking, not the person. */
 function role(message: ThreadMessage): Role {
@@ -53,14 +68,35 @@ function role(message: ThreadMessage): Role {
   return message.content.every((block) => block.type === 'tool_result') ? 'tool' : 'user';
 }
 
-function MessageContent({ content, calls, highlight }: { content: ThreadMessage['content']; calls: Map<string, MessageToolCall>; highlight: string | undefined }) {
+function MessageContent({
+  content,
+  calls,
+  highlight,
+}: {
+  content: ThreadMessage['content'];
+  calls: Map<string, MessageToolCall>;
+  highlight: string | undefined;
+}) {
   if (content === null || content === '') return null;
   if (typeof content === 'string') return <p class="message-text">{content}</p>;
   return (
     <>
       {content.map((block, index) => {
-        if (block.type === 'text') return <p key={index} class="message-text">{String(block['text'] ?? '')}</p>;
-        if (block.type === 'tool_result') return <ToolResult key={index} block={block as unknown as ToolResultBlock} call={calls.get(String(block['tool_call_id']))} highlight={highlight} />;
+        if (block.type === 'text')
+          return (
+            <p key={index} class="message-text">
+              {String(block['text'] ?? '')}
+            </p>
+          );
+        if (block.type === 'tool_result')
+          return (
+            <ToolResult
+              key={index}
+              block={block as unknown as ToolResultBlock}
+              call={calls.get(String(block['tool_call_id']))}
+              highlight={highlight}
+            />
+          );
         return (
           <p key={index} class="muted">
             [{block.type}]
@@ -71,10 +107,21 @@ function MessageContent({ content, calls, highlight }: { content: ThreadMessage[
   );
 }
 
-function ToolResult({ block, call, highlight }: { block: ToolResultBlock; call: MessageToolCall | undefined; highlight: string | undefined }) {
+function ToolResult({
+  block,
+  call,
+  highlight,
+}: {
+  block: ToolResultBlock;
+  call: MessageToolCall | undefined;
+  highlight: string | undefined;
+}) {
   const byBaton = call?.executor !== undefined && BATON_EXECUTORS.has(call.executor);
   return (
-    <div class={`tool-result${block.is_error ? ' is-error' : ''}${block.tool_call_id === highlight ? ' highlighted' : ''}`} data-tool-call-id={block.tool_call_id}>
+    <div
+      class={`tool-result${block.is_error ? ' is-error' : ''}${block.tool_call_id === highlight ? ' highlighted' : ''}`}
+      data-tool-call-id={block.tool_call_id}
+    >
       <p class="tool-call-head">
         Result of <strong>{call?.name ?? block.tool_call_id}</strong>
         {block.is_error && <span class="badge badge-error">error</span>}
@@ -89,7 +136,11 @@ function ToolResult({ block, call, highlight }: { block: ToolResultBlock; call: 
 function resultText(content: unknown): string {
   if (content === undefined || content === null || content === '') return '(empty)';
   if (Array.isArray(content)) {
-    return content.map((part: { type?: string; text?: string }) => (part.type === 'text' ? prettyJson(part.text ?? '') : `[${part.type ?? 'part'}]`)).join('\n');
+    return content
+      .map((part: { type?: string; text?: string }) =>
+        part.type === 'text' ? prettyJson(part.text ?? '') : `[${part.type ?? 'part'}]`,
+      )
+      .join('\n');
   }
   return prettyJson(content);
 }

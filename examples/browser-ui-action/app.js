@@ -49,7 +49,11 @@ $('#chat').addEventListener('submit', async (event) => {
     const answer = await baton.threads.run(threadId, text, {
       tools,
       onEvent: (event) => {
-        if (event.type === 'tool_result') say('tool', `${event.isError ? '✗' : '✓'} ${event.call.name}(${JSON.stringify(event.call.input)}) → ${event.result}`);
+        if (event.type === 'tool_result')
+          say(
+            'tool',
+            `${event.isError ? '✗' : '✓'} ${event.call.name}(${JSON.stringify(event.call.input)}) → ${event.result}`,
+          );
       },
     });
     say('agent', answer.text);

@@ -27,17 +27,29 @@ export const UI_AGENT = {
     {
       name: 'set_theme',
       description: 'Switches the page between dark and light mode.',
-      parameters: { type: 'object', properties: { mode: { type: 'string', enum: ['dark', 'light'] } }, required: ['mode'] },
+      parameters: {
+        type: 'object',
+        properties: { mode: { type: 'string', enum: ['dark', 'light'] } },
+        required: ['mode'],
+      },
     },
     {
       name: 'highlight_product',
       description: 'Highlights one product card on the page, by its SKU (e.g. TR-100).',
-      parameters: { type: 'object', properties: { sku: { type: 'string', description: 'The product SKU' } }, required: ['sku'] },
+      parameters: {
+        type: 'object',
+        properties: { sku: { type: 'string', description: 'The product SKU' } },
+        required: ['sku'],
+      },
     },
     {
       name: 'show_banner',
       description: 'Shows a banner with a short message at the top of the page.',
-      parameters: { type: 'object', properties: { text: { type: 'string', description: 'The message' } }, required: ['text'] },
+      parameters: {
+        type: 'object',
+        properties: { text: { type: 'string', description: 'The message' } },
+        required: ['text'],
+      },
     },
   ],
 };
@@ -57,7 +69,12 @@ export interface UiExample {
   close(): Promise<void>;
 }
 
-export async function startUiExample(options: { batonUrl: string; apiKey: string; port?: number; host?: string }): Promise<UiExample> {
+export async function startUiExample(options: {
+  batonUrl: string;
+  apiKey: string;
+  port?: number;
+  host?: string;
+}): Promise<UiExample> {
   if (!existsSync(new URL('index.js', SDK_DIST))) throw new Error('packages/client/dist is missing: run npm run build');
   await new Baton({ baseURL: options.batonUrl, apiKey: options.apiKey }).agents.upsert(UI_AGENT);
   const batonOrigin = options.batonUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
@@ -68,13 +85,16 @@ export async function startUiExample(options: { batonUrl: string; apiKey: string
   async function proxy(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
     const route = ALLOWED.find((entry) => entry.method === request.method && entry.path.test(url.pathname));
     const threadId = route?.path.exec(url.pathname)?.[1];
-    if (!route || (threadId !== undefined && !threads.has(threadId))) return refuse(response, 404, 'not_allowed', `${request.method} ${url.pathname} is not open to this page.`);
+    if (!route || (threadId !== undefined && !threads.has(threadId)))
+      return refuse(response, 404, 'not_allowed', `${request.method} ${url.pathname} is not open to this page.`);
 
     let body: string | undefined;
     if (request.method === 'POST') {
       body = await readBody(request, MAX_BODY_BYTES);
-      if (body === undefined) return refuse(response, 413, 'body_too_large', `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`);
-      if (url.pathname === '/v1/threads' && parseJson(body)?.agent !== UI_AGENT.name) return refuse(response, 403, 'agent_not_allowed', `This page talks to ${UI_AGENT.name} only.`);
+      if (body === undefined)
+        return refuse(response, 413, 'body_too_large', `Request bodies are limited to ${MAX_BODY_BYTES} bytes.`);
+      if (url.pathname === '/v1/threads' && parseJson(body)?.agent !== UI_AGENT.name)
+        return refuse(response, 403, 'agent_not_allowed', `This page talks to ${UI_AGENT.name} only.`);
     }
     const upstream = await fetch(`${batonOrigin}${url.pathname}${url.search}`, {
       method: route.method,
@@ -82,7 +102,9 @@ export async function startUiExample(options: { batonUrl: string; apiKey: string
         authorization: `Bearer ${options.apiKey}`, // the page sent a placeholder; the real key is added here
         accept: request.headers.accept ?? 'application/json',
         ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        ...(typeof request.headers['idempotency-key'] === 'string' ? { 'idempotency-key': request.headers['idempotency-key'] } : {}),
+        ...(typeof request.headers['idempotency-key'] === 'string'
+          ? { 'idempotency-key': request.headers['idempotency-key'] }
+          : {}),
       },
       ...(body !== undefined ? { body } : {}),
     });
@@ -110,7 +132,8 @@ export async function startUiExample(options: { batonUrl: string; apiKey: string
     if (pathname === '/' || pathname === '/index.html') file = new URL('index.html', PAGE_DIR);
     else if (pathname === '/app.js') file = new URL('app.js', PAGE_DIR);
     // The SDK's built ES modules, as the page imports them (/sdk/index.js and what it imports).
-    else if (/^\/sdk\/(?:[\w-]+\/)*[\w.-]+\.js$/.test(pathname) && !pathname.includes('..')) file = new URL(pathname.slice('/sdk/'.length), SDK_DIST);
+    else if (/^\/sdk\/(?:[\w-]+\/)*[\w.-]+\.js$/.test(pathname) && !pathname.includes('..'))
+      file = new URL(pathname.slice('/sdk/'.length), SDK_DIST);
     const content = file && (await readFile(file).catch(() => undefined));
     if (!file || content === undefined) return refuse(response, 404, 'not_found', `No ${pathname} here.`);
     response.writeHead(200, {
@@ -122,9 +145,14 @@ export async function startUiExample(options: { batonUrl: string; apiKey: string
 
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
-    const work = url.pathname.startsWith('/v1/') ? proxy(request, response, url) : request.method === 'GET' ? serveFile(response, url.pathname) : Promise.resolve(refuse(response, 405, 'method_not_allowed', 'GET only.'));
+    const work = url.pathname.startsWith('/v1/')
+      ? proxy(request, response, url)
+      : request.method === 'GET'
+        ? serveFile(response, url.pathname)
+        : Promise.resolve(refuse(response, 405, 'method_not_allowed', 'GET only.'));
     work.catch((error: unknown) => {
-      if (!response.headersSent) refuse(response, 502, 'bad_gateway', `Baton did not answer: ${(error as Error).message}`);
+      if (!response.headersSent)
+        refuse(response, 502, 'bad_gateway', `Baton did not answer: ${(error as Error).message}`);
       else response.destroy();
     });
   });
@@ -132,10 +160,11 @@ export async function startUiExample(options: { batonUrl: string; apiKey: string
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${options.host ?? '127.0.0.1'}:${port}`,
-    close: () => new Promise((done) => {
-      server.closeAllConnections();
-      server.close(() => done());
-    }),
+    close: () =>
+      new Promise((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
   };
 }
 
@@ -173,6 +202,12 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(p
     console.error('Set BATON_API_KEY to a Baton API key (the admin key npm start printed, or BATON_ADMIN_KEY).');
     process.exit(1);
   }
-  const example = await startUiExample({ batonUrl: process.env.BATON_URL ?? 'http://127.0.0.1:8080', apiKey, port: Number(process.env.PORT ?? 8090) });
-  console.log(`Open ${example.url} (agent ${UI_AGENT.name} on ${process.env.BATON_URL ?? 'http://127.0.0.1:8080'}; Ctrl+C stops)`);
+  const example = await startUiExample({
+    batonUrl: process.env.BATON_URL ?? 'http://127.0.0.1:8080',
+    apiKey,
+    port: Number(process.env.PORT ?? 8090),
+  });
+  console.log(
+    `Open ${example.url} (agent ${UI_AGENT.name} on ${process.env.BATON_URL ?? 'http://127.0.0.1:8080'}; Ctrl+C stops)`,
+  );
 }

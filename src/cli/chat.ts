@@ -42,7 +42,9 @@ export async function runChat(args: string[]): Promise<number> {
     oneAtATime(async () => {
       console.log(`\n[approval ${call.id}] ${call.name} ${JSON.stringify(call.input, null, 2)}`);
       const answer = (await prompt.question(`approve ${call.name}? (y, or a reason to deny)> `)).trim();
-      return /^y(es)?$/i.test(answer) ? { approve: true } : { approve: false, reason: answer || 'denied at the terminal' };
+      return /^y(es)?$/i.test(answer)
+        ? { approve: true }
+        : { approve: false, reason: answer || 'denied at the terminal' };
     });
 
   try {

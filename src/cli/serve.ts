@@ -11,9 +11,13 @@ export async function runServe(): Promise<number> {
     console.log(`\nFirst admin API key (shown only this once, store it now):\n\n  ${baton.generatedAdminKey}\n`);
   }
   if (baton.generatedSecretsKeyFile) {
-    console.log(`\nA new key for stored secrets was written to ${baton.generatedSecretsKeyFile}: back it up (without it the secrets cannot be read), or set BATON_SECRETS_KEY.\n`);
+    console.log(
+      `\nA new key for stored secrets was written to ${baton.generatedSecretsKeyFile}: back it up (without it the secrets cannot be read), or set BATON_SECRETS_KEY.\n`,
+    );
   }
-  console.log(`Baton listening on ${url} (${config.source ? `config ${config.source}` : 'built-in demo agent refund-desk'}, data in ${config.databaseUrl ? 'Postgres' : config.dataDir})`);
+  console.log(
+    `Baton listening on ${url} (${config.source ? `config ${config.source}` : 'built-in demo agent refund-desk'}, data in ${config.databaseUrl ? 'Postgres' : config.dataDir})`,
+  );
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);

@@ -20,14 +20,27 @@ export class AgentService {
   async create(appId: string, input: AgentInput): Promise<AgentRecord> {
     const definition = buildAgentDefinition(input, this.validateModel);
     const now = this.clock.now().toISOString();
-    const agent: AgentRecord = { id: this.newId('agent'), appId, name: definition.name, version: 1, definition, createdAt: now, updatedAt: now };
+    const agent: AgentRecord = {
+      id: this.newId('agent'),
+      appId,
+      name: definition.name,
+      version: 1,
+      definition,
+      createdAt: now,
+      updatedAt: now,
+    };
     try {
       await this.store.agents.insert(agent);
     } catch (error) {
       if (error instanceof DuplicateKeyError) {
-        throw new EngineError('conflict', 'agent_exists', `An agent named '${definition.name}' already exists; update it with PUT /v1/agents/${definition.name}.`, {
-          param: 'name',
-        });
+        throw new EngineError(
+          'conflict',
+          'agent_exists',
+          `An agent named '${definition.name}' already exists; update it with PUT /v1/agents/${definition.name}.`,
+          {
+            param: 'name',
+          },
+        );
       }
       throw error;
     }
@@ -36,7 +49,12 @@ export class AgentService {
 
   async get(appId: string, name: string): Promise<AgentRecord> {
     const agent = await this.store.agents.get(appId, name);
-    if (!agent) throw new EngineError('not_found', 'agent_not_found', `No agent named '${name}'. List agents with GET /v1/agents.`);
+    if (!agent)
+      throw new EngineError(
+        'not_found',
+        'agent_not_found',
+        `No agent named '${name}'. List agents with GET /v1/agents.`,
+      );
     return agent;
   }
 
@@ -45,14 +63,34 @@ export class AgentService {
   }
 
   /** Replaces the definition. With `expectedVersion`, refuses (409) if someone updated it meanwhile. */
-  async replace(appId: string, name: string, input: Omit<AgentInput, 'name'>, expectedVersion?: number): Promise<AgentRecord> {
+  async replace(
+    appId: string,
+    name: string,
+    input: Omit<AgentInput, 'name'>,
+    expectedVersion?: number,
+  ): Promise<AgentRecord> {
     const current = await this.get(appId, name);
     if (expectedVersion !== undefined && expectedVersion !== current.version) {
-      throw new EngineError('conflict', 'agent_version_mismatch', `Agent '${name}' is at version ${current.version}, not ${expectedVersion}; read it again and reapply your change.`);
+      throw new EngineError(
+        'conflict',
+        'agent_version_mismatch',
+        `Agent '${name}' is at version ${current.version}, not ${expectedVersion}; read it again and reapply your change.`,
+      );
     }
     const definition = buildAgentDefinition({ ...input, name }, this.validateModel);
-    const updated = await this.store.agents.update(appId, name, current.version, definition, this.clock.now().toISOString());
-    if (!updated) throw new EngineError('conflict', 'agent_version_mismatch', `Agent '${name}' was updated by another request at the same time; read it again and retry.`);
+    const updated = await this.store.agents.update(
+      appId,
+      name,
+      current.version,
+      definition,
+      this.clock.now().toISOString(),
+    );
+    if (!updated)
+      throw new EngineError(
+        'conflict',
+        'agent_version_mismatch',
+        `Agent '${name}' was updated by another request at the same time; read it again and retry.`,
+      );
     return updated;
   }
 
@@ -76,7 +114,15 @@ export class AgentService {
     if (existing) return existing;
     const definition = { ...buildAgentDefinition({ name: 'implicit', model: modelId }, this.validateModel), name };
     const now = this.clock.now().toISOString();
-    const agent: AgentRecord = { id: this.newId('agent'), appId, name, version: 1, definition, createdAt: now, updatedAt: now };
+    const agent: AgentRecord = {
+      id: this.newId('agent'),
+      appId,
+      name,
+      version: 1,
+      definition,
+      createdAt: now,
+      updatedAt: now,
+    };
     try {
       await this.store.agents.insert(agent);
       return agent;

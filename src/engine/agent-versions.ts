@@ -13,7 +13,12 @@ export class AgentVersions {
     const cached = this.cache.get(key);
     if (cached) return cached;
     const version = await this.store.agents.getVersion(turn.agentId, turn.agentVersion);
-    if (!version) throw new EngineError('internal', 'agent_version_missing', `Agent version ${turn.agentVersion} of turn '${turn.id}' is missing.`);
+    if (!version)
+      throw new EngineError(
+        'internal',
+        'agent_version_missing',
+        `Agent version ${turn.agentVersion} of turn '${turn.id}' is missing.`,
+      );
     if (this.cache.size >= 1_000) this.cache.clear();
     this.cache.set(key, version.definition);
     return version.definition;

@@ -29,34 +29,71 @@ export async function decideApproval(
   useFakes: boolean,
 ): Promise<LedgerEntryRecord> {
   if (entry.kind !== 'approval') {
-    throw new EngineError('conflict', 'not_an_approval', `Tool call '${entry.id}' is not waiting for an approval; send its result with POST /v1/tool-calls/${entry.id}/result.`);
+    throw new EngineError(
+      'conflict',
+      'not_an_approval',
+      `Tool call '${entry.id}' is not waiting for an approval; send its result with POST /v1/tool-calls/${entry.id}/result.`,
+    );
   }
   if (entry.state !== 'pending') {
-    throw new EngineError('conflict', 'tool_call_already_resolved', `Approval '${entry.id}' was already decided (${entry.state}${entry.submittedBy ? ` by ${entry.submittedBy}` : ''}); a decision cannot be changed.`, {
-      details: { tool_call_id: entry.id, state: entry.state },
-    });
+    throw new EngineError(
+      'conflict',
+      'tool_call_already_resolved',
+      `Approval '${entry.id}' was already decided (${entry.state}${entry.submittedBy ? ` by ${entry.submittedBy}` : ''}); a decision cannot be changed.`,
+      {
+        details: { tool_call_id: entry.id, state: entry.state },
+      },
+    );
   }
   const now = nowIso(context);
   const actor = submission.actor;
   let resolution;
   if (!decision.approve) {
     const reason = decision.reason?.trim() || 'no reason given';
-    resolution = { state: 'denied' as const, result: [{ type: 'text' as const, text: `Denied by ${actor ?? 'a reviewer'}: ${reason}` }], isError: true };
+    resolution = {
+      state: 'denied' as const,
+      result: [{ type: 'text' as const, text: `Denied by ${actor ?? 'a reviewer'}: ${reason}` }],
+      isError: true,
+    };
   } else {
-    if (!tool) throw new EngineError('unprocessable', 'tool_gone', `Tool '${entry.toolName}' of approval '${entry.id}' no longer exists; deny the call instead.`);
+    if (!tool)
+      throw new EngineError(
+        'unprocessable',
+        'tool_gone',
+        `Tool '${entry.toolName}' of approval '${entry.id}' no longer exists; deny the call instead.`,
+      );
     let approved = entry;
     if (decision.arguments !== undefined) {
       const check = checkToolArguments(tool, JSON.stringify(decision.arguments));
       if (!check.ok) {
-        throw new EngineError('invalid_request', 'invalid_arguments', `The edited arguments do not fit tool '${tool.name}': ${check.problem}.`, { param: 'arguments' });
+        throw new EngineError(
+          'invalid_request',
+          'invalid_arguments',
+          `The edited arguments do not fit tool '${tool.name}': ${check.problem}.`,
+          { param: 'arguments' },
+        );
       }
       approved = { ...entry, arguments: check.value, argumentsHash: hashArguments(check.value) };
     }
     const result = await runOne(context, approved, tool, new AbortController().signal, useFakes);
-    resolution = { state: result.isError ? ('failed' as const) : ('completed' as const), result: result.output, isError: result.isError };
+    resolution = {
+      state: result.isError ? ('failed' as const) : ('completed' as const),
+      result: result.output,
+      isError: result.isError,
+    };
   }
-  const resolved = await context.store.ledger.resolve(entry.id, { ...resolution, submittedBy: actor, submittedAt: now, idempotencyKey: submission.idempotencyKey });
-  if (!resolved) throw new EngineError('conflict', 'tool_call_already_resolved', `Approval '${entry.id}' was decided by another request at the same time.`);
+  const resolved = await context.store.ledger.resolve(entry.id, {
+    ...resolution,
+    submittedBy: actor,
+    submittedAt: now,
+    idempotencyKey: submission.idempotencyKey,
+  });
+  if (!resolved)
+    throw new EngineError(
+      'conflict',
+      'tool_call_already_resolved',
+      `Approval '${entry.id}' was decided by another request at the same time.`,
+    );
   return resolved;
 }
 
@@ -73,7 +110,11 @@ export async function recordResultsBeforeApprovals(
   hasNewInput: boolean,
 ): Promise<TurnOutcome> {
   if (hasNewInput) {
-    throw new EngineError('conflict', 'approvals_pending', `Approvals ${approvals.map((entry) => entry.id).join(', ')} are still undecided; send new input once they are decided.`);
+    throw new EngineError(
+      'conflict',
+      'approvals_pending',
+      `Approvals ${approvals.map((entry) => entry.id).join(', ')} are still undecided; send new input once they are decided.`,
+    );
   }
   for (const result of results) await resolveOneCall(context, turn.appId, result.callId, result, submission);
   return { turn, replyGroupId: '', text: null, pendingCalls: [...approvals] };

@@ -38,21 +38,37 @@ export async function prepareAsyncResults(
       continue;
     }
     if (entry.state !== 'pending') {
-      throw new EngineError('conflict', 'tool_call_already_resolved', `Asynchronous tool call '${entry.id}' is already ${entry.state}; its result cannot be sent again.`, {
-        param: `${result.param}.tool_call_id`,
-        details: { tool_call_id: entry.id, state: entry.state },
-      });
+      throw new EngineError(
+        'conflict',
+        'tool_call_already_resolved',
+        `Asynchronous tool call '${entry.id}' is already ${entry.state}; its result cannot be sent again.`,
+        {
+          param: `${result.param}.tool_call_id`,
+          details: { tool_call_id: entry.id, state: entry.state },
+        },
+      );
     }
     if (delivered.some((other) => other.entry.id === entry.id)) {
-      throw new EngineError('invalid_request', 'duplicate_tool_result', `Duplicate result for tool call '${entry.id}' at ${result.param}: send exactly one result per call.`, {
-        param: `${result.param}.tool_call_id`,
-      });
+      throw new EngineError(
+        'invalid_request',
+        'duplicate_tool_result',
+        `Duplicate result for tool call '${entry.id}' at ${result.param}: send exactly one result per call.`,
+        {
+          param: `${result.param}.tool_call_id`,
+        },
+      );
     }
     delivered.push({ result, entry });
   }
   return {
     blocking,
-    items: delivered.map(({ result, entry }) => ({ type: 'function_call_output', callId: entry.id, name: entry.toolName, output: result.output, isError: result.isError })),
+    items: delivered.map(({ result, entry }) => ({
+      type: 'function_call_output',
+      callId: entry.id,
+      name: entry.toolName,
+      output: result.output,
+      isError: result.isError,
+    })),
     callIds: new Set(delivered.map(({ entry }) => entry.id)),
     async resolve(tx) {
       const now = nowIso(context);
@@ -66,9 +82,14 @@ export async function prepareAsyncResults(
           idempotencyKey: submission.idempotencyKey,
         });
         if (!resolved) {
-          throw new EngineError('conflict', 'tool_call_already_resolved', `Asynchronous tool call '${entry.id}' was answered by another request at the same time.`, {
-            param: `${result.param}.tool_call_id`,
-          });
+          throw new EngineError(
+            'conflict',
+            'tool_call_already_resolved',
+            `Asynchronous tool call '${entry.id}' was answered by another request at the same time.`,
+            {
+              param: `${result.param}.tool_call_id`,
+            },
+          );
         }
       }
     },

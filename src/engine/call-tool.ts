@@ -10,11 +10,23 @@ import { toolsForTurn } from './turn-runner.ts';
  * are read as they are now, so an edited response schema shows at once. Not found when the tool
  * is gone (its resource was deleted or the agent no longer refers to it).
  */
-export async function toolForCall(context: EngineContext, entry: LedgerEntryRecord, turn: TurnRecord, agent: AgentDefinition): Promise<ClientToolDefinition> {
-  const referenced = [...(await loadReferencedTools(context.store, turn.appId, agent)), ...(await context.tools.listServerTools(turn.appId, agent))];
+export async function toolForCall(
+  context: EngineContext,
+  entry: LedgerEntryRecord,
+  turn: TurnRecord,
+  agent: AgentDefinition,
+): Promise<ClientToolDefinition> {
+  const referenced = [
+    ...(await loadReferencedTools(context.store, turn.appId, agent)),
+    ...(await context.tools.listServerTools(turn.appId, agent)),
+  ];
   const tool = toolsForTurn(agent, turn, referenced).find((candidate) => candidate.name === entry.toolName);
   if (!tool) {
-    throw new EngineError('not_found', 'tool_definition_not_found', `Tool '${entry.toolName}' of call '${entry.id}' is no longer defined for its agent; answer the call with any JSON result.`);
+    throw new EngineError(
+      'not_found',
+      'tool_definition_not_found',
+      `Tool '${entry.toolName}' of call '${entry.id}' is no longer defined for its agent; answer the call with any JSON result.`,
+    );
   }
   return tool;
 }

@@ -11,17 +11,25 @@ const COPY_BATCH = 500;
  * written, ledger) never mix the two conversations. A branch point that leaves a tool call
  * without its output is refused: that history would be invalid for every provider.
  */
-export async function forkConversation(context: EngineContext, source: ConversationRecord, uptoSeq: number): Promise<ConversationRecord> {
+export async function forkConversation(
+  context: EngineContext,
+  source: ConversationRecord,
+  uptoSeq: number,
+): Promise<ConversationRecord> {
   const copied: ItemRecord[] = [];
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const batch = await context.store.items.listAfterSeq(source.id, after, COPY_BATCH);
     const kept = batch.filter((item) => item.seq <= uptoSeq);
     copied.push(...kept);
     if (kept.length < batch.length || batch.length < COPY_BATCH) break;
     after = batch[batch.length - 1]?.seq ?? after;
   }
-  const answered = new Set(copied.flatMap((item) => (item.payload.type === 'function_call_output' ? [item.payload.callId] : [])));
-  const open = copied.flatMap((item) => (item.payload.type === 'function_call' && !answered.has(item.payload.callId) ? [item.payload.callId] : []));
+  const answered = new Set(
+    copied.flatMap((item) => (item.payload.type === 'function_call_output' ? [item.payload.callId] : [])),
+  );
+  const open = copied.flatMap((item) =>
+    item.payload.type === 'function_call' && !answered.has(item.payload.callId) ? [item.payload.callId] : [],
+  );
   if (open.length > 0) {
     throw new EngineError(
       'conflict',
@@ -57,7 +65,9 @@ export async function forkConversation(context: EngineContext, source: Conversat
     updatedAt: now,
     completedAt: now,
   };
-  const sourceAgentVersion = source.headTurnId ? (await context.store.turns.get(source.headTurnId))?.agentVersion : undefined;
+  const sourceAgentVersion = source.headTurnId
+    ? (await context.store.turns.get(source.headTurnId))?.agentVersion
+    : undefined;
   if (sourceAgentVersion !== undefined) historyTurn.agentVersion = sourceAgentVersion;
   conversation.headTurnId = historyTurn.id;
   const items: NewItem[] = copied.map((item) => ({
@@ -71,7 +81,8 @@ export async function forkConversation(context: EngineContext, source: Conversat
   await context.store.transaction(async (tx) => {
     await tx.conversations.insert(conversation);
     await tx.turns.insert(historyTurn);
-    for (let start = 0; start < items.length; start += COPY_BATCH) await tx.items.append(items.slice(start, start + COPY_BATCH));
+    for (let start = 0; start < items.length; start += COPY_BATCH)
+      await tx.items.append(items.slice(start, start + COPY_BATCH));
   });
   return conversation;
 }

@@ -4,9 +4,15 @@ import type { ConversationState, ConversationStatus } from './engine-types.ts';
 import { blocksTurn } from './pending-calls.ts';
 
 /** The conversation with its derived status: `pending` comes from the ledger, never a stored flag. */
-export async function readConversationState(context: EngineContext, conversation: ConversationRecord): Promise<ConversationState> {
-  const activeTurn = conversation.activeTurnId ? ((await context.store.turns.get(conversation.activeTurnId)) ?? null) : null;
+export async function readConversationState(
+  context: EngineContext,
+  conversation: ConversationRecord,
+): Promise<ConversationState> {
+  const activeTurn = conversation.activeTurnId
+    ? ((await context.store.turns.get(conversation.activeTurnId)) ?? null)
+    : null;
   const pendingCalls = activeTurn ? (await context.store.ledger.listByTurn(activeTurn.id)).filter(blocksTurn) : [];
-  const status: ConversationStatus = pendingCalls.length > 0 ? 'pending' : activeTurn?.status === 'in_progress' ? 'running' : 'idle';
+  const status: ConversationStatus =
+    pendingCalls.length > 0 ? 'pending' : activeTurn?.status === 'in_progress' ? 'running' : 'idle';
   return { conversation, status, activeTurn, pendingCalls };
 }

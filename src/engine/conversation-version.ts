@@ -17,7 +17,8 @@ export async function bumpConversation(
   let version = expectedVersion;
   if (version === undefined) {
     const current = await tx.conversations.get(appId, conversationId);
-    if (!current) throw new EngineError('not_found', 'thread_not_found', `No thread found with id '${conversationId}'.`);
+    if (!current)
+      throw new EngineError('not_found', 'thread_not_found', `No thread found with id '${conversationId}'.`);
     version = current.version;
   }
   const updated = await tx.conversations.compareAndSet(conversationId, version, patch);

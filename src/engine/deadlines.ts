@@ -13,7 +13,11 @@ export interface DeadlineFollowUps {
  * Applies the deadline policy of every pending call that is due. Safe with several processes:
  * each expiry is a conditional update, so only one process applies it.
  */
-export async function applyDueDeadlines(context: EngineContext, limit: number, followUps: DeadlineFollowUps): Promise<number> {
+export async function applyDueDeadlines(
+  context: EngineContext,
+  limit: number,
+  followUps: DeadlineFollowUps,
+): Promise<number> {
   const now = context.clock.now();
   const due = await context.store.ledger.listDue(now.toISOString(), limit);
   let applied = 0;
@@ -22,7 +26,14 @@ export async function applyDueDeadlines(context: EngineContext, limit: number, f
     const text = `Expired: tool call '${entry.id}' (${entry.toolName}) received no result within its deadline (${seconds} s after it was made).`;
     if (entry.kind === 'client_async') {
       // Its turn went on long ago: the expiry is recorded on the ledger, nothing resumes.
-      const resolved = await context.store.ledger.resolve(entry.id, { state: 'expired', result: [{ type: 'text', text }], isError: true, submittedBy: 'baton:deadline', submittedAt: now.toISOString(), idempotencyKey: null });
+      const resolved = await context.store.ledger.resolve(entry.id, {
+        state: 'expired',
+        result: [{ type: 'text', text }],
+        isError: true,
+        submittedBy: 'baton:deadline',
+        submittedAt: now.toISOString(),
+        idempotencyKey: null,
+      });
       if (resolved) applied += 1;
     } else if (entry.timeoutPolicy === 'error_result') {
       const resolved = await context.store.ledger.resolve(entry.id, {
@@ -54,7 +65,11 @@ export async function applyDueDeadlines(context: EngineContext, limit: number, f
 }
 
 /** Fails turns left `in_progress` by a process that died (see `Engine.recoverStaleTurns`). */
-export async function recoverStaleTurns(context: EngineContext, limit: number, staleAfterSeconds: number): Promise<number> {
+export async function recoverStaleTurns(
+  context: EngineContext,
+  limit: number,
+  staleAfterSeconds: number,
+): Promise<number> {
   const before = new Date(context.clock.now().getTime() - staleAfterSeconds * 1000).toISOString();
   const stale = await context.store.turns.listStale(before, limit);
   let recovered = 0;
@@ -62,7 +77,10 @@ export async function recoverStaleTurns(context: EngineContext, limit: number, s
     if (context.running.has(turn.id)) continue;
     const closed = await closeTurn(context, turn.id, {
       status: 'failed',
-      error: { code: 'interrupted', message: 'The server stopped while this turn was running. Send the message again.' },
+      error: {
+        code: 'interrupted',
+        message: 'The server stopped while this turn was running. Send the message again.',
+      },
       syntheticResult: 'Cancelled: the server stopped before this tool call received a result.',
       actor: 'baton:recovery',
     });

@@ -37,5 +37,9 @@ export class EngineError extends Error {
 }
 
 export function notFound(what: string, id: string, hint = ''): EngineError {
-  return new EngineError('not_found', `${what.replace(/ /g, '_')}_not_found`, `No ${what} found with id '${id}'.${hint ? ' ' + hint : ''}`);
+  return new EngineError(
+    'not_found',
+    `${what.replace(/ /g, '_')}_not_found`,
+    `No ${what} found with id '${id}'.${hint ? ' ' + hint : ''}`,
+  );
 }

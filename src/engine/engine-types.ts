@@ -1,4 +1,12 @@
-import type { AgentDefinition, ConversationRecord, ItemRecord, LedgerEntryRecord, QueuedInputRecord, TurnOptions, TurnRecord } from '../store/records.ts';
+import type {
+  AgentDefinition,
+  ConversationRecord,
+  ItemRecord,
+  LedgerEntryRecord,
+  QueuedInputRecord,
+  TurnOptions,
+  TurnRecord,
+} from '../store/records.ts';
 import type { Repositories, Store } from '../store/store.ts';
 import type { Clock } from './clock.ts';
 import { EngineError } from './engine-error.ts';
@@ -75,16 +83,25 @@ export function checkToolChoice(agent: Pick<AgentDefinition, 'tools'>, options: 
   const known = [...agent.tools, ...options.tools].map((tool) => tool.name);
   const choice = options.toolChoice;
   if (typeof choice === 'object' && !known.includes(choice.name)) {
-    throw new EngineError('invalid_request', 'unknown_tool_choice', `tool_choice names '${choice.name}', which is not a tool of this request; available: ${known.join(', ') || 'none'}.`, {
-      param: 'tool_choice.name',
-    });
+    throw new EngineError(
+      'invalid_request',
+      'unknown_tool_choice',
+      `tool_choice names '${choice.name}', which is not a tool of this request; available: ${known.join(', ') || 'none'}.`,
+      {
+        param: 'tool_choice.name',
+      },
+    );
   }
   for (const [index, name] of (options.allowedTools ?? []).entries()) {
     if (!known.includes(name)) {
-      throw new EngineError('invalid_request', 'unknown_allowed_tool', `tool_choice.tools[${index}] names '${name}', which is not a tool of this request; available: ${known.join(', ') || 'none'}.`, {
-        param: `tool_choice.tools[${index}].name`,
-      });
+      throw new EngineError(
+        'invalid_request',
+        'unknown_allowed_tool',
+        `tool_choice.tools[${index}] names '${name}', which is not a tool of this request; available: ${known.join(', ') || 'none'}.`,
+        {
+          param: `tool_choice.tools[${index}].name`,
+        },
+      );
     }
   }
 }
-

@@ -1,4 +1,15 @@
-import type { AgentDefinition, AgentRecord, ClientToolDefinition, ContentPart, ConversationRecord, ItemRecord, LedgerEntryRecord, QueuedInputRecord, TurnOptions, TurnRecord } from '../store/records.ts';
+import type {
+  AgentDefinition,
+  AgentRecord,
+  ClientToolDefinition,
+  ContentPart,
+  ConversationRecord,
+  ItemRecord,
+  LedgerEntryRecord,
+  QueuedInputRecord,
+  TurnOptions,
+  TurnRecord,
+} from '../store/records.ts';
 import type { ConversationFilter, LedgerFilter, Page, PageRequest, Store } from '../store/store.ts';
 import { AgentVersions } from './agent-versions.ts';
 import { toolForCall } from './call-tool.ts';
@@ -8,11 +19,24 @@ import { bumpConversation } from './conversation-version.ts';
 import { forkConversation } from './conversation-fork.ts';
 import { EngineError, notFound } from './engine-error.ts';
 import { nowIso, runInBackground, type EngineContext, type EngineLogger } from './engine-context.ts';
-import { checkToolChoice, type ConversationState, type EngineOptions, type QueuedOutcome, type RunOptions, type UserInput } from './engine-types.ts';
+import {
+  checkToolChoice,
+  type ConversationState,
+  type EngineOptions,
+  type QueuedOutcome,
+  type RunOptions,
+  type UserInput,
+} from './engine-types.ts';
 import type { EngineEventListener } from './events.ts';
 import { newId as defaultNewId } from './ids.ts';
 import { checkInputItems, isPlainUserInput, toNewItems, type InputItem } from './input-items.ts';
-import { applyResultsMessage, beginResume, checkResultsMessage, resolveOneCall, type ToolResultInput } from './result-submission.ts';
+import {
+  applyResultsMessage,
+  beginResume,
+  checkResultsMessage,
+  resolveOneCall,
+  type ToolResultInput,
+} from './result-submission.ts';
 import { assertValidToolSet } from './tool-schema.ts';
 import { closeTurn } from './turn-closing.ts';
 import { applyDueDeadlines, recoverStaleTurns } from './deadlines.ts';
@@ -56,7 +80,11 @@ export class Engine {
 
   // ---- conversations -------------------------------------------------------------------------
 
-  async createConversation(appId: string, agentName: string, metadata: Record<string, string>): Promise<ConversationRecord> {
+  async createConversation(
+    appId: string,
+    agentName: string,
+    metadata: Record<string, string>,
+  ): Promise<ConversationRecord> {
     const conversation = this.newConversation(appId, await this.agentNamed(appId, agentName), metadata);
     await this.context.store.conversations.insert(conversation);
     return conversation;
@@ -65,7 +93,12 @@ export class Engine {
   private async agentNamed(appId: string, agentName: string): Promise<AgentRecord> {
     const agent = await this.context.store.agents.get(appId, agentName);
     if (!agent) {
-      throw new EngineError('not_found', 'agent_not_found', `No agent named '${agentName}'. List agents with GET /v1/agents.`, { param: 'agent' });
+      throw new EngineError(
+        'not_found',
+        'agent_not_found',
+        `No agent named '${agentName}'. List agents with GET /v1/agents.`,
+        { param: 'agent' },
+      );
     }
     return agent;
   }
@@ -73,20 +106,45 @@ export class Engine {
   /** A conversation record not yet written. */
   private newConversation(appId: string, agent: AgentRecord, metadata: Record<string, string>): ConversationRecord {
     const now = nowIso(this.context);
-    return { id: this.context.newId('thread'), appId, agentId: agent.id, agentName: agent.name, version: 0, activeTurnId: null, headTurnId: null, metadata, createdAt: now, updatedAt: now };
+    return {
+      id: this.context.newId('thread'),
+      appId,
+      agentId: agent.id,
+      agentName: agent.name,
+      version: 0,
+      activeTurnId: null,
+      headTurnId: null,
+      metadata,
+      createdAt: now,
+      updatedAt: now,
+    };
   }
 
   /**
    * Creates a conversation and starts its first turn in one transaction, so input the engine
    * refuses leaves nothing behind (the Responses face's requests without a previous response).
    */
-  async startConversation(appId: string, agentName: string, metadata: Record<string, string>, input: UserInput, options: RunOptions): Promise<TurnOutcome> {
+  async startConversation(
+    appId: string,
+    agentName: string,
+    metadata: Record<string, string>,
+    input: UserInput,
+    options: RunOptions,
+  ): Promise<TurnOutcome> {
     assertValidToolSet(input.options.tools, 'tools');
     checkInputItems(input.items);
     const agentRecord = await this.agentNamed(appId, agentName);
     checkToolChoice(agentRecord.definition, input.options);
     const conversation = this.newConversation(appId, agentRecord, metadata);
-    const turn = await this.startTurn(conversation, agentRecord.id, agentRecord.version, [input], [], options.onAccepted, true);
+    const turn = await this.startTurn(
+      conversation,
+      agentRecord.id,
+      agentRecord.version,
+      [input],
+      [],
+      options.onAccepted,
+      true,
+    );
     return this.runOrDetach(turn, agentRecord.definition, options);
   }
 
@@ -126,7 +184,12 @@ export class Engine {
   /** An app's conversations, newest first, each with its derived status. */
   async listConversations(filter: ConversationFilter, page: PageRequest): Promise<Page<ConversationState>> {
     const conversations = await this.context.store.conversations.list(filter, page);
-    return { data: await Promise.all(conversations.data.map((conversation) => readConversationState(this.context, conversation))), nextCursor: conversations.nextCursor };
+    return {
+      data: await Promise.all(
+        conversations.data.map((conversation) => readConversationState(this.context, conversation)),
+      ),
+      nextCursor: conversations.nextCursor,
+    };
   }
 
   async listItems(appId: string, conversationId: string, page: PageRequest): Promise<Page<ItemRecord>> {
@@ -146,18 +209,33 @@ export class Engine {
    * Starts a turn with new user input. While calls are pending the input is refused with the
    * pending ids (policy `reject`) or stored and applied once they resolve (policy `queue`).
    */
-  async sendMessage(appId: string, conversationId: string, userInput: UserInput, userOptions: RunOptions): Promise<TurnOutcome | QueuedOutcome> {
+  async sendMessage(
+    appId: string,
+    conversationId: string,
+    userInput: UserInput,
+    userOptions: RunOptions,
+  ): Promise<TurnOutcome | QueuedOutcome> {
     assertValidToolSet(userInput.options.tools, 'tools');
     let input = userInput;
     let options = userOptions;
     let earlierCalls = new Set<string>();
     if (userInput.asyncResults && userInput.asyncResults.length > 0) {
-      const delivery = await deliverAsyncResults(this.context, await this.getConversation(appId, conversationId), userInput.asyncResults, userOptions);
+      const delivery = await deliverAsyncResults(
+        this.context,
+        await this.getConversation(appId, conversationId),
+        userInput.asyncResults,
+        userOptions,
+      );
       const [stray] = delivery.blocking;
       if (stray) {
-        throw new EngineError('invalid_request', 'invalid_tool_call_id', `Tool call '${stray.callId}' at ${stray.param} is not an asynchronous call of conversation '${conversationId}' waiting for a result.`, {
-          param: `${stray.param}.tool_call_id`,
-        });
+        throw new EngineError(
+          'invalid_request',
+          'invalid_tool_call_id',
+          `Tool call '${stray.callId}' at ${stray.param} is not an asynchronous call of conversation '${conversationId}' waiting for a result.`,
+          {
+            param: `${stray.param}.tool_call_id`,
+          },
+        );
       }
       input = { items: [...delivery.items, ...userInput.items], options: userInput.options };
       options = delivery.options;
@@ -170,23 +248,39 @@ export class Engine {
       } catch (error) {
         // A lost compare-and-set means someone changed the thread between our read and write:
         // re-read once more so the caller gets the precise reason (busy, pending) instead.
-        if (error instanceof EngineError && error.code === 'concurrent_update' && attempt < MAX_CONFLICT_RETRIES) continue;
+        if (error instanceof EngineError && error.code === 'concurrent_update' && attempt < MAX_CONFLICT_RETRIES)
+          continue;
         throw error;
       }
     }
   }
 
-  private async trySendMessage(appId: string, conversationId: string, input: UserInput, options: RunOptions): Promise<TurnOutcome | QueuedOutcome> {
+  private async trySendMessage(
+    appId: string,
+    conversationId: string,
+    input: UserInput,
+    options: RunOptions,
+  ): Promise<TurnOutcome | QueuedOutcome> {
     const state = await this.getConversationState(appId, conversationId);
     const { conversation, activeTurn } = state;
     const agentRecord = await this.context.store.agents.getById(conversation.agentId);
     if (!agentRecord) {
-      throw new EngineError('unprocessable', 'agent_deleted', `Agent '${conversation.agentName}' of thread '${conversationId}' was deleted; create a new thread with an existing agent.`);
+      throw new EngineError(
+        'unprocessable',
+        'agent_deleted',
+        `Agent '${conversation.agentName}' of thread '${conversationId}' was deleted; create a new thread with an existing agent.`,
+      );
     }
     if (activeTurn) {
       const pendingIds = state.pendingCalls.map((entry) => entry.id);
       const first = input.items[0];
-      if (agentRecord.definition.inputPolicy === 'queue' && options.allowQueue !== false && input.items.length === 1 && first?.type === 'message' && isPlainUserInput(input.items)) {
+      if (
+        agentRecord.definition.inputPolicy === 'queue' &&
+        options.allowQueue !== false &&
+        input.items.length === 1 &&
+        first?.type === 'message' &&
+        isPlainUserInput(input.items)
+      ) {
         const queued: QueuedInputRecord = {
           id: this.context.newId('queued'),
           appId,
@@ -215,7 +309,14 @@ export class Engine {
       );
     }
     checkToolChoice(agentRecord.definition, input.options);
-    const turn = await this.startTurn(conversation, agentRecord.id, agentRecord.version, [input], [], options.onAccepted);
+    const turn = await this.startTurn(
+      conversation,
+      agentRecord.id,
+      agentRecord.version,
+      [input],
+      [],
+      options.onAccepted,
+    );
     return this.runOrDetach(turn, agentRecord.definition, options);
   }
 
@@ -249,9 +350,17 @@ export class Engine {
     };
     await this.context.store.transaction(async (tx) => {
       if (isNewConversation) await tx.conversations.insert(conversation);
-      await bumpConversation(tx, conversation.appId, conversation.id, { activeTurnId: turn.id, headTurnId: turn.id, updatedAt: now }, conversation.version);
+      await bumpConversation(
+        tx,
+        conversation.appId,
+        conversation.id,
+        { activeTurnId: turn.id, headTurnId: turn.id, updatedAt: now },
+        conversation.version,
+      );
       await tx.turns.insert(turn);
-      const inputItems = await tx.items.append(inputs.flatMap((input) => toNewItems(this.context, turn, input.items, now)));
+      const inputItems = await tx.items.append(
+        inputs.flatMap((input) => toNewItems(this.context, turn, input.items, now)),
+      );
       for (const id of queuedIds) await tx.queuedInputs.delete(id);
       if (onAccepted) await onAccepted(tx, { turn, inputItems });
     });
@@ -266,10 +375,15 @@ export class Engine {
   }
 
   /** Runs the loop for a turn this caller owns, then applies any queued input. */
-  private async run(turn: TurnRecord, agent: AgentDefinition, listener: EngineEventListener | undefined): Promise<TurnOutcome> {
+  private async run(
+    turn: TurnRecord,
+    agent: AgentDefinition,
+    listener: EngineEventListener | undefined,
+  ): Promise<TurnOutcome> {
     const outcome = await runTurn(this.context, turn, agent, listener);
     // Only agents with the `queue` policy ever store input; others skip the extra query.
-    if (outcome.turn.status !== 'requires_action' && agent.inputPolicy === 'queue') this.drainQueueLater(turn.appId, turn.conversationId);
+    if (outcome.turn.status !== 'requires_action' && agent.inputPolicy === 'queue')
+      this.drainQueueLater(turn.appId, turn.conversationId);
     return outcome;
   }
 
@@ -298,7 +412,15 @@ export class Engine {
     followUp = [...delivery.items, ...followUp];
     options = delivery.options;
     const { turn, approvals } = await checkResultsMessage(this.context, conversation, results);
-    if (approvals.length > 0) return recordResultsBeforeApprovals(this.context, turn, results, approvals, options.submission, followUp.length > 0);
+    if (approvals.length > 0)
+      return recordResultsBeforeApprovals(
+        this.context,
+        turn,
+        results,
+        approvals,
+        options.submission,
+        followUp.length > 0,
+      );
     // Settings sent with the results (tools, tool_choice…) apply to the rest of the turn; they are
     // checked like a new turn's, before anything is written.
     const turnOptions = Object.keys(optionsPatch).length > 0 ? { ...turn.options, ...optionsPatch } : undefined;
@@ -306,7 +428,15 @@ export class Engine {
       assertValidToolSet(turnOptions.tools, 'tools');
       checkToolChoice(await this.agentForTurn(turn), turnOptions);
     }
-    const resumed = await applyResultsMessage(this.context, turn, results, options.submission, followUp, options.onAccepted, turnOptions);
+    const resumed = await applyResultsMessage(
+      this.context,
+      turn,
+      results,
+      options.submission,
+      followUp,
+      options.onAccepted,
+      turnOptions,
+    );
     return this.runOrDetach(resumed, await this.agentForTurn(resumed), options);
   }
 
@@ -324,16 +454,31 @@ export class Engine {
   }
 
   /** Approves (running the tool) or denies an approval row; resumes the turn when nothing is left pending. */
-  async decideApproval(appId: string, callId: string, decision: ApprovalDecision, options: RunOptions): Promise<{ entry: LedgerEntryRecord; outcome: TurnOutcome | null }> {
+  async decideApproval(
+    appId: string,
+    callId: string,
+    decision: ApprovalDecision,
+    options: RunOptions,
+  ): Promise<{ entry: LedgerEntryRecord; outcome: TurnOutcome | null }> {
     const entry = await this.getCall(appId, callId);
     const turn = await this.getTurn(appId, entry.turnId);
     const agent = await this.agentForTurn(turn);
     const tools = await this.context.tools.listServerTools(appId, agent);
-    const resolved = await decideApproval(this.context, entry, tools.find((tool) => tool.name === entry.toolName), decision, options.submission, turn.options.useToolFakes === true);
+    const resolved = await decideApproval(
+      this.context,
+      entry,
+      tools.find((tool) => tool.name === entry.toolName),
+      decision,
+      options.submission,
+      turn.options.useToolFakes === true,
+    );
     return this.resumeAfter(resolved, options);
   }
 
-  private async resumeAfter(entry: LedgerEntryRecord, options: RunOptions): Promise<{ entry: LedgerEntryRecord; outcome: TurnOutcome | null }> {
+  private async resumeAfter(
+    entry: LedgerEntryRecord,
+    options: RunOptions,
+  ): Promise<{ entry: LedgerEntryRecord; outcome: TurnOutcome | null }> {
     // Checked in a transaction of its own, after the resolution committed, so that of two
     // concurrent last answers at least the later one sees nothing pending and resumes.
     const resumed = await this.context.store.transaction((tx) => beginResume(this.context, tx, entry.turnId));
@@ -362,10 +507,18 @@ export class Engine {
   // ---- cancel, deadlines, recovery ----------------------------------------------------------
 
   /** Cancels the running or paused turn; pending calls get synthetic results so history stays valid. */
-  async cancel(appId: string, conversationId: string, actor: string | null): Promise<{ turn: TurnRecord; cancelledCalls: LedgerEntryRecord[] }> {
+  async cancel(
+    appId: string,
+    conversationId: string,
+    actor: string | null,
+  ): Promise<{ turn: TurnRecord; cancelledCalls: LedgerEntryRecord[] }> {
     const conversation = await this.getConversation(appId, conversationId);
     if (!conversation.activeTurnId) {
-      throw new EngineError('conflict', 'thread_not_active', `Thread '${conversationId}' has nothing to cancel: no turn is running or waiting for tool results.`);
+      throw new EngineError(
+        'conflict',
+        'thread_not_active',
+        `Thread '${conversationId}' has nothing to cancel: no turn is running or waiting for tool results.`,
+      );
     }
     const closed = await closeTurn(this.context, conversation.activeTurnId, {
       status: 'cancelled',
@@ -374,7 +527,11 @@ export class Engine {
       actor,
     });
     if (!closed) {
-      throw new EngineError('conflict', 'thread_not_active', `Thread '${conversationId}' finished its turn before it could be cancelled.`);
+      throw new EngineError(
+        'conflict',
+        'thread_not_active',
+        `Thread '${conversationId}' finished its turn before it could be cancelled.`,
+      );
     }
     this.drainQueueLater(appId, conversationId);
     return { turn: closed.turn, cancelledCalls: closed.closedCalls };
@@ -430,7 +587,10 @@ export class Engine {
           conversation,
           agentRecord.id,
           agentRecord.version,
-          queued.map((entry) => ({ items: [{ type: 'message' as const, role: 'user' as const, content: entry.content }], options: entry.options })),
+          queued.map((entry) => ({
+            items: [{ type: 'message' as const, role: 'user' as const, content: entry.content }],
+            options: entry.options,
+          })),
           queued.map((entry) => entry.id),
         );
       } catch (error) {

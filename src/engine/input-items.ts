@@ -22,34 +22,58 @@ const defaultParamOf: ParamOf = (index) => `input[${index}]`;
  * call is answered, and no call id repeats. A provider would reject anything else later, when the
  * cause is much harder to see.
  */
-export function checkInputItems(items: readonly InputItem[], paramOf: ParamOf = defaultParamOf, earlierCalls: ReadonlySet<string> = new Set()): void {
+export function checkInputItems(
+  items: readonly InputItem[],
+  paramOf: ParamOf = defaultParamOf,
+  earlierCalls: ReadonlySet<string> = new Set(),
+): void {
   const calls = new Map<string, number>();
   const answered = new Set<string>();
   items.forEach((item, index) => {
     if (item.type === 'function_call') {
       if (calls.has(item.callId)) {
-        throw new EngineError('invalid_request', 'duplicate_call_id', `Duplicate function call with call_id '${item.callId}' at ${paramOf(index)}: call ids must be unique.`, {
-          param: paramOf(index),
-        });
+        throw new EngineError(
+          'invalid_request',
+          'duplicate_call_id',
+          `Duplicate function call with call_id '${item.callId}' at ${paramOf(index)}: call ids must be unique.`,
+          {
+            param: paramOf(index),
+          },
+        );
       }
       calls.set(item.callId, index);
     } else if (item.type === 'function_call_output') {
       if (!calls.has(item.callId) && !earlierCalls.has(item.callId)) {
-        throw new EngineError('invalid_request', 'tool_output_without_call', `No tool call found for function call output with call_id ${item.callId}.`, {
-          param: paramOf(index),
-        });
+        throw new EngineError(
+          'invalid_request',
+          'tool_output_without_call',
+          `No tool call found for function call output with call_id ${item.callId}.`,
+          {
+            param: paramOf(index),
+          },
+        );
       }
       if (answered.has(item.callId)) {
-        throw new EngineError('invalid_request', 'duplicate_tool_output', `Duplicate output for call_id ${item.callId} at ${paramOf(index)}: send exactly one output per call.`, {
-          param: paramOf(index),
-        });
+        throw new EngineError(
+          'invalid_request',
+          'duplicate_tool_output',
+          `Duplicate output for call_id ${item.callId} at ${paramOf(index)}: send exactly one output per call.`,
+          {
+            param: paramOf(index),
+          },
+        );
       }
       answered.add(item.callId);
     }
   });
   for (const [callId, index] of calls) {
     if (!answered.has(callId)) {
-      throw new EngineError('invalid_request', 'tool_call_without_output', `No tool output found for function call ${callId}.`, { param: paramOf(index) });
+      throw new EngineError(
+        'invalid_request',
+        'tool_call_without_output',
+        `No tool output found for function call ${callId}.`,
+        { param: paramOf(index) },
+      );
     }
   }
 }
@@ -60,7 +84,12 @@ export function isPlainUserInput(items: readonly InputItem[]): boolean {
 }
 
 /** The stored items for checked input: each message its own group, a replayed call set grouped. */
-export function toNewItems(context: EngineContext, turn: TurnRecord, items: readonly InputItem[], createdAt: string): NewItem[] {
+export function toNewItems(
+  context: EngineContext,
+  turn: TurnRecord,
+  items: readonly InputItem[],
+  createdAt: string,
+): NewItem[] {
   const names = new Map<string, string>();
   let group = context.newId('msg');
   let previous: InputItem['type'] | null = null;
@@ -68,15 +97,37 @@ export function toNewItems(context: EngineContext, turn: TurnRecord, items: read
     // Consecutive calls (a parallel set) and consecutive outputs share a group, as the model made them.
     if (!(previous === item.type && item.type !== 'message')) group = context.newId('msg');
     previous = item.type;
-    const base = { id: context.newId('item'), conversationId: turn.conversationId, turnId: turn.id, groupId: group, createdAt };
+    const base = {
+      id: context.newId('item'),
+      conversationId: turn.conversationId,
+      turnId: turn.id,
+      groupId: group,
+      createdAt,
+    };
     if (item.type === 'message') return { ...base, payload: item };
     if (item.type === 'function_call') {
       names.set(item.callId, item.name);
-      return { ...base, payload: { type: 'function_call', callId: item.callId, name: item.name, arguments: item.arguments, executor: 'client' } };
+      return {
+        ...base,
+        payload: {
+          type: 'function_call',
+          callId: item.callId,
+          name: item.name,
+          arguments: item.arguments,
+          executor: 'client',
+        },
+      };
     }
     return {
       ...base,
-      payload: { type: 'function_call_output', callId: item.callId, name: names.get(item.callId) ?? item.name ?? '', output: item.output, isError: item.isError, synthetic: false },
+      payload: {
+        type: 'function_call_output',
+        callId: item.callId,
+        name: names.get(item.callId) ?? item.name ?? '',
+        output: item.output,
+        isError: item.isError,
+        synthetic: false,
+      },
     };
   });
 }

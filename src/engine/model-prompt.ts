@@ -17,7 +17,12 @@ import type { WindowItem } from '../store/store.ts';
 export function toModelPrompt(instructions: string, items: readonly WindowItem[]): LanguageModelV3Prompt {
   // System and developer messages from the input join the instructions at the top: several
   // providers refuse a system message after the conversation has started.
-  const systemTexts = [instructions, ...items.flatMap((item) => (item.payload.type === 'message' && item.payload.role === 'system' ? [textOf(item.payload.content)] : []))];
+  const systemTexts = [
+    instructions,
+    ...items.flatMap((item) =>
+      item.payload.type === 'message' && item.payload.role === 'system' ? [textOf(item.payload.content)] : [],
+    ),
+  ];
   const system = systemTexts.filter((text) => text !== '').join('\n\n');
   const prompt: LanguageModelV3Message[] = system ? [{ role: 'system', content: system }] : [];
   const names = new Map<string, string>();
@@ -33,14 +38,24 @@ export function toModelPrompt(instructions: string, items: readonly WindowItem[]
       const part =
         payload.type === 'message'
           ? { type: 'text' as const, text: textOf(payload.content) }
-          : { type: 'tool-call' as const, toolCallId: payload.callId, toolName: payload.name, input: parseArguments(payload.arguments) };
+          : {
+              type: 'tool-call' as const,
+              toolCallId: payload.callId,
+              toolName: payload.name,
+              input: parseArguments(payload.arguments),
+            };
       if (payload.type === 'function_call') names.set(payload.callId, payload.name);
       if (last && last.role === 'assistant' && lastGroup === item.groupId) last.content.push(part);
       else prompt.push({ role: 'assistant', content: [part] });
     } else if (!names.has(payload.callId) || answered.has(payload.callId)) {
       // A late result of an asynchronous call (its call was answered by a placeholder when it was
       // made): providers accept one result per call, so the model reads this one as a message.
-      prompt.push({ role: 'user', content: [{ type: 'text', text: lateResultText(payload.name, payload.callId, payload.output, payload.isError) }] });
+      prompt.push({
+        role: 'user',
+        content: [
+          { type: 'text', text: lateResultText(payload.name, payload.callId, payload.output, payload.isError) },
+        ],
+      });
     } else {
       answered.add(payload.callId);
       const part = {
@@ -82,8 +97,16 @@ type ToolOutputPart = Extract<LanguageModelV3ToolResultOutput, { type: 'content'
 function toToolOutputPart(part: ContentPart): ToolOutputPart {
   if (part.type === 'text') return { type: 'text', text: part.text };
   if (part.type === 'image') return { type: 'image-data', data: part.data, mediaType: part.mediaType };
-  if (part.url !== null) return part.mediaType.startsWith('image/') ? { type: 'image-url', url: part.url } : { type: 'file-url', url: part.url };
-  return { type: 'file-data', data: part.data ?? '', mediaType: part.mediaType, ...(part.filename !== null ? { filename: part.filename } : {}) };
+  if (part.url !== null)
+    return part.mediaType.startsWith('image/')
+      ? { type: 'image-url', url: part.url }
+      : { type: 'file-url', url: part.url };
+  return {
+    type: 'file-data',
+    data: part.data ?? '',
+    mediaType: part.mediaType,
+    ...(part.filename !== null ? { filename: part.filename } : {}),
+  };
 }
 
 function parseArguments(text: string): unknown {

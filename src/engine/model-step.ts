@@ -1,4 +1,10 @@
-import { APICallError, type LanguageModelV3, type LanguageModelV3CallOptions, type LanguageModelV3Prompt, type LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import {
+  APICallError,
+  type LanguageModelV3,
+  type LanguageModelV3CallOptions,
+  type LanguageModelV3Prompt,
+  type LanguageModelV3StreamPart,
+} from '@ai-sdk/provider';
 import type { ClientToolDefinition, FinishReason, ResponseFormat, ToolChoice, TurnUsage } from '../store/records.ts';
 
 export interface ModelStepRequest {
@@ -42,7 +48,9 @@ export class ModelCallError extends Error {
     readonly attempts: number,
     readonly lastError: unknown,
   ) {
-    super(`The model provider failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${lastError instanceof Error ? lastError.message : String(lastError)}`);
+    super(
+      `The model provider failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${lastError instanceof Error ? lastError.message : String(lastError)}`,
+    );
     this.name = 'ModelCallError';
   }
 }
@@ -76,7 +84,12 @@ export async function runModelStep(request: ModelStepRequest, handlers: ModelSte
     },
   };
   if (request.tools.length > 0) {
-    options.tools = request.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, inputSchema: tool.parameters as never }));
+    options.tools = request.tools.map((tool) => ({
+      type: 'function',
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.parameters as never,
+    }));
     options.toolChoice = toProviderToolChoice(request.toolChoice);
   }
   if (request.temperature !== undefined) options.temperature = request.temperature;
@@ -84,7 +97,12 @@ export async function runModelStep(request: ModelStepRequest, handlers: ModelSte
   if (request.topP !== undefined) options.topP = request.topP;
   if (request.responseFormat?.type === 'json') {
     const { schema, name, description } = request.responseFormat;
-    options.responseFormat = { type: 'json', ...(schema ? { schema: schema as never } : {}), ...(name ? { name } : {}), ...(description ? { description } : {}) };
+    options.responseFormat = {
+      type: 'json',
+      ...(schema ? { schema: schema as never } : {}),
+      ...(name ? { name } : {}),
+      ...(description ? { description } : {}),
+    };
   }
 
   const { stream } = await withRetries(() => request.model.doStream(options), request.maxRetries, request.abortSignal);
@@ -145,7 +163,10 @@ async function withRetries<T>(call: () => PromiseLike<T>, maxRetries: number, si
 }
 
 function isNetworkError(error: unknown): boolean {
-  return error instanceof TypeError && /fetch failed|network|ECONN|socket/i.test(`${error.message} ${String((error as { cause?: unknown }).cause ?? '')}`);
+  return (
+    error instanceof TypeError &&
+    /fetch failed|network|ECONN|socket/i.test(`${error.message} ${String((error as { cause?: unknown }).cause ?? '')}`)
+  );
 }
 
 function backoffMs(error: unknown, attempt: number): number {

@@ -1,4 +1,12 @@
-import type { ContentPart, ConversationRecord, ItemRecord, LedgerEntryRecord, LedgerResolution, TurnOptions, TurnRecord } from '../store/records.ts';
+import type {
+  ContentPart,
+  ConversationRecord,
+  ItemRecord,
+  LedgerEntryRecord,
+  LedgerResolution,
+  TurnOptions,
+  TurnRecord,
+} from '../store/records.ts';
 import { toNewItems, type InputItem } from './input-items.ts';
 import type { Repositories } from '../store/store.ts';
 import { bumpConversation } from './conversation-version.ts';
@@ -22,7 +30,11 @@ export interface SubmissionActor {
   idempotencyKey: string | null;
 }
 
-function resolutionFor(result: { output: ContentPart[]; isError: boolean }, submission: SubmissionActor, now: string): LedgerResolution {
+function resolutionFor(
+  result: { output: ContentPart[]; isError: boolean },
+  submission: SubmissionActor,
+  now: string,
+): LedgerResolution {
   return {
     state: result.isError ? 'failed' : 'completed',
     result: result.output,
@@ -54,7 +66,10 @@ export async function checkResultsMessage(
 ): Promise<{ turn: TurnRecord; pending: LedgerEntryRecord[]; approvals: LedgerEntryRecord[] }> {
   const store = context.store;
   const activeTurn = conversation.activeTurnId ? await store.turns.get(conversation.activeTurnId) : undefined;
-  const blocking = activeTurn && activeTurn.status === 'requires_action' ? (await store.ledger.listByTurn(activeTurn.id)).filter(blocksTurn) : [];
+  const blocking =
+    activeTurn && activeTurn.status === 'requires_action'
+      ? (await store.ledger.listByTurn(activeTurn.id)).filter(blocksTurn)
+      : [];
   // Approvals are decided by a person through the ledger, never answered by a results message.
   const approvals = blocking.filter((entry) => entry.kind === 'approval');
   const pending = blocking.filter((entry) => entry.kind !== 'approval');
@@ -69,25 +84,41 @@ export async function checkResultsMessage(
         'invalid_request',
         'invalid_tool_call_id',
         `Invalid tool_call_id '${result.callId}' at ${result.param}.tool_call_id: thread '${conversation.id}' has no tool call with this id. ` +
-          (pendingIds.length > 0 ? `Use the exact ids from tool_calls[].id; pending calls: ${pendingIds.join(', ')}.` : 'The thread has no pending tool calls.'),
+          (pendingIds.length > 0
+            ? `Use the exact ids from tool_calls[].id; pending calls: ${pendingIds.join(', ')}.`
+            : 'The thread has no pending tool calls.'),
         { param: `${result.param}.tool_call_id`, details: { pending_tool_call_ids: pendingIds } },
       );
     }
     if (seen.has(result.callId)) {
-      throw new EngineError('invalid_request', 'duplicate_tool_result', `Duplicate result for tool call '${result.callId}' at ${result.param}: send exactly one result per call.`, {
-        param: `${result.param}.tool_call_id`,
-      });
+      throw new EngineError(
+        'invalid_request',
+        'duplicate_tool_result',
+        `Duplicate result for tool call '${result.callId}' at ${result.param}: send exactly one result per call.`,
+        {
+          param: `${result.param}.tool_call_id`,
+        },
+      );
     }
     seen.add(result.callId);
     if (entry.state !== 'pending') throw alreadyResolved(entry, `${result.param}.tool_call_id`);
     if (entry.kind === 'approval') {
-      throw new EngineError('conflict', 'approval_required', `Tool call '${entry.id}' at ${result.param} waits for an approval, not a result: decide it with POST /v1/tool-calls/${entry.id}/decision.`, {
-        param: `${result.param}.tool_call_id`,
-      });
+      throw new EngineError(
+        'conflict',
+        'approval_required',
+        `Tool call '${entry.id}' at ${result.param} waits for an approval, not a result: decide it with POST /v1/tool-calls/${entry.id}/decision.`,
+        {
+          param: `${result.param}.tool_call_id`,
+        },
+      );
     }
   }
   if (!activeTurn || pending.length === 0) {
-    throw new EngineError('conflict', 'thread_not_pending', `Thread '${conversation.id}' is not waiting for tool results.`);
+    throw new EngineError(
+      'conflict',
+      'thread_not_pending',
+      `Thread '${conversation.id}' is not waiting for tool results.`,
+    );
   }
   const missing = pendingIds.filter((id) => !seen.has(id));
   if (missing.length > 0) {
@@ -106,12 +137,20 @@ export async function checkResultsMessage(
  * the results as one message. Returns the turn if this caller won the resume, else undefined
  * (calls still pending, or another request resumed it first).
  */
-export async function beginResume(context: EngineContext, tx: Repositories, turnId: string): Promise<TurnRecord | undefined> {
+export async function beginResume(
+  context: EngineContext,
+  tx: Repositories,
+  turnId: string,
+): Promise<TurnRecord | undefined> {
   return (await beginResumeWithOutputs(context, tx, turnId))?.turn;
 }
 
 /** `beginResume`, also returning the output items it wrote (the resumed turn's input). */
-export async function beginResumeWithOutputs(context: EngineContext, tx: Repositories, turnId: string): Promise<{ turn: TurnRecord; outputs: ItemRecord[] } | undefined> {
+export async function beginResumeWithOutputs(
+  context: EngineContext,
+  tx: Repositories,
+  turnId: string,
+): Promise<{ turn: TurnRecord; outputs: ItemRecord[] } | undefined> {
   const turn = await tx.turns.get(turnId);
   if (!turn || turn.status !== 'requires_action') return undefined;
   const entries = await tx.ledger.listByTurn(turnId);
@@ -140,12 +179,18 @@ export async function applyResultsMessage(
       const resolved = await tx.ledger.resolve(result.callId, resolutionFor(result, submission, now));
       if (!resolved) {
         const entry = await tx.ledger.get(turn.appId, result.callId);
-        throw entry ? alreadyResolved(entry, `${result.param}.tool_call_id`) : new EngineError('conflict', 'concurrent_update', 'The tool call changed meanwhile; retry.');
+        throw entry
+          ? alreadyResolved(entry, `${result.param}.tool_call_id`)
+          : new EngineError('conflict', 'concurrent_update', 'The tool call changed meanwhile; retry.');
       }
     }
     const resumed = await beginResumeWithOutputs(context, tx, turn.id);
     if (!resumed) {
-      throw new EngineError('conflict', 'concurrent_update', `Turn '${turn.id}' was resumed or closed by another request at the same time.`);
+      throw new EngineError(
+        'conflict',
+        'concurrent_update',
+        `Turn '${turn.id}' was resumed or closed by another request at the same time.`,
+      );
     }
     if (turnOptions) {
       const updated = await tx.turns.update(turn.id, ['in_progress'], { updatedAt: now, options: turnOptions });
@@ -167,11 +212,19 @@ export async function resolveOneCall(
 ): Promise<LedgerEntryRecord> {
   const entry = await context.store.ledger.get(appId, callId);
   if (!entry) {
-    throw new EngineError('not_found', 'tool_call_not_found', `No tool call found with id '${callId}'. List pending calls with GET /v1/tool-calls?state=pending.`);
+    throw new EngineError(
+      'not_found',
+      'tool_call_not_found',
+      `No tool call found with id '${callId}'. List pending calls with GET /v1/tool-calls?state=pending.`,
+    );
   }
   if (entry.state !== 'pending') throw alreadyResolved(entry, 'tool_call_id');
   if (entry.kind === 'approval') {
-    throw new EngineError('conflict', 'approval_required', `Tool call '${callId}' waits for an approval, not a result: decide it with POST /v1/tool-calls/${callId}/decision {"approve": true|false, "reason": "…"}.`);
+    throw new EngineError(
+      'conflict',
+      'approval_required',
+      `Tool call '${callId}' waits for an approval, not a result: decide it with POST /v1/tool-calls/${callId}/decision {"approve": true|false, "reason": "…"}.`,
+    );
   }
   const resolved = await context.store.ledger.resolve(callId, resolutionFor(result, submission, nowIso(context)));
   if (!resolved) {

@@ -1,4 +1,10 @@
-import type { AgentDefinition, ClientToolDefinition, ContentPart, JsonValue, LedgerEntryRecord } from '../store/records.ts';
+import type {
+  AgentDefinition,
+  ClientToolDefinition,
+  ContentPart,
+  JsonValue,
+  LedgerEntryRecord,
+} from '../store/records.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
 
 /** One call Baton runs itself, as the tools layer receives it. */
@@ -43,7 +49,10 @@ export interface ToolProvider {
 /** The provider when no server tools are configured: agents get none. */
 export const NO_SERVER_TOOLS: ToolProvider = {
   listServerTools: async () => [],
-  run: async (call) => ({ output: [{ type: 'text', text: `Tool '${call.tool.name}' has no executor on this server.` }], isError: true }),
+  run: async (call) => ({
+    output: [{ type: 'text', text: `Tool '${call.tool.name}' has no executor on this server.` }],
+    isError: true,
+  }),
 };
 
 const DEFAULT_TIMEOUT_SECONDS = 30;
@@ -65,7 +74,9 @@ export async function runServerCalls(
   const queue = entries.filter((entry) => entry.kind === 'server' && entry.state === 'pending');
   await runBounded(queue, async (entry) => {
     const tool = tools.get(entry.toolName);
-    const result = tool ? await runOne(context, entry, tool, signal, useFakes) : { output: [{ type: 'text' as const, text: `Tool '${entry.toolName}' is gone.` }], isError: true };
+    const result = tool
+      ? await runOne(context, entry, tool, signal, useFakes)
+      : { output: [{ type: 'text' as const, text: `Tool '${entry.toolName}' is gone.` }], isError: true };
     resolveInMemory(entry, result, nowIso(context));
   });
 }
@@ -80,28 +91,46 @@ export async function runBounded<T>(items: readonly T[], work: (item: T) => Prom
 }
 
 /** Runs one call; a timeout or a thrown error becomes an error result the model can act on. */
-export async function runOne(context: EngineContext, entry: LedgerEntryRecord, tool: ClientToolDefinition, signal: AbortSignal, useFakes: boolean): Promise<ServerCallResult> {
+export async function runOne(
+  context: EngineContext,
+  entry: LedgerEntryRecord,
+  tool: ClientToolDefinition,
+  signal: AbortSignal,
+  useFakes: boolean,
+): Promise<ServerCallResult> {
   const seconds = tool.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
   const deadline = AbortSignal.timeout(seconds * 1000);
   try {
     // Raced against the signal too, so an executor that ignores it cannot hold the turn.
     const stop = AbortSignal.any([signal, deadline]);
-    return await raceAbort(stop, context.tools.run({
-      appId: entry.appId,
-      conversationId: entry.conversationId,
-      turnId: entry.turnId,
-      callId: entry.id,
-      agentName: entry.agentName,
-      tool,
-      arguments: entry.arguments,
-      signal: stop,
-      useFakes,
-    }));
+    return await raceAbort(
+      stop,
+      context.tools.run({
+        appId: entry.appId,
+        conversationId: entry.conversationId,
+        turnId: entry.turnId,
+        callId: entry.id,
+        agentName: entry.agentName,
+        tool,
+        arguments: entry.arguments,
+        signal: stop,
+        useFakes,
+      }),
+    );
   } catch (error) {
-    if (deadline.aborted) return { output: [{ type: 'text', text: `Tool '${tool.name}' did not answer within ${seconds} s.` }], isError: true };
+    if (deadline.aborted)
+      return {
+        output: [{ type: 'text', text: `Tool '${tool.name}' did not answer within ${seconds} s.` }],
+        isError: true,
+      };
     if (signal.aborted) throw error;
     context.logger.warn({ err: error, tool: tool.name, callId: entry.id }, 'server tool failed');
-    return { output: [{ type: 'text', text: `Tool '${tool.name}' failed: ${error instanceof Error ? error.message : String(error)}` }], isError: true };
+    return {
+      output: [
+        { type: 'text', text: `Tool '${tool.name}' failed: ${error instanceof Error ? error.message : String(error)}` },
+      ],
+      isError: true,
+    };
   }
 }
 

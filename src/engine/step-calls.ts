@@ -1,4 +1,12 @@
-import type { AgentDefinition, ClientToolDefinition, ContentPart, LedgerEntryRecord, LedgerKind, NewItem, TurnRecord } from '../store/records.ts';
+import type {
+  AgentDefinition,
+  ClientToolDefinition,
+  ContentPart,
+  LedgerEntryRecord,
+  LedgerKind,
+  NewItem,
+  TurnRecord,
+} from '../store/records.ts';
 import { hashArguments } from './arguments-hash.ts';
 import { addSeconds } from './clock.ts';
 import type { EngineContext } from './engine-context.ts';
@@ -55,7 +63,14 @@ export function planStepCalls(context: EngineContext, calls: readonly StepCall[]
   const base = { conversationId: turn.conversationId, turnId: turn.id, createdAt };
   const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
   const planned: PlannedCalls = { callItems: [], immediateOutputs: [], entries: [], invalidCount: 0, endsTurn: false };
-  const output = (suffix: string, callId: string, name: string, text: string, isError: boolean, synthetic = true): NewItem => ({
+  const output = (
+    suffix: string,
+    callId: string,
+    name: string,
+    text: string,
+    isError: boolean,
+    synthetic = true,
+  ): NewItem => ({
     ...base,
     id: context.newId('item'),
     groupId: `${groupId}_${suffix}`,
@@ -65,18 +80,37 @@ export function planStepCalls(context: EngineContext, calls: readonly StepCall[]
   for (const call of calls) {
     const tool = toolsByName.get(call.name);
     const check = !tool
-      ? { ok: false as const, problem: `there is no tool named '${call.name}'; available tools: ${tools.map((t) => t.name).join(', ') || 'none'}` }
+      ? {
+          ok: false as const,
+          problem: `there is no tool named '${call.name}'; available tools: ${tools.map((t) => t.name).join(', ') || 'none'}`,
+        }
       : !parallel && valid > 0
         ? { ok: false as const, problem: 'parallel tool calls are disabled for this agent; call one tool at a time' }
         : maxToolCalls !== undefined && rules.callsMade + valid >= maxToolCalls
-          ? { ok: false as const, problem: `this turn may make at most ${maxToolCalls} tool call(s) (max_tool_calls) and has made them; answer without calling tools` }
+          ? {
+              ok: false as const,
+              problem: `this turn may make at most ${maxToolCalls} tool call(s) (max_tool_calls) and has made them; answer without calling tools`,
+            }
           : checkToolArguments(tool, call.argumentText);
     const executor = !check.ok ? 'invalid' : tool?.system ? 'system' : tool?.server ? 'server' : 'client';
-    planned.callItems.push({ ...base, id: context.newId('item'), groupId, payload: { type: 'function_call', callId: call.callId, name: call.name, arguments: call.argumentText, executor } });
+    planned.callItems.push({
+      ...base,
+      id: context.newId('item'),
+      groupId,
+      payload: { type: 'function_call', callId: call.callId, name: call.name, arguments: call.argumentText, executor },
+    });
     if (!check.ok || !tool) {
       planned.invalidCount += 1;
       const problem = check.ok ? 'unknown tool' : check.problem;
-      planned.immediateOutputs.push(output('invalid', call.callId, call.name, `Invalid call of tool '${call.name}': ${problem}. Correct the arguments and call the tool again.`, true));
+      planned.immediateOutputs.push(
+        output(
+          'invalid',
+          call.callId,
+          call.name,
+          `Invalid call of tool '${call.name}': ${problem}. Correct the arguments and call the tool again.`,
+          true,
+        ),
+      );
       continue;
     }
     valid += 1;
@@ -87,7 +121,10 @@ export function planStepCalls(context: EngineContext, calls: readonly StepCall[]
       continue;
     }
     const kind = kindOf(tool);
-    const timeoutSeconds = kind === 'server' ? undefined : (turn.options.toolTimeoutSeconds ?? tool.timeoutSeconds ?? agent.toolTimeoutSeconds);
+    const timeoutSeconds =
+      kind === 'server'
+        ? undefined
+        : (turn.options.toolTimeoutSeconds ?? tool.timeoutSeconds ?? agent.toolTimeoutSeconds);
     planned.entries.push({
       id: call.callId,
       appId: turn.appId,
@@ -100,7 +137,8 @@ export function planStepCalls(context: EngineContext, calls: readonly StepCall[]
       argumentsHash: hashArguments(check.value),
       callIndex: planned.entries.length,
       state: 'pending',
-      deadlineAt: timeoutSeconds === null || timeoutSeconds === undefined ? null : addSeconds(now, timeoutSeconds).toISOString(),
+      deadlineAt:
+        timeoutSeconds === null || timeoutSeconds === undefined ? null : addSeconds(now, timeoutSeconds).toISOString(),
       timeoutPolicy: tool.timeoutPolicy ?? agent.timeoutPolicy,
       result: null,
       isError: false,
@@ -113,26 +151,47 @@ export function planStepCalls(context: EngineContext, calls: readonly StepCall[]
     if (kind === 'client_async') {
       // The model needs an answer now to go on; the real result arrives in a later turn.
       planned.immediateOutputs.push(
-        output('async', call.callId, call.name, `Tool '${call.name}' runs asynchronously on the client; its result will arrive in a later message. Continue without waiting for it.`, false),
+        output(
+          'async',
+          call.callId,
+          call.name,
+          `Tool '${call.name}' runs asynchronously on the client; its result will arrive in a later message. Continue without waiting for it.`,
+          false,
+        ),
       );
     }
   }
   if (planned.endsTurn) {
     // The agent ended the session: the other calls of the step will never be answered or run.
-    for (const entry of planned.entries.splice(0)) planned.immediateOutputs.push(output('system', entry.id, entry.toolName, 'Not run: the agent ended the session.', true));
+    for (const entry of planned.entries.splice(0))
+      planned.immediateOutputs.push(
+        output('system', entry.id, entry.toolName, 'Not run: the agent ended the session.', true),
+      );
     planned.immediateOutputs = planned.immediateOutputs.filter((item) => !item.groupId.endsWith('_async'));
   }
   return planned;
 }
 
 /** The output items of resolved ledger rows, in call order, as one group (one tool message). */
-export function outputsOf(context: EngineContext, entries: readonly LedgerEntryRecord[], base: Pick<NewItem, 'conversationId' | 'turnId' | 'createdAt'>, groupId: string): NewItem[] {
+export function outputsOf(
+  context: EngineContext,
+  entries: readonly LedgerEntryRecord[],
+  base: Pick<NewItem, 'conversationId' | 'turnId' | 'createdAt'>,
+  groupId: string,
+): NewItem[] {
   return [...entries]
     .sort((a, b) => a.callIndex - b.callIndex)
     .map((entry) => ({
       ...base,
       id: context.newId('item'),
       groupId,
-      payload: { type: 'function_call_output' as const, callId: entry.id, name: entry.toolName, output: entry.result ?? ([] as ContentPart[]), isError: entry.isError, synthetic: false },
+      payload: {
+        type: 'function_call_output' as const,
+        callId: entry.id,
+        name: entry.toolName,
+        output: entry.result ?? ([] as ContentPart[]),
+        isError: entry.isError,
+        synthetic: false,
+      },
     }));
 }

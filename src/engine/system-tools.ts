@@ -10,8 +10,13 @@ export const END_SESSION_TOOL = 'end_session';
 export const SYSTEM_TOOLS: Readonly<Record<string, ClientToolDefinition>> = {
   [END_SESSION_TOOL]: {
     name: END_SESSION_TOOL,
-    description: 'End the conversation with the user, for example when they say goodbye or the task is done. Nothing more can be said afterwards.',
-    parameters: { type: 'object', properties: { reason: { type: 'string', description: 'Why the session ends.' } }, additionalProperties: false },
+    description:
+      'End the conversation with the user, for example when they say goodbye or the task is done. Nothing more can be said afterwards.',
+    parameters: {
+      type: 'object',
+      properties: { reason: { type: 'string', description: 'Why the session ends.' } },
+      additionalProperties: false,
+    },
     system: true,
   },
 };

@@ -17,16 +17,37 @@ export async function answerClientCallsWithFakes(
 ): Promise<void> {
   const fake = context.tools.fake?.bind(context.tools);
   if (!useFakes || !fake) return;
-  const candidates = planned.entries.filter((entry) => (entry.kind === 'client' || entry.kind === 'client_async') && tools.get(entry.toolName)?.fake);
+  const candidates = planned.entries.filter(
+    (entry) => (entry.kind === 'client' || entry.kind === 'client_async') && tools.get(entry.toolName)?.fake,
+  );
   await runBounded(candidates, async (entry) => {
     const tool = tools.get(entry.toolName);
     if (!tool) return;
     let result;
     try {
-      result = await fake({ appId: entry.appId, conversationId: entry.conversationId, turnId: entry.turnId, callId: entry.id, agentName: entry.agentName, tool, arguments: entry.arguments, signal, useFakes });
+      result = await fake({
+        appId: entry.appId,
+        conversationId: entry.conversationId,
+        turnId: entry.turnId,
+        callId: entry.id,
+        agentName: entry.agentName,
+        tool,
+        arguments: entry.arguments,
+        signal,
+        useFakes,
+      });
     } catch (error) {
       if (signal.aborted) throw error;
-      result = { output: [{ type: 'text' as const, text: `The fake of tool '${tool.name}' failed: ${error instanceof Error ? error.message : String(error)}` }], isError: true, faked: true };
+      result = {
+        output: [
+          {
+            type: 'text' as const,
+            text: `The fake of tool '${tool.name}' failed: ${error instanceof Error ? error.message : String(error)}`,
+          },
+        ],
+        isError: true,
+        faked: true,
+      };
     }
     if (result === null) return;
     entry.kind = 'server';
@@ -35,7 +56,9 @@ export async function answerClientCallsWithFakes(
   });
   // An asynchronous call answered by its fake needs no "result comes later" placeholder.
   const faked = new Set(candidates.filter(isFaked).map((entry) => entry.id));
-  planned.immediateOutputs = planned.immediateOutputs.filter((item) => !(item.payload.type === 'function_call_output' && faked.has(item.payload.callId)));
+  planned.immediateOutputs = planned.immediateOutputs.filter(
+    (item) => !(item.payload.type === 'function_call_output' && faked.has(item.payload.callId)),
+  );
 }
 
 /** Marks the call items a fake answered (client functions or server tools) as `executor: 'fake'`. */

@@ -8,7 +8,11 @@ import { SYSTEM_TOOLS } from './system-tools.ts';
  * applies from the next turn on. Only client functions (and system tools) are read here; the
  * server-executed kinds (openApiTool, jsFunction, toolsets) come from the ToolProvider.
  */
-export async function loadReferencedTools(store: Pick<Repositories, 'resources'>, appId: string, agent: AgentDefinition): Promise<ClientToolDefinition[]> {
+export async function loadReferencedTools(
+  store: Pick<Repositories, 'resources'>,
+  appId: string,
+  agent: AgentDefinition,
+): Promise<ClientToolDefinition[]> {
   const ids = agent.toolIds ?? [];
   if (ids.length === 0) return [];
   const records = new Map((await store.resources.getMany(appId, 'tools', ids)).map((record) => [record.id, record]));
@@ -32,7 +36,8 @@ export function clientFunctionDefinition(body: JsonObject, resourceId?: string):
   const timeout = typeof body.timeout === 'string' ? parseDurationSeconds(body.timeout) : undefined;
   if (timeout !== undefined) definition.timeoutSeconds = timeout;
   if (body.executionType === 'ASYNCHRONOUS') definition.asynchronous = true;
-  if (resourceId !== undefined && isObject(body.toolFakeConfig) && body.toolFakeConfig.enableFakeMode === true) definition.fake = { collection: 'tools', resourceId };
+  if (resourceId !== undefined && isObject(body.toolFakeConfig) && body.toolFakeConfig.enableFakeMode === true)
+    definition.fake = { collection: 'tools', resourceId };
   return definition;
 }
 
@@ -49,7 +54,9 @@ export function toJsonSchema(schema: JsonObject): JsonSchema {
       if (value === 'TYPE_UNSPECIFIED') continue;
       out.type = SCHEMA_TYPES.has(value) ? value.toLowerCase() : value;
     } else if (key === 'properties' || key === 'defs' || key === '$defs') {
-      out[key === 'defs' ? '$defs' : key] = isObject(value) ? mapValues(value, (child) => (isObject(child) ? toJsonSchema(child) : child)) : value;
+      out[key === 'defs' ? '$defs' : key] = isObject(value)
+        ? mapValues(value, (child) => (isObject(child) ? toJsonSchema(child) : child))
+        : value;
     } else if (key === 'items' || key === 'additionalProperties') {
       out[key] = isObject(value) ? toJsonSchema(value) : value;
     } else if (key === 'anyOf' || key === 'prefixItems') {

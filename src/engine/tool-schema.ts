@@ -37,7 +37,8 @@ function describeErrors(errors: ErrorObject[] | null | undefined): string {
   if (!errors || errors.length === 0) return 'unknown schema violation';
   return errors
     .map((error) => {
-      const where = error.instancePath === '' ? 'the arguments' : `'${error.instancePath.slice(1).replace(/\//g, '.')}'`;
+      const where =
+        error.instancePath === '' ? 'the arguments' : `'${error.instancePath.slice(1).replace(/\//g, '.')}'`;
       return `${where} ${error.message ?? 'is invalid'}`;
     })
     .join('; ');
@@ -55,9 +56,14 @@ export function assertValidToolDefinition(tool: ClientToolDefinition, param: str
   }
   const schema = tool.parameters as unknown;
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
-    throw new EngineError('invalid_request', 'invalid_tool_parameters', `${param}.parameters of tool '${tool.name}' must be a JSON Schema object.`, {
-      param: `${param}.parameters`,
-    });
+    throw new EngineError(
+      'invalid_request',
+      'invalid_tool_parameters',
+      `${param}.parameters of tool '${tool.name}' must be a JSON Schema object.`,
+      {
+        param: `${param}.parameters`,
+      },
+    );
   }
   if ((schema as { type?: unknown }).type !== undefined && (schema as { type?: unknown }).type !== 'object') {
     throw new EngineError(
@@ -71,9 +77,14 @@ export function assertValidToolDefinition(tool: ClientToolDefinition, param: str
   if (tool.responseSchema !== undefined) {
     const response = tool.responseSchema as unknown;
     if (typeof response !== 'object' || response === null || Array.isArray(response)) {
-      throw new EngineError('invalid_request', 'invalid_tool_response_schema', `${param}.response_schema of tool '${tool.name}' must be a JSON Schema object.`, {
-        param: `${param}.response_schema`,
-      });
+      throw new EngineError(
+        'invalid_request',
+        'invalid_tool_response_schema',
+        `${param}.response_schema of tool '${tool.name}' must be a JSON Schema object.`,
+        {
+          param: `${param}.response_schema`,
+        },
+      );
     }
     assertCompiles(response, tool.name, `${param}.response_schema`, 'invalid_tool_response_schema');
   }
@@ -83,7 +94,12 @@ function assertCompiles(schema: object, toolName: string, param: string, code: s
   try {
     validatorFor(schema);
   } catch (error) {
-    throw new EngineError('invalid_request', code, `${param} of tool '${toolName}' is not a valid JSON Schema: ${(error as Error).message}`, { param });
+    throw new EngineError(
+      'invalid_request',
+      code,
+      `${param} of tool '${toolName}' is not a valid JSON Schema: ${(error as Error).message}`,
+      { param },
+    );
   }
 }
 
@@ -101,9 +117,14 @@ export function assertValidToolSet(tools: readonly ClientToolDefinition[], param
   tools.forEach((tool, index) => {
     assertValidToolDefinition(tool, `${param}[${index}]`);
     if (seen.has(tool.name)) {
-      throw new EngineError('invalid_request', 'duplicate_tool_name', `Duplicate tool name '${tool.name}' at ${param}[${index}].name: tool names must be unique.`, {
-        param: `${param}[${index}].name`,
-      });
+      throw new EngineError(
+        'invalid_request',
+        'duplicate_tool_name',
+        `Duplicate tool name '${tool.name}' at ${param}[${index}].name: tool names must be unique.`,
+        {
+          param: `${param}[${index}].name`,
+        },
+      );
     }
     seen.add(tool.name);
   });

@@ -15,7 +15,9 @@ export async function writeMissingOutputs(
   entries: readonly LedgerEntryRecord[],
 ): Promise<ItemRecord[]> {
   const existing = await tx.items.listByTurn(turn.id);
-  const answered = new Set(existing.flatMap((item) => (item.payload.type === 'function_call_output' ? [item.payload.callId] : [])));
+  const answered = new Set(
+    existing.flatMap((item) => (item.payload.type === 'function_call_output' ? [item.payload.callId] : [])),
+  );
   const groupId = context.newId('msg');
   const createdAt = nowIso(context);
   const outputs: NewItem[] = [...entries]
@@ -60,7 +62,11 @@ export interface ClosedTurn {
  * Every pending call gets a synthetic error result and an output item, so history stays valid.
  * Returns undefined if the turn was no longer open.
  */
-export async function closeTurn(context: EngineContext, turnId: string, request: CloseTurnRequest): Promise<ClosedTurn | undefined> {
+export async function closeTurn(
+  context: EngineContext,
+  turnId: string,
+  request: CloseTurnRequest,
+): Promise<ClosedTurn | undefined> {
   const now = nowIso(context);
   const closed = await context.store.transaction(async (tx) => {
     const turn = await tx.turns.update(turnId, ['in_progress', 'requires_action'], {
@@ -84,7 +90,12 @@ export async function closeTurn(context: EngineContext, turnId: string, request:
       const expired = entry.id === request.expiredCallId;
       const resolved = await tx.ledger.resolve(entry.id, {
         state: expired ? 'expired' : 'cancelled',
-        result: [{ type: 'text', text: expired ? (request.expiredResult ?? request.syntheticResult) : request.syntheticResult }],
+        result: [
+          {
+            type: 'text',
+            text: expired ? (request.expiredResult ?? request.syntheticResult) : request.syntheticResult,
+          },
+        ],
         isError: true,
         submittedBy: request.actor,
         submittedAt: now,

@@ -36,7 +36,11 @@ export interface TurnOutcome {
  * same-named per-request declarations taking precedence, narrowed to the request's
  * `allowedTools` when it gives them.
  */
-export function toolsForTurn(agent: AgentDefinition, turn: TurnRecord, referenced: readonly ClientToolDefinition[] = []): ClientToolDefinition[] {
+export function toolsForTurn(
+  agent: AgentDefinition,
+  turn: TurnRecord,
+  referenced: readonly ClientToolDefinition[] = [],
+): ClientToolDefinition[] {
   const byName = new Map<string, ClientToolDefinition>();
   for (const tool of agent.tools) byName.set(tool.name, tool);
   for (const tool of referenced) byName.set(tool.name, tool);
@@ -65,7 +69,10 @@ export async function runTurn(
   let replyGroupId = context.newId('msg');
   let lastText: string | null = null;
   let invalidRounds = 0;
-  const referenced = [...(await loadReferencedTools(context.store, turn.appId, agent)), ...(await context.tools.listServerTools(turn.appId, agent))];
+  const referenced = [
+    ...(await loadReferencedTools(context.store, turn.appId, agent)),
+    ...(await context.tools.listServerTools(turn.appId, agent)),
+  ];
   const tools = toolsForTurn(agent, turn, referenced);
   const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
   const maxSteps = turn.options.maxSteps ?? agent.maxSteps;
@@ -77,9 +84,12 @@ export async function runTurn(
   emit({ type: 'turn.started', turn });
   // A long model call writes nothing for a while; the heartbeat keeps the turn from looking
   // orphaned to other processes' recovery, which fails turns idle for `staleTurnSeconds`.
-  const heartbeat = setInterval(() => {
-    void context.store.turns.update(startingTurn.id, ['in_progress'], { updatedAt: nowIso(context) }).catch(() => {});
-  }, Math.max(1_000, (context.settings.staleTurnSeconds * 1000) / 3));
+  const heartbeat = setInterval(
+    () => {
+      void context.store.turns.update(startingTurn.id, ['in_progress'], { updatedAt: nowIso(context) }).catch(() => {});
+    },
+    Math.max(1_000, (context.settings.staleTurnSeconds * 1000) / 3),
+  );
   heartbeat.unref();
 
   try {
@@ -108,7 +118,11 @@ export async function runTurn(
           // results arrive would make the model call the tool forever. A spent call budget
           // forbids calls altogether.
           toolChoice:
-            maxToolCalls !== undefined && callsMade >= maxToolCalls ? 'none' : turn.stepCount === 0 || turn.options.toolChoice === 'none' ? turn.options.toolChoice : undefined,
+            maxToolCalls !== undefined && callsMade >= maxToolCalls
+              ? 'none'
+              : turn.stepCount === 0 || turn.options.toolChoice === 'none'
+                ? turn.options.toolChoice
+                : undefined,
           parallelToolCalls: parallel,
           temperature: turn.options.temperature ?? agent.temperature,
           topP: turn.options.topP,
@@ -119,8 +133,10 @@ export async function runTurn(
         },
         {
           onTextDelta: (delta) => emit({ type: 'text.delta', groupId, delta }),
-          onCallStarted: (providerCallId, name) => emit({ type: 'call.started', groupId, callId: mintCallId(providerCallId), name }),
-          onCallArgumentsDelta: (providerCallId, delta) => emit({ type: 'call.arguments.delta', callId: mintCallId(providerCallId), delta }),
+          onCallStarted: (providerCallId, name) =>
+            emit({ type: 'call.started', groupId, callId: mintCallId(providerCallId), name }),
+          onCallArgumentsDelta: (providerCallId, delta) =>
+            emit({ type: 'call.arguments.delta', callId: mintCallId(providerCallId), delta }),
         },
       );
 
@@ -129,10 +145,28 @@ export async function runTurn(
       const items: NewItem[] = [];
       const base = { conversationId: turn.conversationId, turnId: turn.id, createdAt };
       if (step.text !== '') {
-        items.push({ ...base, id: context.newId('item'), groupId, payload: { type: 'message', role: 'assistant', content: [{ type: 'text', text: step.text }] } });
+        items.push({
+          ...base,
+          id: context.newId('item'),
+          groupId,
+          payload: { type: 'message', role: 'assistant', content: [{ type: 'text', text: step.text }] },
+        });
       }
-      const calls = step.calls.map((call) => ({ callId: mintCallId(call.providerCallId), name: call.name, argumentText: call.argumentText }));
-      const planned = planStepCalls(context, calls, { turn, agent, tools, parallel, maxToolCalls, callsMade, groupId, now });
+      const calls = step.calls.map((call) => ({
+        callId: mintCallId(call.providerCallId),
+        name: call.name,
+        argumentText: call.argumentText,
+      }));
+      const planned = planStepCalls(context, calls, {
+        turn,
+        agent,
+        tools,
+        parallel,
+        maxToolCalls,
+        callsMade,
+        groupId,
+        now,
+      });
       const { entries, endsTurn } = planned;
       // Server calls (and fakes) run now, before the step commits, so their results commit with it.
       const useFakes = turn.options.useToolFakes === true;
@@ -166,10 +200,21 @@ export async function runTurn(
         return { turn, replyGroupId, text: lastText, pendingCalls: blockingEntries };
       }
 
-      items.push(...outputsOf(context, entries.filter((entry) => entry.kind === 'server'), base, `${groupId}_server`));
+      items.push(
+        ...outputsOf(
+          context,
+          entries.filter((entry) => entry.kind === 'server'),
+          base,
+          `${groupId}_server`,
+        ),
+      );
       if (entries.length > 0 || (planned.immediateOutputs.length > planned.invalidCount && !endsTurn)) {
         // Server results, system tools or asynchronous placeholders: the model goes on with them.
-        const { turn: continued, appended } = await commitStep(context, turn, items, 'in_progress', { stepCount, usage, entries });
+        const { turn: continued, appended } = await commitStep(context, turn, items, 'in_progress', {
+          stepCount,
+          usage,
+          entries,
+        });
         turn = continued;
         for (const item of appended) emit({ type: 'item.added', item });
         const deferred = entries.filter((entry) => entry.kind === 'client_async');
@@ -184,13 +229,21 @@ export async function runTurn(
             code: 'invalid_tool_calls',
             message: `The model produced invalid tool calls ${invalidRounds} times in a row; the turn was stopped. Check the tool descriptions and schemas of agent '${agent.name}'.`,
           };
-          const { turn: failed, appended } = await commitStep(context, turn, items, 'failed', { stepCount, usage, finishReason: 'error', error });
+          const { turn: failed, appended } = await commitStep(context, turn, items, 'failed', {
+            stepCount,
+            usage,
+            finishReason: 'error',
+            error,
+          });
           turn = failed;
           for (const item of appended) emit({ type: 'item.added', item });
           emit({ type: 'turn.failed', turn });
           return { turn, replyGroupId, text: lastText, pendingCalls: [] };
         }
-        const { turn: continued, appended } = await commitStep(context, turn, items, 'in_progress', { stepCount, usage });
+        const { turn: continued, appended } = await commitStep(context, turn, items, 'in_progress', {
+          stepCount,
+          usage,
+        });
         turn = continued;
         for (const item of appended) emit({ type: 'item.added', item });
         continue;
@@ -207,7 +260,11 @@ export async function runTurn(
       return { turn, replyGroupId, text: lastText, pendingCalls: [] };
     }
 
-    const { turn: stopped } = await commitStep(context, turn, [], 'completed', { stepCount: turn.stepCount, usage: turn.usage, finishReason: 'max_steps' });
+    const { turn: stopped } = await commitStep(context, turn, [], 'completed', {
+      stepCount: turn.stepCount,
+      usage: turn.usage,
+      finishReason: 'max_steps',
+    });
     turn = stopped;
     emit({ type: 'turn.completed', turn });
     return { turn, replyGroupId, text: lastText, pendingCalls: [] };
@@ -220,7 +277,12 @@ export async function runTurn(
     const turnError = describeFailure(error);
     context.logger.warn({ turnId: turn.id, code: turnError.code, err: error }, 'turn failed');
     try {
-      const { turn: failed } = await commitStep(context, turn, [], 'failed', { stepCount: turn.stepCount, usage: turn.usage, finishReason: 'error', error: turnError });
+      const { turn: failed } = await commitStep(context, turn, [], 'failed', {
+        stepCount: turn.stepCount,
+        usage: turn.usage,
+        finishReason: 'error',
+        error: turnError,
+      });
       turn = failed;
       emit({ type: 'turn.failed', turn });
     } catch (commitError) {
@@ -266,7 +328,10 @@ async function commitStep(
     const appended = items.length > 0 ? await tx.items.append(items) : [];
     if (commit.entries && commit.entries.length > 0) await tx.ledger.insert(commit.entries);
     if (status !== 'in_progress') {
-      await bumpConversation(tx, turn.appId, turn.conversationId, { updatedAt, ...(ends ? { activeTurnId: null } : {}) });
+      await bumpConversation(tx, turn.appId, turn.conversationId, {
+        updatedAt,
+        ...(ends ? { activeTurnId: null } : {}),
+      });
     }
     return { turn: updated, appended };
   });
@@ -279,6 +344,8 @@ function describeFailure(error: unknown): TurnError {
   if (error instanceof Error && (error as { code?: unknown }).code === 'unknown_model') {
     return { code: 'model_not_configured', message: error.message };
   }
-  return { code: 'model_error', message: `The model call failed: ${error instanceof Error ? error.message : String(error)}.` };
+  return {
+    code: 'model_error',
+    message: `The model call failed: ${error instanceof Error ? error.message : String(error)}.`,
+  };
 }
-

@@ -202,7 +202,10 @@ function classify(modelId: string, options: ModelRegistryOptions): Target {
       const program = Object.hasOwn(programs, model) ? programs[model] : undefined;
       if (program === undefined) {
         const known = ['auto', ...Object.keys(programs)].join(', ');
-        throw new UnknownModelError(modelId, `no scripted program named "${model}" is configured (known: ${known}). ${hint}`);
+        throw new UnknownModelError(
+          modelId,
+          `no scripted program named "${model}" is configured (known: ${known}). ${hint}`,
+        );
       }
       return { kind: 'scripted', model, program };
     }

@@ -9,7 +9,13 @@ export const DEFAULT_PROJECT = 'default';
 export const DEFAULT_LOCATION = 'global';
 
 /** A new app with no settings yet. */
-export function newAppRecord(name: string, project: string, location: string, now: string, settings: JsonObject = {}): AppRecord {
+export function newAppRecord(
+  name: string,
+  project: string,
+  location: string,
+  now: string,
+  settings: JsonObject = {},
+): AppRecord {
   return { id: newId('app'), name, project, location, settings, revision: 1, createdAt: now, updatedAt: now };
 }
 
@@ -22,7 +28,13 @@ export function generateApiKeySecret(): string {
 }
 
 /** Stores a key for an app (hashed) and returns the record; the caller shows the secret once. */
-export async function createApiKey(store: Store, appId: string, secret: string, role: ApiKeyRole, name: string | null): Promise<ApiKeyRecord> {
+export async function createApiKey(
+  store: Store,
+  appId: string,
+  secret: string,
+  role: ApiKeyRole,
+  name: string | null,
+): Promise<ApiKeyRecord> {
   const record: ApiKeyRecord = {
     id: newId('key'),
     appId,
@@ -50,9 +62,14 @@ export async function ensureDefaultApp(store: Store): Promise<string> {
  * The first admin key: `BATON_ADMIN_KEY` when set (registered if new), else generated once when
  * no key exists at all. Returns the generated secret so the caller can print it once.
  */
-export async function bootstrapAdminKey(store: Store, appId: string, adminKey: string | null): Promise<{ generated: string | null }> {
+export async function bootstrapAdminKey(
+  store: Store,
+  appId: string,
+  adminKey: string | null,
+): Promise<{ generated: string | null }> {
   if (adminKey) {
-    if (!(await store.apiKeys.findByHash(hashApiKey(adminKey)))) await createApiKey(store, appId, adminKey, 'admin', 'BATON_ADMIN_KEY');
+    if (!(await store.apiKeys.findByHash(hashApiKey(adminKey))))
+      await createApiKey(store, appId, adminKey, 'admin', 'BATON_ADMIN_KEY');
     return { generated: null };
   }
   if ((await store.apiKeys.count()) > 0) return { generated: null };

@@ -117,13 +117,15 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     request.idempotency = undefined;
     // An internal fault (500) or unavailability (503) changed nothing a retry should not redo, so
     // the key is freed. A 502 model failure is stored: the input was saved, a retry must not add it twice.
-    if (typeof payload === 'string' && reply.statusCode !== 500 && reply.statusCode !== 503) await handle.complete(reply.statusCode, payload);
+    if (typeof payload === 'string' && reply.statusCode !== 500 && reply.statusCode !== 503)
+      await handle.complete(reply.statusCode, payload);
     else await handle.release();
     return payload;
   });
 
   const errorFormats: { prefix: string; render: ErrorRenderer }[] = [];
-  const renderFor = (url: string): ErrorRenderer => errorFormats.find((format) => url.startsWith(format.prefix))?.render ?? renderNative;
+  const renderFor = (url: string): ErrorRenderer =>
+    errorFormats.find((format) => url.startsWith(format.prefix))?.render ?? renderNative;
 
   app.setErrorHandler(async (error, request, reply) => {
     const engineError = toEngineError(error, dependencies.bodyLimitBytes);
@@ -133,7 +135,11 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
   });
 
   app.setNotFoundHandler(async (request, reply) => {
-    const error = new EngineError('not_found', 'route_not_found', `No route ${request.method} ${request.url.split('?')[0]}. See the README for Baton's endpoints.`);
+    const error = new EngineError(
+      'not_found',
+      'route_not_found',
+      `No route ${request.method} ${request.url.split('?')[0]}. See the README for Baton's endpoints.`,
+    );
     const { status, body } = renderFor(request.url)(error);
     return reply.status(status).send(body);
   });

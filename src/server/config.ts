@@ -7,12 +7,15 @@ import { compileEgressPolicy } from '../tools/http/address-policy.ts';
 
 /** Replaces `${NAME}` and `${NAME:-default}` with environment values, so secrets stay out of the file. */
 export function interpolateEnv(text: string, env: NodeJS.ProcessEnv): string {
-  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_match, name: string, fallback: string | undefined) => {
-    const value = env[name];
-    if (value !== undefined && value !== '') return value;
-    if (fallback !== undefined) return fallback;
-    return '';
-  });
+  return text.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
+    (_match, name: string, fallback: string | undefined) => {
+      const value = env[name];
+      if (value !== undefined && value !== '') return value;
+      if (fallback !== undefined) return fallback;
+      return '';
+    },
+  );
 }
 
 const providerSchema = z.object({ api_key: z.string().optional(), base_url: z.string().optional() }).strict();
@@ -47,7 +50,10 @@ const fileSchema = z
       })
       .strict()
       .optional(),
-    egress: z.object({ allow: z.array(z.string()).optional() }).strict().optional(),
+    egress: z
+      .object({ allow: z.array(z.string()).optional() })
+      .strict()
+      .optional(),
     scripted: z.record(z.string(), z.unknown()).optional(),
     agents: z.array(agentWireSchema).optional(),
   })
@@ -94,7 +100,8 @@ export interface BatonConfig {
 export const DEMO_AGENT: AgentWire = {
   name: 'refund-desk',
   model: 'scripted:auto',
-  instructions: 'You help customers with refunds. Before any refund, ask a manager for approval with the request_approval tool.',
+  instructions:
+    'You help customers with refunds. Before any refund, ask a manager for approval with the request_approval tool.',
   tools: [
     {
       name: 'request_approval',
@@ -124,7 +131,9 @@ export const DEMO_AGENT: AgentWire = {
   ],
 };
 
-function mapProvider(provider: { api_key?: string | undefined; base_url?: string | undefined } | undefined): ProviderSettings | undefined {
+function mapProvider(
+  provider: { api_key?: string | undefined; base_url?: string | undefined } | undefined,
+): ProviderSettings | undefined {
   if (!provider) return undefined;
   const settings: ProviderSettings = {};
   if (provider.api_key) settings.apiKey = provider.api_key;
@@ -148,7 +157,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     const parsed = fileSchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new Error(`Invalid configuration in ${path} at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}.`);
+      throw new Error(
+        `Invalid configuration in ${path} at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}.`,
+      );
     }
     file = parsed.data;
     source = path;
@@ -161,11 +172,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   }
   if (fileProviders.custom) {
     providers.custom = Object.fromEntries(
-      Object.entries(fileProviders.custom).map(([name, provider]) => [name, { baseURL: provider.base_url, ...(provider.api_key ? { apiKey: provider.api_key } : {}) }]),
+      Object.entries(fileProviders.custom).map(([name, provider]) => [
+        name,
+        { baseURL: provider.base_url, ...(provider.api_key ? { apiKey: provider.api_key } : {}) },
+      ]),
     );
   }
   const port = env.PORT !== undefined && env.PORT !== '' ? Number(env.PORT) : (file.server?.port ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be an integer from 0 to 65535 (got '${env.PORT}').`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`PORT must be an integer from 0 to 65535 (got '${env.PORT}').`);
   return {
     host: env.HOST || file.server?.host || '127.0.0.1',
     port,
@@ -186,11 +201,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
 
 /** `BATON_EGRESS_ALLOW` (comma-separated) replaces the file's list; each entry is checked now, not at the first call. */
 function egressAllowList(fromEnv: string | undefined, fromFile: string[] | undefined): string[] {
-  const allow = fromEnv !== undefined && fromEnv.trim() !== '' ? fromEnv.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '') : (fromFile ?? []);
+  const allow =
+    fromEnv !== undefined && fromEnv.trim() !== ''
+      ? fromEnv
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter((entry) => entry !== '')
+      : (fromFile ?? []);
   try {
     compileEgressPolicy({ allow });
   } catch (error) {
-    throw new Error(`Invalid egress.allow (or BATON_EGRESS_ALLOW): ${(error as Error).message}`);
+    throw new Error(`Invalid egress.allow (or BATON_EGRESS_ALLOW): ${(error as Error).message}`, { cause: error });
   }
   return allow;
 }

@@ -22,7 +22,8 @@ const ASSET_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,200}$/;
 
 // The console is static and talks only to this server: no inline scripts, no third parties.
 const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
 };
@@ -52,7 +53,11 @@ export function registerConsoleRoutes(app: FastifyInstance, distDir = CONSOLE_DI
         .status(404)
         .headers(SECURITY_HEADERS)
         .type('text/plain; charset=utf-8')
-        .send(file === 'index.html' ? 'The console is not built: run `npm run build` (npm install also builds it), then reload.' : `No console file '${file}'.`);
+        .send(
+          file === 'index.html'
+            ? 'The console is not built: run `npm run build` (npm install also builds it), then reload.'
+            : `No console file '${file}'.`,
+        );
     }
     return reply
       .headers({ ...SECURITY_HEADERS, 'cache-control': cache })
@@ -66,7 +71,12 @@ export function registerConsoleRoutes(app: FastifyInstance, distDir = CONSOLE_DI
   app.get('/console/', index);
   app.get<{ Params: { name: string } }>('/console/assets/:name', async (request, reply) => {
     const { name } = request.params;
-    if (!ASSET_NAME.test(name)) return reply.status(404).headers(SECURITY_HEADERS).type('text/plain; charset=utf-8').send(`No console file '${name}'.`);
+    if (!ASSET_NAME.test(name))
+      return reply
+        .status(404)
+        .headers(SECURITY_HEADERS)
+        .type('text/plain; charset=utf-8')
+        .send(`No console file '${name}'.`);
     return sendFile(reply, `assets/${name}`, 'public, max-age=31536000, immutable');
   });
 }

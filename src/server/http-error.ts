@@ -53,29 +53,57 @@ interface FastifyLikeError {
 export function toEngineError(error: unknown, bodyLimitBytes: number): EngineError {
   if (error instanceof EngineError) return error;
   if (error instanceof InvalidCursorError) {
-    return new EngineError('invalid_request', 'invalid_cursor', 'Invalid cursor in `after`: pass the next_cursor value from a previous page.', { param: 'after' });
+    return new EngineError(
+      'invalid_request',
+      'invalid_cursor',
+      'Invalid cursor in `after`: pass the next_cursor value from a previous page.',
+      { param: 'after' },
+    );
   }
   const fastifyError = error as FastifyLikeError;
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new EngineError('invalid_request', 'invalid_json', `The request body is not valid JSON: ${fastifyError.message}. Send a JSON object with Content-Type: application/json.`);
+      return new EngineError(
+        'invalid_request',
+        'invalid_json',
+        `The request body is not valid JSON: ${fastifyError.message}. Send a JSON object with Content-Type: application/json.`,
+      );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new EngineError('invalid_request', 'unsupported_media_type', `Unsupported Content-Type: send the body as JSON with Content-Type: application/json.`, {
-        details: { status: 415 },
-      });
+      return new EngineError(
+        'invalid_request',
+        'unsupported_media_type',
+        `Unsupported Content-Type: send the body as JSON with Content-Type: application/json.`,
+        {
+          details: { status: 415 },
+        },
+      );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new EngineError('invalid_request', 'body_too_large', `The request body is larger than the limit of ${bodyLimitBytes} bytes (server.body_limit_bytes).`, {
-        details: { status: 413 },
-      });
+      return new EngineError(
+        'invalid_request',
+        'body_too_large',
+        `The request body is larger than the limit of ${bodyLimitBytes} bytes (server.body_limit_bytes).`,
+        {
+          details: { status: 413 },
+        },
+      );
     default:
       break;
   }
   if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    return new EngineError('invalid_request', (fastifyError.code ?? 'bad_request').toLowerCase(), fastifyError.message, { details: { status: fastifyError.statusCode } });
+    return new EngineError(
+      'invalid_request',
+      (fastifyError.code ?? 'bad_request').toLowerCase(),
+      fastifyError.message,
+      { details: { status: fastifyError.statusCode } },
+    );
   }
-  return new EngineError('internal', 'internal_error', 'Internal server error. The failure was logged with the request id; retry later.');
+  return new EngineError(
+    'internal',
+    'internal_error',
+    'Internal server error. The failure was logged with the request id; retry later.',
+  );
 }
 
 /** The HTTP status of an error; a few input errors carry a more precise one than their kind. */

@@ -28,14 +28,24 @@ function requestHash(request: FastifyRequest): string {
  * arrives while the first is still running waits for it.
  * Returns a handle when this request is the one to run, or null when the reply was already sent.
  */
-export async function beginIdempotentRequest(store: Store, appId: string, request: FastifyRequest, reply: FastifyReply): Promise<IdempotencyHandle | null | undefined> {
+export async function beginIdempotentRequest(
+  store: Store,
+  appId: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<IdempotencyHandle | null | undefined> {
   const header = request.headers['idempotency-key'];
   if (header === undefined) return undefined;
-  const key = Array.isArray(header) ? header[0] ?? '' : header;
+  const key = Array.isArray(header) ? (header[0] ?? '') : header;
   if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
-    throw new EngineError('invalid_request', 'invalid_idempotency_key', `The Idempotency-Key header must be 1 to ${MAX_KEY_LENGTH} characters.`, {
-      param: 'Idempotency-Key',
-    });
+    throw new EngineError(
+      'invalid_request',
+      'invalid_idempotency_key',
+      `The Idempotency-Key header must be 1 to ${MAX_KEY_LENGTH} characters.`,
+      {
+        param: 'Idempotency-Key',
+      },
+    );
   }
   const hash = requestHash(request);
   const reservation = await store.idempotency.reserve(appId, key, hash, new Date().toISOString());
@@ -66,9 +76,14 @@ export async function beginIdempotentRequest(store: Store, appId: string, reques
     existing = current;
   }
   if (existing.state !== 'done' || existing.responseStatus === null) {
-    throw new EngineError('conflict', 'idempotency_key_in_use', `A request with Idempotency-Key '${key}' is still being processed; retry in a moment.`, {
-      param: 'Idempotency-Key',
-    });
+    throw new EngineError(
+      'conflict',
+      'idempotency_key_in_use',
+      `A request with Idempotency-Key '${key}' is still being processed; retry in a moment.`,
+      {
+        param: 'Idempotency-Key',
+      },
+    );
   }
   await reply
     .code(existing.responseStatus)

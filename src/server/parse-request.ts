@@ -31,7 +31,11 @@ function mostSpecific(issue: Issue): Issue {
   return { ...best, path: [...issue.path, ...best.path] } as Issue;
 }
 
-export function parseRequest<Schema extends z.ZodType>(schema: Schema, value: unknown, what = 'request body'): z.infer<Schema> {
+export function parseRequest<Schema extends z.ZodType>(
+  schema: Schema,
+  value: unknown,
+  what = 'request body',
+): z.infer<Schema> {
   const result = schema.safeParse(value ?? {});
   if (result.success) return result.data;
   const first = result.error.issues[0];
@@ -41,8 +45,18 @@ export function parseRequest<Schema extends z.ZodType>(schema: Schema, value: un
     // Named as OpenAI does (`unknown_parameter`, param = the field itself), so a typo is obvious.
     const keys = issue.keys.map((key) => `'${key}'`).join(', ');
     const first = formatPath([...issue.path, issue.keys[0] ?? '']);
-    throw new EngineError('invalid_request', 'unknown_parameter', `Invalid ${what}${path ? ` at '${path}'` : ''}: unknown field(s) ${keys}; remove it or check its spelling.`, { param: first });
+    throw new EngineError(
+      'invalid_request',
+      'unknown_parameter',
+      `Invalid ${what}${path ? ` at '${path}'` : ''}: unknown field(s) ${keys}; remove it or check its spelling.`,
+      { param: first },
+    );
   }
   const message = issue?.message ?? 'invalid value';
-  throw new EngineError('invalid_request', 'invalid_request', `Invalid ${what}${path ? ` at '${path}'` : ''}: ${message}.`, { param: path || null });
+  throw new EngineError(
+    'invalid_request',
+    'invalid_request',
+    `Invalid ${what}${path ? ` at '${path}'` : ''}: ${message}.`,
+    { param: path || null },
+  );
 }

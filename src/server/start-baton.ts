@@ -64,7 +64,9 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
   const storeOptions = options.store ?? storeOptionsFor(config);
   const store = await openStore(storeOptions);
   try {
-    const scriptedPrograms = Object.fromEntries(Object.entries(config.scripted).map(([name, source]) => [name, parseScriptedProgram(source, name)]));
+    const scriptedPrograms = Object.fromEntries(
+      Object.entries(config.scripted).map(([name, source]) => [name, parseScriptedProgram(source, name)]),
+    );
     const registry = createModelRegistry({ providers: config.providers, scriptedPrograms, ...options.models });
     const clock = options.clock ?? systemClock;
     // The engine logs through Fastify's logger, which exists only once the server is built.
@@ -72,7 +74,11 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
     // SQLite has one process, so a key file beside the database works; Postgres deployments must
     // share one key through BATON_SECRETS_KEY. An in-memory database gets an ephemeral key.
     const onDisk = storeOptions.kind === 'sqlite' && storeOptions.filename !== ':memory:';
-    const secretsKey = loadSecretsKey({ env: process.env, dataDir: onDisk ? config.dataDir : null, allowKeyFile: storeOptions.kind === 'sqlite' });
+    const secretsKey = loadSecretsKey({
+      env: process.env,
+      dataDir: onDisk ? config.dataDir : null,
+      allowKeyFile: storeOptions.kind === 'sqlite',
+    });
     const keys = serverKeys(secretsKey.key);
     const appTools = options.tools
       ? null
@@ -88,7 +94,10 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       models: registry,
       tools,
       clock,
-      logger: { warn: (details, message) => log.warn(details, message), error: (details, message) => log.error(details, message) },
+      logger: {
+        warn: (details, message) => log.warn(details, message),
+        error: (details, message) => log.error(details, message),
+      },
       settings: { maxModelRetries: config.maxModelRetries, staleTurnSeconds: config.staleTurnSeconds },
     });
     const agents = new AgentService(store, clock, newId, (modelId) => registry.validate(modelId));
@@ -108,7 +117,10 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       tools,
       toolsets: appTools ?? undefined,
     });
-    log = { warn: (details, message) => app.log.warn(details, message), error: (details, message) => app.log.error(details, message) };
+    log = {
+      warn: (details, message) => app.log.warn(details, message),
+      error: (details, message) => app.log.error(details, message),
+    };
     const sweeper = new DeadlineSweeper(engine, config.sweepIntervalMs, log, sweepChores);
     // Turns orphaned by a previous process are closed before anyone talks to their threads. On
     // the embedded SQLite default one process owns the file, so every running turn is an orphan

@@ -8,7 +8,12 @@ import type { ServerKeys } from './build-server.ts';
  * its errors (gone, foreign, unreadable) as AuthErrors, which become error results the model and
  * the operator can read instead of failed turns.
  */
-export async function readToolSecret(store: Store, keys: Pick<ServerKeys, 'secrets'>, appId: string, reference: string): Promise<string> {
+export async function readToolSecret(
+  store: Store,
+  keys: Pick<ServerKeys, 'secrets'>,
+  appId: string,
+  reference: string,
+): Promise<string> {
   try {
     return await readSecretValue(store, keys, appId, reference);
   } catch (error) {

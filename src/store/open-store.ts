@@ -25,7 +25,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const { dialect, flavor } = await createDialect(options);
   const db = new Kysely<Schema>({ dialect });
   try {
-    await migrateToLatest(db, flavor);
+    // Migrations see the database untyped: they describe past schemas, not today's `Schema`.
+    await migrateToLatest(db as unknown as Kysely<unknown>, flavor);
   } catch (error) {
     await db.destroy();
     throw error;
@@ -36,7 +37,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 async function createDialect(options: StoreOptions): Promise<{ dialect: Dialect; flavor: MigrationDialect }> {
   switch (options.kind) {
     case 'sqlite':
-      return { dialect: new ImmediateSqliteDialect({ database: withStatementCache(openSqlite(options.filename)) }), flavor: 'sqlite' };
+      return {
+        dialect: new ImmediateSqliteDialect({ database: withStatementCache(openSqlite(options.filename)) }),
+        flavor: 'sqlite',
+      };
     case 'pglite': {
       // Loaded on demand: PGlite is a development dependency (tests, local experiments).
       const [{ PGlite }, { PGliteDialect }] = await Promise.all([

@@ -204,7 +204,8 @@ export type FinishReason = 'stop' | 'tool_use' | 'max_steps' | 'length' | 'error
 export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; name: string };
 
 /** Structured output asked of the model's text (Responses `text.format`). */
-export type ResponseFormat = { type: 'text' } | { type: 'json'; schema?: JsonSchema; name?: string; description?: string };
+export type ResponseFormat =
+  { type: 'text' } | { type: 'json'; schema?: JsonSchema; name?: string; description?: string };
 
 /** Per-request settings persisted with the turn so any process can resume it. */
 export interface TurnOptions {

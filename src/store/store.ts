@@ -51,7 +51,12 @@ export interface AppRepo {
   /** Every app of a project (apps are few; callers filter and page in memory). */
   listByProject(project: string): Promise<AppRecord[]>;
   /** Replaces the settings when the stored revision is `expectedRevision`; undefined on a lost race. */
-  updateSettings(id: string, expectedRevision: number, settings: JsonObject, updatedAt: string): Promise<AppRecord | undefined>;
+  updateSettings(
+    id: string,
+    expectedRevision: number,
+    settings: JsonObject,
+    updatedAt: string,
+  ): Promise<AppRecord | undefined>;
   /**
    * Deletes the app and everything it owns: conversations and their turns, items, ledger entries
    * and responses, sessions, agents, tools, toolsets, secrets, idempotency records and API keys.
@@ -69,7 +74,14 @@ export interface ResourceRepo {
   /** Every record of the collection, by id (an app holds few; callers filter and page in memory). */
   list(appId: string, collection: ResourceCollection): Promise<AppResourceRecord[]>;
   /** Replaces the body when the stored revision is `expectedRevision`; undefined on a lost race. */
-  update(appId: string, collection: ResourceCollection, id: string, expectedRevision: number, body: JsonObject, updatedAt: string): Promise<AppResourceRecord | undefined>;
+  update(
+    appId: string,
+    collection: ResourceCollection,
+    id: string,
+    expectedRevision: number,
+    body: JsonObject,
+    updatedAt: string,
+  ): Promise<AppResourceRecord | undefined>;
   /** With `expectedRevision`, deletes only that revision (an etag-checked delete). */
   delete(appId: string, collection: ResourceCollection, id: string, expectedRevision?: number): Promise<boolean>;
 }
@@ -79,7 +91,13 @@ export interface SecretRepo {
   insert(record: SecretRecord): Promise<void>;
   get(appId: string, id: string): Promise<SecretRecord | undefined>;
   list(appId: string): Promise<SecretRecord[]>;
-  update(appId: string, id: string, expectedRevision: number, patch: { ciphertext: string; displayName: string | null }, updatedAt: string): Promise<SecretRecord | undefined>;
+  update(
+    appId: string,
+    id: string,
+    expectedRevision: number,
+    patch: { ciphertext: string; displayName: string | null },
+    updatedAt: string,
+  ): Promise<SecretRecord | undefined>;
   delete(appId: string, id: string): Promise<boolean>;
 }
 
@@ -89,7 +107,11 @@ export interface SessionRepo {
   get(appId: string, id: string): Promise<SessionRecord | undefined>;
   getByConversation(conversationId: string): Promise<SessionRecord | undefined>;
   list(appId: string): Promise<SessionRecord[]>;
-  update(appId: string, id: string, patch: { ended?: boolean; variables?: JsonObject; turnCount?: number; updatedAt: string }): Promise<SessionRecord | undefined>;
+  update(
+    appId: string,
+    id: string,
+    patch: { ended?: boolean; variables?: JsonObject; turnCount?: number; updatedAt: string },
+  ): Promise<SessionRecord | undefined>;
 }
 
 export interface ApiKeyRepo {
@@ -228,9 +250,7 @@ export interface LedgerRepo {
   listChangedSince(appId: string, since: string, limit: number): Promise<LedgerEntryRecord[]>;
 }
 
-export type IdempotencyReservation =
-  | { reserved: true }
-  | { reserved: false; existing: IdempotencyRecord };
+export type IdempotencyReservation = { reserved: true } | { reserved: false; existing: IdempotencyRecord };
 
 export interface IdempotencyRepo {
   /** Inserts an `in_progress` row; if (appId, key) exists, returns it instead. */

@@ -36,19 +36,27 @@ describe('baton chat', () => {
   }
 
   it('shows the call, sends the typed answer, prints the agent reply', async () => {
-    const { code, output } = await runChat(['I need approval to process a $500 refund', '{"approved": true, "approved_by": "cli@x.com"}', '']);
+    const { code, output } = await runChat([
+      'I need approval to process a $500 refund',
+      '{"approved": true, "approved_by": "cli@x.com"}',
+      '',
+    ]);
     expect(output).toContain('request_approval');
     expect(output).toContain('"amount": 500');
     expect(output).toContain('cli@x.com');
     expect(code).toBe(0);
     const calls = await server.request('GET', '/v1/tool-calls?state=completed');
-    expect(calls.body.data.some((entry: { result: { content: string } }) => entry.result.content.includes('cli@x.com'))).toBe(true);
+    expect(
+      calls.body.data.some((entry: { result: { content: string } }) => entry.result.content.includes('cli@x.com')),
+    ).toBe(true);
   });
 
   it('an answer starting with ! is sent as an error', async () => {
     const { output } = await runChat(['refund of $5', '!manager unavailable', '']);
     expect(output).toMatch(/error/i);
     const failed = await server.request('GET', '/v1/tool-calls?state=failed');
-    expect(failed.body.data.some((entry: { result: { content: string } }) => entry.result.content === 'manager unavailable')).toBe(true);
+    expect(
+      failed.body.data.some((entry: { result: { content: string } }) => entry.result.content === 'manager unavailable'),
+    ).toBe(true);
   });
 });

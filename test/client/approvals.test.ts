@@ -24,7 +24,9 @@ describe('approvals in threads.run', () => {
         return { approve: true };
       },
     });
-    expect(asked).toEqual([expect.objectContaining({ name: 'shipping_cost', kind: 'approval', input: { zip_code: '92031' } })]);
+    expect(asked).toEqual([
+      expect.objectContaining({ name: 'shipping_cost', kind: 'approval', input: { zip_code: '92031' } }),
+    ]);
     expect(result.text).toContain('"cost_usd":4.5');
     expect(result.toolCalls).toEqual([]);
     const entry = await h.baton.toolCalls.get(asked[0]!.id);
@@ -33,7 +35,9 @@ describe('approvals in threads.run', () => {
 
   it('onApproval denies with a reason: the model gets it as an error result', async () => {
     const threadId = await h.thread('shipper');
-    const result = await h.baton.threads.run(threadId, 'ship to 92031', { onApproval: () => ({ approve: false, reason: 'shipping is paused' }) });
+    const result = await h.baton.threads.run(threadId, 'ship to 92031', {
+      onApproval: () => ({ approve: false, reason: 'shipping is paused' }),
+    });
     expect(result.text).toMatch(/^Failed: .*shipping is paused/);
   });
 
@@ -56,7 +60,10 @@ describe('approvals in threads.run', () => {
   it('without onApproval, waits until someone else decides, then goes on', async () => {
     const threadId = await h.thread('shipper');
     const events: RunEvent[] = [];
-    const run = h.baton.threads.run(threadId, 'ship to 92031', { pollIntervalMs: 20, onEvent: (event) => events.push(event) });
+    const run = h.baton.threads.run(threadId, 'ship to 92031', {
+      pollIntervalMs: 20,
+      onEvent: (event) => events.push(event),
+    });
     // A person, elsewhere: finds the pending approval in the ledger and approves it.
     let pending: { id: string }[] = [];
     while (pending.length === 0) {

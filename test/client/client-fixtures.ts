@@ -9,7 +9,13 @@ export const APP = 'projects/default/locations/global/apps/default';
 
 const shipProgram = {
   rules: [
-    { when: { user: 'ship and weather' }, calls: [{ tool: 'get_weather', arguments: { city: 'Oslo' } }, { tool: 'shipping_cost', arguments: { zip_code: '92031' } }] },
+    {
+      when: { user: 'ship and weather' },
+      calls: [
+        { tool: 'get_weather', arguments: { city: 'Oslo' } },
+        { tool: 'shipping_cost', arguments: { zip_code: '92031' } },
+      ],
+    },
     { when: { user: 'ship' }, call: { tool: 'shipping_cost', arguments: { zip_code: '92031' } } },
     { when: { user: 'weather' }, call: { tool: 'get_weather', arguments: { city: 'Oslo' } } },
     { when: { tool_error: true }, say: 'Failed: {{result}}' },
@@ -34,7 +40,11 @@ export async function createShipper(server: TestBaton): Promise<void> {
     requireApproval: true,
   });
   await create('tools?toolId=get-weather', {
-    clientFunction: { name: 'get_weather', description: 'Weather of a city.', parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } }, required: ['city'] } },
+    clientFunction: {
+      name: 'get_weather',
+      description: 'Weather of a city.',
+      parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } }, required: ['city'] },
+    },
   });
   await create('agents?agentId=shipper', {
     displayName: 'Shipper',
@@ -50,7 +60,11 @@ export const clientPrograms = {
   ship: shipProgram,
   /** Calls `ping` again after every result: a model that never stops calling tools. */
   looping: {
-    rules: [{ when: { user: 'loop' }, call: { tool: 'ping', arguments: {} } }, { when: { tool_result: 'ping' }, call: { tool: 'ping', arguments: {} } }, { say: 'never' }],
+    rules: [
+      { when: { user: 'loop' }, call: { tool: 'ping', arguments: {} } },
+      { when: { tool_result: 'ping' }, call: { tool: 'ping', arguments: {} } },
+      { say: 'never' },
+    ],
   },
 };
 
@@ -74,9 +88,22 @@ export interface ClientHarness {
 }
 
 /** A real Baton on a random port (in-memory SQLite) with the demo, weather and looping agents, and an SDK client for it. */
-export async function startClientHarness(options: Partial<BatonOptions> = {}, extraAgents: AgentWire[] = [], extraPrograms: Record<string, unknown> = {}): Promise<ClientHarness> {
-  const server = await startTestBaton({ scripted: { ...clientPrograms, ...extraPrograms }, agents: [DEMO_AGENT, weatherAgent, loopingAgent, ...extraAgents] });
-  const baton = new Baton({ baseURL: server.url, apiKey: server.key, pollIntervalMs: 50, retryDelayMs: 20, ...options });
+export async function startClientHarness(
+  options: Partial<BatonOptions> = {},
+  extraAgents: AgentWire[] = [],
+  extraPrograms: Record<string, unknown> = {},
+): Promise<ClientHarness> {
+  const server = await startTestBaton({
+    scripted: { ...clientPrograms, ...extraPrograms },
+    agents: [DEMO_AGENT, weatherAgent, loopingAgent, ...extraAgents],
+  });
+  const baton = new Baton({
+    baseURL: server.url,
+    apiKey: server.key,
+    pollIntervalMs: 50,
+    retryDelayMs: 20,
+    ...options,
+  });
   return {
     server,
     baton,
@@ -86,8 +113,14 @@ export async function startClientHarness(options: Partial<BatonOptions> = {}, ex
 }
 
 /** The transcript's messages that carry tool results. */
-export async function resultMessages(server: TestBaton, threadId: string): Promise<{ content: { tool_call_id: string; content?: string; is_error?: boolean }[] }[]> {
-  const messages = (await server.request('GET', `/v1/threads/${threadId}/messages`)).body.data as { role: string; content: unknown }[];
+export async function resultMessages(
+  server: TestBaton,
+  threadId: string,
+): Promise<{ content: { tool_call_id: string; content?: string; is_error?: boolean }[] }[]> {
+  const messages = (await server.request('GET', `/v1/threads/${threadId}/messages`)).body.data as {
+    role: string;
+    content: unknown;
+  }[];
   return messages.filter(
     (message): message is { role: string; content: { tool_call_id: string; content?: string; is_error?: boolean }[] } =>
       Array.isArray(message.content) && (message.content as { type?: string }[])[0]?.type === 'tool_result',

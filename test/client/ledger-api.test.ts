@@ -15,13 +15,26 @@ describe('toolCalls and friends', () => {
     await h.baton.threads.send(threadId, { content: SEED });
     const threads = await h.baton.threads.list({ agent: 'refund-desk', limit: 100 });
     expect(threads.data.map((thread) => thread.id)).toContain(threadId);
-    const pending = await h.baton.toolCalls.list({ state: 'pending', threadId, createdBefore: new Date(Date.now() + 60_000).toISOString() });
+    const pending = await h.baton.toolCalls.list({
+      state: 'pending',
+      threadId,
+      createdBefore: new Date(Date.now() + 60_000).toISOString(),
+    });
     expect(pending.data).toHaveLength(1);
     const call = pending.data[0]!;
-    expect(await h.baton.toolCalls.list({ threadId, createdBefore: '2000-01-01T00:00:00Z' })).toMatchObject({ data: [] });
+    expect(await h.baton.toolCalls.list({ threadId, createdBefore: '2000-01-01T00:00:00Z' })).toMatchObject({
+      data: [],
+    });
     const tool = await h.baton.toolCalls.tool(call.id);
-    expect(tool).toMatchObject({ call_id: call.id, name: 'request_approval', executor: 'client', parameters: expect.objectContaining({ type: 'object' }) });
-    const answered = await h.baton.toolCalls.submitResult(call.id, { content: '{"approved": true, "approved_by": "one@x.com"}' });
+    expect(tool).toMatchObject({
+      call_id: call.id,
+      name: 'request_approval',
+      executor: 'client',
+      parameters: expect.objectContaining({ type: 'object' }),
+    });
+    const answered = await h.baton.toolCalls.submitResult(call.id, {
+      content: '{"approved": true, "approved_by": "one@x.com"}',
+    });
     expect(answered.resumed).toBe(true);
     expect(answered.response?.choices[0]?.message.content).toContain('one@x.com');
     const me = await h.baton.me();
@@ -51,7 +64,9 @@ describe('toolCalls and friends', () => {
     const result = await h.baton.threads.run(threadId, SEED, {
       tools: {
         request_approval: async (_input, ctx) => {
-          await until(() => events.some((event) => event.type === 'tool_call.created' && event.toolCall?.id === ctx.callId));
+          await until(() =>
+            events.some((event) => event.type === 'tool_call.created' && event.toolCall?.id === ctx.callId),
+          );
           return { approved: true };
         },
       },

@@ -21,15 +21,23 @@ describe('network fault while submitting results', () => {
   async function runThroughProxy(sabotage: Sabotage, stream: boolean) {
     const threadId = await h.thread('weather');
     // Only the first results POST is cut; its retry goes through.
-    const proxy = await new SabotageProxy(h.server.url, (request, seen) => (isResultsPost(request) && !seen.some(isResultsPost) ? sabotage : null)).start();
+    const proxy = await new SabotageProxy(h.server.url, (request, seen) =>
+      isResultsPost(request) && !seen.some(isResultsPost) ? sabotage : null,
+    ).start();
     try {
       const baton = new Baton({ baseURL: proxy.url, apiKey: h.server.key, retryDelayMs: 10 });
       const runs: Record<string, number> = {};
-      const tools = { get_weather: (input: Record<string, unknown>) => ((runs[String(input.city)] = (runs[String(input.city)] ?? 0) + 1), `${String(input.city)}: 10C`) };
+      const tools = {
+        get_weather: (input: Record<string, unknown>) => (
+          (runs[String(input.city)] = (runs[String(input.city)] ?? 0) + 1),
+          `${String(input.city)}: 10C`
+        ),
+      };
       let text: string;
       if (stream) {
         let last = '';
-        for await (const event of baton.threads.stream(threadId, 'weather in SF and NYC', { tools })) if (event.type === 'done') last = event.result.text;
+        for await (const event of baton.threads.stream(threadId, 'weather in SF and NYC', { tools }))
+          if (event.type === 'done') last = event.result.text;
         text = last;
       } else {
         text = (await baton.threads.run(threadId, 'weather in SF and NYC', { tools })).text;
@@ -44,7 +52,10 @@ describe('network fault while submitting results', () => {
     const messages = await resultMessages(h.server, threadId);
     expect(messages).toHaveLength(1);
     expect(messages[0]?.content).toHaveLength(2);
-    const calls = (await h.server.request('GET', `/v1/tool-calls?thread_id=${threadId}`)).body.data as { state: string; submitted_at: string }[];
+    const calls = (await h.server.request('GET', `/v1/tool-calls?thread_id=${threadId}`)).body.data as {
+      state: string;
+      submitted_at: string;
+    }[];
     expect(calls.map((call) => call.state)).toEqual(['completed', 'completed']);
     expect((await h.server.request('GET', `/v1/threads/${threadId}`)).body.status).toBe('idle');
   }

@@ -22,7 +22,8 @@ describe('parseSse', () => {
     const text = 'event: message.delta\r\ndata: {"a":1}\r\n\r\nevent: done\ndata: x\n\ndata: lone\r\r';
     const whole = await collect([text]);
     // Every split point, including between the CR and the LF of a pair.
-    for (let cut = 1; cut < text.length; cut++) expect(await collect([text.slice(0, cut), text.slice(cut)])).toEqual(whole);
+    for (let cut = 1; cut < text.length; cut++)
+      expect(await collect([text.slice(0, cut), text.slice(cut)])).toEqual(whole);
     expect(whole).toEqual([
       { event: 'message.delta', data: '{"a":1}', id: undefined, retry: undefined },
       { event: 'done', data: 'x', id: undefined, retry: undefined },
@@ -31,7 +32,12 @@ describe('parseSse', () => {
   });
 
   it('joins data lines, skips comments, keeps the last id, reads retry, drops an unfinished frame', async () => {
-    const messages = await collect([': keep-alive\n', 'id: 7\nretry: 1500\ndata: one\ndata:two\n\n', 'event: tool_call.resolved\ndata: {}\n\n', 'data: cut off']);
+    const messages = await collect([
+      ': keep-alive\n',
+      'id: 7\nretry: 1500\ndata: one\ndata:two\n\n',
+      'event: tool_call.resolved\ndata: {}\n\n',
+      'data: cut off',
+    ]);
     expect(messages).toEqual([
       { event: 'message', data: 'one\ntwo', id: '7', retry: 1500 },
       { event: 'tool_call.resolved', data: '{}', id: '7', retry: undefined },
@@ -53,6 +59,8 @@ describe('parseSse', () => {
 
   it('ignores frames with no data and unknown fields', () => {
     const decoder = new SseDecoder();
-    expect(decoder.push('event: ping\n\nfoo: bar\ndata: [DONE]\n\n')).toEqual([{ event: 'message', data: '[DONE]', id: undefined, retry: undefined }]);
+    expect(decoder.push('event: ping\n\nfoo: bar\ndata: [DONE]\n\n')).toEqual([
+      { event: 'message', data: '[DONE]', id: undefined, retry: undefined },
+    ]);
   });
 });

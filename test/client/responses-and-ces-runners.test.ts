@@ -16,14 +16,28 @@ describe('responses.run and ces.sessions.run', () => {
   const getWeather = defineTool({
     name: 'get_weather',
     description: 'Get current weather for a city',
-    parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['city'] },
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } },
+      required: ['city'],
+    },
     handler: async ({ city }) => ({ city, temperature: 18, unit: 'celsius' }),
   });
 
   describe('responses.run', () => {
     it('declares defined tools, answers function_call items and returns the text (the seed flow)', async () => {
-      const result = await h.baton.responses.run({ model: 'scripted:auto', input: 'What is the weather in Paris?', tools: [getWeather] });
-      expect(result.toolCalls).toEqual([expect.objectContaining({ name: 'get_weather', input: { city: 'Paris' }, result: '{"city":"Paris","temperature":18,"unit":"celsius"}' })]);
+      const result = await h.baton.responses.run({
+        model: 'scripted:auto',
+        input: 'What is the weather in Paris?',
+        tools: [getWeather],
+      });
+      expect(result.toolCalls).toEqual([
+        expect.objectContaining({
+          name: 'get_weather',
+          input: { city: 'Paris' },
+          result: '{"city":"Paris","temperature":18,"unit":"celsius"}',
+        }),
+      ]);
       expect(result.text).toContain('temperature: 18');
       expect(result.responseId).toMatch(/^resp_/);
       expect(result.message.raw.previous_response_id).toMatch(/^resp_/);
@@ -34,7 +48,11 @@ describe('responses.run and ces.sessions.run', () => {
       const tools = { request_approval: () => ({ approved: true, approved_by: 'resp@x.com' }) };
       const first = await h.baton.responses.run({ model: 'refund-desk', input: SEED, tools });
       expect(first.text).toContain('resp@x.com');
-      const second = await h.baton.responses.run({ input: 'And a refund of $30', previousResponseId: first.responseId!, tools });
+      const second = await h.baton.responses.run({
+        input: 'And a refund of $30',
+        previousResponseId: first.responseId!,
+        tools,
+      });
       expect(second.threadId).toBe(first.threadId);
       expect(second.toolCalls[0]?.input).toMatchObject({ amount: 30 });
     });
@@ -58,7 +76,9 @@ describe('responses.run and ces.sessions.run', () => {
     it('resumes a response that waits on outputs (created elsewhere, or before a restart)', async () => {
       const paused = await h.baton.responses.create({ model: 'refund-desk', input: SEED });
       expect(paused.baton_run?.status).toBe('requires_action');
-      const result = await h.baton.responses.resume(paused.id, { tools: { request_approval: () => 'approved by resume@x.com' } });
+      const result = await h.baton.responses.resume(paused.id, {
+        tools: { request_approval: () => 'approved by resume@x.com' },
+      });
       expect(result.text).toContain('resume@x.com');
       expect(result.message.raw.previous_response_id).toBe(paused.id);
     });
@@ -86,7 +106,12 @@ describe('responses.run and ces.sessions.run', () => {
     });
 
     it('decides approvals with onApproval before sending the outputs', async () => {
-      const result = await h.baton.responses.run({ model: 'shipper', input: 'ship and weather', tools: { get_weather: () => 'Oslo: 1C' }, onApproval: () => ({ approve: true }) });
+      const result = await h.baton.responses.run({
+        model: 'shipper',
+        input: 'ship and weather',
+        tools: { get_weather: () => 'Oslo: 1C' },
+        onApproval: () => ({ approve: true }),
+      });
       expect(result.toolCalls.map((call) => call.result)).toEqual(['Oslo: 1C']);
       expect(result.text).toContain('Done');
       const [message] = await resultMessages(h.server, result.threadId);
@@ -100,14 +125,27 @@ describe('responses.run and ces.sessions.run', () => {
     it('answers client functions (keyed by displayName) with structured responses and returns the text', async () => {
       const calls: unknown[] = [];
       const result = await h.baton.ces.sessions.run(session('sdk-1'), 'Where is the nearest store?', {
-        tools: { get_nearest_store: (input, ctx) => (calls.push([input, ctx.threadId, ctx.face]), { name: 'Alibaba', address: '43 Alpha Road' }) },
+        tools: {
+          get_nearest_store: (input, ctx) => (
+            calls.push([input, ctx.threadId, ctx.face]),
+            { name: 'Alibaba', address: '43 Alpha Road' }
+          ),
+        },
       });
       expect(calls).toEqual([[{ zip_code: '92031' }, session('sdk-1'), 'ces']]);
       expect(result.text).toContain('"name":"Alibaba"');
       expect(result.threadId).toBe(session('sdk-1'));
       const conversation = await h.baton.ces.sessions.conversation(session('sdk-1'));
-      const responses = conversation.turns?.flatMap((turn) => turn.messages.flatMap((message) => message.chunks.filter((chunk) => 'toolResponse' in chunk)));
-      expect(responses).toEqual([{ toolResponse: expect.objectContaining({ response: { output: { name: 'Alibaba', address: '43 Alpha Road' } } }) }]);
+      const responses = conversation.turns?.flatMap((turn) =>
+        turn.messages.flatMap((message) => message.chunks.filter((chunk) => 'toolResponse' in chunk)),
+      );
+      expect(responses).toEqual([
+        {
+          toolResponse: expect.objectContaining({
+            response: { output: { name: 'Alibaba', address: '43 Alpha Road' } },
+          }),
+        },
+      ]);
     });
 
     it('sends the responses of parallel calls in one input; a throw becomes an error response', async () => {
@@ -140,13 +178,19 @@ describe('responses.run and ces.sessions.run', () => {
     });
 
     it('waits for an approval decided elsewhere', async () => {
-      const run = h.baton.ces.sessions.run(session('sdk-4'), 'ship to 92031', { config: { entryAgent: `${APP}/agents/shipper` }, pollIntervalMs: 20 });
+      const run = h.baton.ces.sessions.run(session('sdk-4'), 'ship to 92031', {
+        config: { entryAgent: `${APP}/agents/shipper` },
+        pollIntervalMs: 20,
+      });
       let pending: { id: string }[] = [];
       while (pending.length === 0) {
         pending = (await h.server.request('GET', '/v1/tool-calls?state=pending&agent=shipper')).body.data;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      await h.server.request('POST', `/v1/tool-calls/${pending[0]!.id}/decision`, { approve: false, reason: 'not today' });
+      await h.server.request('POST', `/v1/tool-calls/${pending[0]!.id}/decision`, {
+        approve: false,
+        reason: 'not today',
+      });
       const result = await run;
       expect(result.text).toMatch(/Failed: .*not today/);
     });

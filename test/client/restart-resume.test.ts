@@ -29,13 +29,22 @@ describe('resuming after the server restarted', () => {
     const continued = await pendingThread();
 
     await first.kill('SIGKILL');
-    const second = await BatonProcess.start({ dataDir: workspace.dataDir, configFile: workspace.configFile, port: first.port });
+    const second = await BatonProcess.start({
+      dataDir: workspace.dataDir,
+      configFile: workspace.configFile,
+      port: first.port,
+    });
     processes.push(second);
 
     const after = new Baton({ baseURL: second.url, apiKey: PROCESS_ADMIN_KEY });
     expect((await after.threads.get(resumed)).status).toBe('pending');
     const amounts: unknown[] = [];
-    const tools = { request_approval: (input: Record<string, unknown>) => (amounts.push(input.amount), { approved: true, approved_by: 'after-crash@x.com' }) };
+    const tools = {
+      request_approval: (input: Record<string, unknown>) => (
+        amounts.push(input.amount),
+        { approved: true, approved_by: 'after-crash@x.com' }
+      ),
+    };
 
     const answer = await after.threads.resume(resumed, { tools });
     expect(answer.text).toContain('after-crash@x.com');
@@ -46,6 +55,15 @@ describe('resuming after the server restarted', () => {
     expect(amounts).toEqual([500, 500, 20]);
     expect(next.toolCalls).toHaveLength(2);
     const transcript = await after.threads.allMessages(continued);
-    expect(transcript.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+    expect(transcript.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
   }, 60_000);
 });

@@ -31,7 +31,10 @@ export class SabotageProxy {
 
   constructor(
     private readonly target: string,
-    private readonly choose: (request: { method: string; url: string; body: string }, seen: readonly ProxiedRequest[]) => Sabotage | null,
+    private readonly choose: (
+      request: { method: string; url: string; body: string },
+      seen: readonly ProxiedRequest[],
+    ) => Sabotage | null,
   ) {}
 
   async start(): Promise<this> {
@@ -44,27 +47,44 @@ export class SabotageProxy {
         const method = incoming.method ?? 'GET';
         const url = incoming.url ?? '/';
         const sabotage = this.choose({ method, url, body }, this.requests);
-        const record: ProxiedRequest = { method, url, headers: incoming.headers, body, status: null, responseHeaders: {}, sabotaged: sabotage };
+        const record: ProxiedRequest = {
+          method,
+          url,
+          headers: incoming.headers,
+          body,
+          status: null,
+          responseHeaders: {},
+          sabotaged: sabotage,
+        };
         this.requests.push(record);
-        const upstream = httpRequest({ host: target.hostname, port: target.port, method, path: url, headers: { ...incoming.headers, host: target.host } }, (response) => {
-          record.status = response.statusCode ?? null;
-          record.responseHeaders = response.headers;
-          if (sabotage === 'after-response') {
-            // Let Baton finish (and store the outcome), then hang up on the client without a word.
-            response.resume();
-            response.on('end', () => incoming.socket.destroy());
-            return;
-          }
-          outgoing.writeHead(response.statusCode ?? 502, response.headers);
-          if (sabotage === 'mid-stream') {
-            response.once('data', (chunk: Buffer) => {
-              outgoing.write(chunk, () => incoming.socket.destroy());
+        const upstream = httpRequest(
+          {
+            host: target.hostname,
+            port: target.port,
+            method,
+            path: url,
+            headers: { ...incoming.headers, host: target.host },
+          },
+          (response) => {
+            record.status = response.statusCode ?? null;
+            record.responseHeaders = response.headers;
+            if (sabotage === 'after-response') {
+              // Let Baton finish (and store the outcome), then hang up on the client without a word.
               response.resume();
-            });
-            return;
-          }
-          response.pipe(outgoing);
-        });
+              response.on('end', () => incoming.socket.destroy());
+              return;
+            }
+            outgoing.writeHead(response.statusCode ?? 502, response.headers);
+            if (sabotage === 'mid-stream') {
+              response.once('data', (chunk: Buffer) => {
+                outgoing.write(chunk, () => incoming.socket.destroy());
+                response.resume();
+              });
+              return;
+            }
+            response.pipe(outgoing);
+          },
+        );
         upstream.on('error', () => outgoing.destroy());
         upstream.end(body);
       });

@@ -46,7 +46,9 @@ describe('aborting a run, and streaming one', () => {
     expect(thread.status).toBe('pending');
     expect(await resultMessages(h.server, threadId)).toHaveLength(0);
 
-    const resumed = await h.baton.threads.resume(threadId, { tools: { request_approval: () => ({ approved: true, approved_by: 'later@x.com' }) } });
+    const resumed = await h.baton.threads.resume(threadId, {
+      tools: { request_approval: () => ({ approved: true, approved_by: 'later@x.com' }) },
+    });
     expect(resumed.text).toContain('later@x.com');
     expect((await h.baton.threads.get(threadId)).status).toBe('idle');
   });
@@ -63,18 +65,30 @@ describe('aborting a run, and streaming one', () => {
 
   it('an already aborted signal sends nothing', async () => {
     const threadId = await h.thread('refund-desk');
-    await expect(h.baton.threads.run(threadId, SEED, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(h.baton.threads.run(threadId, SEED, { signal: AbortSignal.abort() })).rejects.toMatchObject({
+      name: 'AbortError',
+    });
     expect(await h.baton.threads.allMessages(threadId)).toHaveLength(0);
   });
 
   it('streams text deltas, calls, results, each reply and the final result', async () => {
     const threadId = await h.thread('weather');
     const events: RunEvent<ThreadReply>[] = [];
-    for await (const event of h.baton.threads.stream(threadId, 'weather in SF and NYC', { tools: { get_weather: (input) => `${String(input.city)}: 20C` } })) {
+    for await (const event of h.baton.threads.stream(threadId, 'weather in SF and NYC', {
+      tools: { get_weather: (input) => `${String(input.city)}: 20C` },
+    })) {
       events.push(event);
     }
     const types = events.map((event) => event.type);
-    expect(types.filter((type) => type !== 'text.delta')).toEqual(['message', 'tool_call', 'tool_call', 'tool_result', 'tool_result', 'message', 'done']);
+    expect(types.filter((type) => type !== 'text.delta')).toEqual([
+      'message',
+      'tool_call',
+      'tool_call',
+      'tool_result',
+      'tool_result',
+      'message',
+      'done',
+    ]);
     const done = events[events.length - 1];
     if (done?.type !== 'done') throw new Error('no done event');
     const deltas = events.flatMap((event) => (event.type === 'text.delta' ? [event.delta] : []));
@@ -90,7 +104,12 @@ describe('aborting a run, and streaming one', () => {
     const threadId = await h.thread('refund-desk');
     let handlerSignal: AbortSignal | undefined;
     for await (const event of h.baton.threads.stream(threadId, SEED, {
-      tools: { request_approval: (_input, ctx) => new Promise((resolve) => ((handlerSignal = ctx.signal), ctx.signal.addEventListener('abort', () => resolve('late')))) },
+      tools: {
+        request_approval: (_input, ctx) =>
+          new Promise(
+            (resolve) => ((handlerSignal = ctx.signal), ctx.signal.addEventListener('abort', () => resolve('late'))),
+          ),
+      },
     })) {
       if (event.type === 'tool_call') break;
     }

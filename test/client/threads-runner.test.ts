@@ -27,10 +27,22 @@ describe('threads.run', () => {
     expect(answer.rounds).toBe(1);
     expect(answer.message.text).toBe(answer.text);
     expect(answer.toolCalls).toEqual([
-      { id: expect.stringMatching(/^call_/), name: 'request_approval', input: expect.objectContaining({ amount: 500 }), result: '{"approved":true,"approved_by":"m@x.com"}', isError: false, durationMs: expect.any(Number) },
+      {
+        id: expect.stringMatching(/^call_/),
+        name: 'request_approval',
+        input: expect.objectContaining({ amount: 500 }),
+        result: '{"approved":true,"approved_by":"m@x.com"}',
+        isError: false,
+        durationMs: expect.any(Number),
+      },
     ]);
     expect(seen[0]?.input).toMatchObject({ action: 'refund', amount: 500 });
-    expect(seen[0]?.ctx).toMatchObject({ callId: answer.toolCalls[0]?.id, toolName: 'request_approval', threadId, face: 'threads' });
+    expect(seen[0]?.ctx).toMatchObject({
+      callId: answer.toolCalls[0]?.id,
+      toolName: 'request_approval',
+      threadId,
+      face: 'threads',
+    });
     expect(seen[0]?.ctx.signal.aborted).toBe(false);
     const thread = await baton.threads.get(threadId);
     expect(thread.status).toBe('idle');
@@ -49,7 +61,10 @@ describe('threads.run', () => {
           log.push(`start ${city}`);
           if (++started === 2) bothStarted();
           // Run one after the other, the first handler would wait here for a start that never comes.
-          await Promise.race([barrier, new Promise((_, reject) => setTimeout(() => reject(new Error('the other handler never started')), 2_000))]);
+          await Promise.race([
+            barrier,
+            new Promise((_, reject) => setTimeout(() => reject(new Error('the other handler never started')), 2_000)),
+          ]);
           log.push(`end ${city}`);
           return `${city}: sunny`;
         },
@@ -105,24 +120,40 @@ describe('threads.run', () => {
 
   it('a fallback handler answers tools without their own handler', async () => {
     const threadId = await h.thread('weather');
-    const result = await h.baton.threads.run(threadId, 'weather in SF and NYC', { fallback: (_input, ctx) => `fallback for ${ctx.toolName}` });
-    expect(result.toolCalls.map((call) => call.result)).toEqual(['fallback for get_weather', 'fallback for get_weather']);
+    const result = await h.baton.threads.run(threadId, 'weather in SF and NYC', {
+      fallback: (_input, ctx) => `fallback for ${ctx.toolName}`,
+    });
+    expect(result.toolCalls.map((call) => call.result)).toEqual([
+      'fallback for get_weather',
+      'fallback for get_weather',
+    ]);
   });
 
   it('gives up on a handler after its timeout: an error result, and its signal aborts', async () => {
     const threadId = await h.thread('weather');
     const aborted: string[] = [];
     const hang = (_input: unknown, ctx: ToolContext): Promise<never> =>
-      new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => (aborted.push(ctx.callId), reject(new Error('stopped')))));
+      new Promise((_resolve, reject) =>
+        ctx.signal.addEventListener('abort', () => (aborted.push(ctx.callId), reject(new Error('stopped')))),
+      );
     const result = await h.baton.threads.run(threadId, 'weather in SF and NYC', {
       handlerTimeoutMs: 60_000,
-      tools: [defineTool({ name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, timeoutMs: 100, handler: hang })],
+      tools: [
+        defineTool({
+          name: 'get_weather',
+          parameters: { type: 'object', properties: { city: { type: 'string' } } },
+          timeoutMs: 100,
+          handler: hang,
+        }),
+      ],
     });
     expect(result.toolCalls.map((call) => call.isError)).toEqual([true, true]);
     expect(result.toolCalls[0]?.result).toMatch(/did not answer within 100 ms/);
     expect(aborted.sort()).toEqual(result.toolCalls.map((call) => call.id).sort());
     const [message] = await resultMessages(h.server, threadId);
-    expect(message?.content.every((block) => block.is_error === true && /within 100 ms/.test(block.content ?? ''))).toBe(true);
+    expect(
+      message?.content.every((block) => block.is_error === true && /within 100 ms/.test(block.content ?? '')),
+    ).toBe(true);
   });
 
   it('stops a model that never stops calling tools at maxRounds, leaving the thread resumable', async () => {
@@ -130,7 +161,11 @@ describe('threads.run', () => {
     let pings = 0;
     const run = h.baton.threads.run(threadId, 'loop', { maxRounds: 3, tools: { ping: () => `pong ${++pings}` } });
     await expect(run).rejects.toBeInstanceOf(BatonRunError);
-    await expect(run).rejects.toMatchObject({ code: 'max_rounds', threadId, message: expect.stringContaining('maxRounds = 3') });
+    await expect(run).rejects.toMatchObject({
+      code: 'max_rounds',
+      threadId,
+      message: expect.stringContaining('maxRounds = 3'),
+    });
     expect(pings).toBe(3);
     expect((await h.baton.threads.get(threadId)).status).toBe('pending');
   });
@@ -141,19 +176,32 @@ describe('threads.run', () => {
     expect('choices' in paused && paused.choices[0]?.finish_reason).toBe('tool_use');
     const amounts: unknown[] = [];
     const result = await h.baton.threads.run(threadId, 'And a refund of $20 too', {
-      tools: { request_approval: (input) => (amounts.push(input.amount), { approved: true, approved_by: 'boss@x.com' }) },
+      tools: {
+        request_approval: (input) => (amounts.push(input.amount), { approved: true, approved_by: 'boss@x.com' }),
+      },
     });
     expect(amounts).toEqual([500, 20]);
     expect(result.toolCalls).toHaveLength(2);
     const transcript = await h.baton.threads.allMessages(threadId);
-    expect(transcript.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+    expect(transcript.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
     expect(transcript[4]?.content).toBe('And a refund of $20 too');
     expect(result.text).toBe(transcript[7]?.content);
   });
 
   it('resume on an idle thread returns its last answer without sending anything', async () => {
     const threadId = await h.thread('refund-desk');
-    const first = await h.baton.threads.run(threadId, SEED, { tools: { request_approval: () => ({ approved: false }) } });
+    const first = await h.baton.threads.run(threadId, SEED, {
+      tools: { request_approval: () => ({ approved: false }) },
+    });
     const resumed = await h.baton.threads.resume(threadId, { tools: {} });
     expect(resumed.text).toBe(first.text);
     expect(resumed.rounds).toBe(0);

@@ -1,4 +1,12 @@
-import { Baton, BatonConnectionError, BatonError, BatonTimeoutError, normalizeBaseURL, type BatonOptions, type FetchLike } from '@baton/client';
+import {
+  Baton,
+  BatonConnectionError,
+  BatonError,
+  BatonTimeoutError,
+  normalizeBaseURL,
+  type BatonOptions,
+  type FetchLike,
+} from '@baton/client';
 import { afterEach, describe, expect, it } from 'vitest';
 
 /** The HTTP layer against a scripted fetch: auth, idempotency keys, retries, errors, timeouts. */
@@ -15,10 +23,18 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 }
 
 /** A fetch that answers from a script, one entry per attempt, and records what it was sent. */
-function scripted(answers: Array<Response | Error | ((init: RequestInit) => Promise<Response>)>): { fetch: FetchLike; seen: Seen[] } {
+function scripted(answers: Array<Response | Error | ((init: RequestInit) => Promise<Response>)>): {
+  fetch: FetchLike;
+  seen: Seen[];
+} {
   const seen: Seen[] = [];
   const fetch: FetchLike = async (url, init) => {
-    seen.push({ url, method: String(init.method), headers: init.headers as Record<string, string>, body: init.body as string | undefined });
+    seen.push({
+      url,
+      method: String(init.method),
+      headers: init.headers as Record<string, string>,
+      body: init.body as string | undefined,
+    });
     const answer = answers.shift();
     if (!answer) throw new Error('no more scripted answers');
     if (answer instanceof Error) throw answer;
@@ -31,7 +47,8 @@ function client(fetch: FetchLike, options: BatonOptions = {}): Baton {
   return new Baton({ baseURL: 'http://baton.test', apiKey: 'bk_test', retryDelayMs: 1, fetch, ...options });
 }
 
-const networkFault = (): TypeError => new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
+const networkFault = (): TypeError =>
+  new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
 
 describe('transport', () => {
   afterEach(() => {
@@ -45,12 +62,20 @@ describe('transport', () => {
     await baton.threads.create({ agent: 'a' });
     await baton.threads.get('thread_1');
     expect(seen[0]).toMatchObject({ url: 'http://baton.test/v1/threads', method: 'POST', body: '{"agent":"a"}' });
-    expect(seen[0]?.headers).toMatchObject({ authorization: 'Bearer bk_test', 'content-type': 'application/json', 'idempotency-key': expect.stringMatching(/^baton-[0-9a-f-]{36}$/) });
+    expect(seen[0]?.headers).toMatchObject({
+      authorization: 'Bearer bk_test',
+      'content-type': 'application/json',
+      'idempotency-key': expect.stringMatching(/^baton-[0-9a-f-]{36}$/),
+    });
     expect(seen[1]?.headers['idempotency-key']).toBeUndefined();
   });
 
   it('retries 503 and network faults with the same Idempotency-Key', async () => {
-    const { fetch, seen } = scripted([json(503, { error: { type: 'api_error', code: 'unavailable', message: 'busy' } }), networkFault(), json(200, { ok: true })]);
+    const { fetch, seen } = scripted([
+      json(503, { error: { type: 'api_error', code: 'unavailable', message: 'busy' } }),
+      networkFault(),
+      json(200, { ok: true }),
+    ]);
     await client(fetch).threads.send('thread_1', { content: 'hi' });
     expect(seen).toHaveLength(3);
     const keys = new Set(seen.map((request) => request.headers['idempotency-key']));
@@ -59,7 +84,9 @@ describe('transport', () => {
 
   it('gives up after maxRetries with a BatonConnectionError that keeps the cause', async () => {
     const { fetch, seen } = scripted([networkFault(), networkFault(), networkFault()]);
-    const error = await client(fetch, { maxRetries: 2 }).threads.get('t').catch((reason: unknown) => reason);
+    const error = await client(fetch, { maxRetries: 2 })
+      .threads.get('t')
+      .catch((reason: unknown) => reason);
     expect(error).toBeInstanceOf(BatonConnectionError);
     expect((error as Error).message).toContain('other side closed');
     expect((error as Error).cause).toBeInstanceOf(TypeError);
@@ -67,14 +94,37 @@ describe('transport', () => {
   });
 
   it('does not retry a 4xx, nor a 502 that is Baton saying the model failed', async () => {
-    const bad = scripted([json(400, { error: { type: 'invalid_request_error', code: 'missing_tool_results', message: 'Missing results', param: 'content', missing_tool_call_ids: ['call_2'] } })]);
-    const error = await client(bad.fetch).threads.send('t', { content: 'x' }).catch((reason: unknown) => reason);
+    const bad = scripted([
+      json(400, {
+        error: {
+          type: 'invalid_request_error',
+          code: 'missing_tool_results',
+          message: 'Missing results',
+          param: 'content',
+          missing_tool_call_ids: ['call_2'],
+        },
+      }),
+    ]);
+    const error = await client(bad.fetch)
+      .threads.send('t', { content: 'x' })
+      .catch((reason: unknown) => reason);
     expect(error).toBeInstanceOf(BatonError);
-    expect(error).toMatchObject({ status: 400, code: 'missing_tool_results', type: 'invalid_request_error', param: 'content', details: { missing_tool_call_ids: ['call_2'] } });
+    expect(error).toMatchObject({
+      status: 400,
+      code: 'missing_tool_results',
+      type: 'invalid_request_error',
+      param: 'content',
+      details: { missing_tool_call_ids: ['call_2'] },
+    });
     expect(bad.seen).toHaveLength(1);
 
-    const model = scripted([json(502, { error: { type: 'model_error', code: 'model_error', message: 'The model call failed' } })]);
-    await expect(client(model.fetch).threads.send('t', { content: 'x' })).rejects.toMatchObject({ status: 502, code: 'model_error' });
+    const model = scripted([
+      json(502, { error: { type: 'model_error', code: 'model_error', message: 'The model call failed' } }),
+    ]);
+    await expect(client(model.fetch).threads.send('t', { content: 'x' })).rejects.toMatchObject({
+      status: 502,
+      code: 'model_error',
+    });
     expect(model.seen).toHaveLength(1);
 
     const gateway = scripted([new Response('<html>Bad Gateway</html>', { status: 502 }), json(200, {})]);
@@ -83,9 +133,14 @@ describe('transport', () => {
   });
 
   it('waits out a 409 idempotency_key_in_use without using up retries', async () => {
-    const inUse = () => json(409, { error: { type: 'conflict_error', code: 'idempotency_key_in_use', message: 'still running' } });
+    const inUse = () =>
+      json(409, { error: { type: 'conflict_error', code: 'idempotency_key_in_use', message: 'still running' } });
     const { fetch, seen } = scripted([inUse(), inUse(), json(200, { done: true }, { 'idempotent-replayed': 'true' })]);
-    const answer = await client(fetch, { maxRetries: 0 }).threads.send('t', { content: 'x' }, { idempotencyKey: 'my-key' });
+    const answer = await client(fetch, { maxRetries: 0 }).threads.send(
+      't',
+      { content: 'x' },
+      { idempotencyKey: 'my-key' },
+    );
     expect(answer).toEqual({ done: true });
     expect(seen.map((request) => request.headers['idempotency-key'])).toEqual(['my-key', 'my-key', 'my-key']);
   });
@@ -98,13 +153,26 @@ describe('transport', () => {
           status: 'FAILED_PRECONDITION',
           message: 'Session is waiting',
           details: [
-            { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TOOL_RESPONSES_PENDING', domain: 'baton', metadata: { pendingToolCallIds: 'call_1' } },
-            { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: 'inputs[0]', description: 'x' }] },
+            {
+              '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+              reason: 'TOOL_RESPONSES_PENDING',
+              domain: 'baton',
+              metadata: { pendingToolCallIds: 'call_1' },
+            },
+            {
+              '@type': 'type.googleapis.com/google.rpc.BadRequest',
+              fieldViolations: [{ field: 'inputs[0]', description: 'x' }],
+            },
           ],
         },
       }),
     ]);
-    await expect(client(google.fetch).ces.sessions.runRaw('projects/p/locations/l/apps/a/sessions/s', { config: { session: 's' }, inputs: [] })).rejects.toMatchObject({
+    await expect(
+      client(google.fetch).ces.sessions.runRaw('projects/p/locations/l/apps/a/sessions/s', {
+        config: { session: 's' },
+        inputs: [],
+      }),
+    ).rejects.toMatchObject({
       status: 400,
       code: 'tool_responses_pending',
       type: 'FAILED_PRECONDITION',
@@ -112,16 +180,40 @@ describe('transport', () => {
       details: { pendingToolCallIds: 'call_1' },
       message: 'Session is waiting',
     });
-    const openai = scripted([json(404, { error: { message: "The model 'x' does not exist", type: 'invalid_request_error', param: 'model', code: 'model_not_found' } }, { 'x-request-id': 'req-9' })]);
-    await expect(client(openai.fetch).responses.create({ model: 'x', input: 'hi' })).rejects.toMatchObject({ status: 404, code: 'model_not_found', param: 'model', requestId: 'req-9' });
+    const openai = scripted([
+      json(
+        404,
+        {
+          error: {
+            message: "The model 'x' does not exist",
+            type: 'invalid_request_error',
+            param: 'model',
+            code: 'model_not_found',
+          },
+        },
+        { 'x-request-id': 'req-9' },
+      ),
+    ]);
+    await expect(client(openai.fetch).responses.create({ model: 'x', input: 'hi' })).rejects.toMatchObject({
+      status: 404,
+      code: 'model_not_found',
+      param: 'model',
+      requestId: 'req-9',
+    });
     const html = scripted([new Response('<h1>Forbidden</h1>', { status: 403 })]);
-    await expect(client(html.fetch).agents.list()).rejects.toMatchObject({ status: 403, code: null, message: '<h1>Forbidden</h1>' });
+    await expect(client(html.fetch).agents.list()).rejects.toMatchObject({
+      status: 403,
+      code: null,
+      message: '<h1>Forbidden</h1>',
+    });
   });
 
   it('times a request out with a BatonTimeoutError, and an abort wins over retries', async () => {
     const hang = (init: RequestInit): Promise<Response> =>
       new Promise((_resolve, reject) => init.signal?.addEventListener('abort', () => reject(init.signal?.reason)));
-    await expect(client(scripted([hang]).fetch, { timeoutMs: 30 }).threads.get('t')).rejects.toBeInstanceOf(BatonTimeoutError);
+    await expect(client(scripted([hang]).fetch, { timeoutMs: 30 }).threads.get('t')).rejects.toBeInstanceOf(
+      BatonTimeoutError,
+    );
 
     const controller = new AbortController();
     const { fetch, seen } = scripted([json(503, {}), json(503, {}), json(200, {})]);

@@ -18,7 +18,13 @@ import type { agentToWire } from '../../src/faces/agents/agent-wire.ts';
 import type { ConversationView } from '../../src/faces/ces/sessions/conversation-views.ts';
 import type { SessionOutput as ServerSessionOutput, ToolCallWire } from '../../src/faces/ces/sessions/session-wire.ts';
 import type { RunView } from '../../src/faces/responses/response-views.ts';
-import type { ledgerEntryView, messageResponseView, MessageView, threadView, toolCallView } from '../../src/faces/threads/thread-views.ts';
+import type {
+  ledgerEntryView,
+  messageResponseView,
+  MessageView,
+  threadView,
+  toolCallView,
+} from '../../src/faces/threads/thread-views.ts';
 import { seedStoreAgent, sessionPrograms } from '../faces/ces/sessions/session-fixtures.ts';
 import { APP, SEED, startClientHarness, type ClientHarness } from './client-fixtures.ts';
 
@@ -60,9 +66,15 @@ describe('wire types', () => {
     function expectShape<T>(value: unknown, spec: { [K in keyof T]-?: 'required' | 'optional' }): void {
       const keys = Object.keys(value as object);
       const declared = Object.keys(spec);
-      expect(keys.filter((key) => !declared.includes(key)), 'keys the SDK type does not declare').toEqual([]);
+      expect(
+        keys.filter((key) => !declared.includes(key)),
+        'keys the SDK type does not declare',
+      ).toEqual([]);
       const required = Object.entries(spec).flatMap(([key, kind]) => (kind === 'required' ? [key] : []));
-      expect(required.filter((key) => !keys.includes(key)), 'keys the SDK type requires').toEqual([]);
+      expect(
+        required.filter((key) => !keys.includes(key)),
+        'keys the SDK type requires',
+      ).toEqual([]);
     }
 
     const R = 'required' as const;
@@ -70,9 +82,26 @@ describe('wire types', () => {
 
     it('threads, messages, the ledger and agents', async () => {
       const thread = await h.baton.threads.create({ agent: 'refund-desk', metadata: { order: '1' } });
-      expectShape<Thread>(thread, { id: R, object: R, agent: R, status: R, pending_tool_calls: R, metadata: R, created_at: R, updated_at: R });
+      expectShape<Thread>(thread, {
+        id: R,
+        object: R,
+        agent: R,
+        status: R,
+        pending_tool_calls: R,
+        metadata: R,
+        created_at: R,
+        updated_at: R,
+      });
       const reply = (await h.baton.threads.send(thread.id, { content: SEED })) as MessageResponse;
-      expectShape<MessageResponse>(reply, { id: R, object: R, thread_id: R, turn_id: R, created_at: R, choices: R, usage: R });
+      expectShape<MessageResponse>(reply, {
+        id: R,
+        object: R,
+        thread_id: R,
+        turn_id: R,
+        created_at: R,
+        choices: R,
+        usage: R,
+      });
       const call = reply.choices[0]!.message.tool_calls![0]!;
       expectShape<PendingToolCall>(call, { id: R, type: R, name: R, input: R, kind: O });
       const pending = await h.baton.threads.get(thread.id);
@@ -80,18 +109,58 @@ describe('wire types', () => {
       const resolution: ToolCallResolution = await h.baton.toolCalls.submitResult(call.id, { content: 'ok' });
       expectShape<ToolCallResolution>(resolution, { tool_call: R, resumed: R, response: R });
       expectShape<LedgerEntry>(resolution.tool_call, {
-        object: R, id: R, type: R, name: R, input: R, arguments_hash: R, kind: R, state: R, thread_id: R, turn_id: R, agent: R,
-        deadline_at: R, timeout_policy: R, result: R, submitted_by: R, submitted_at: R, created_at: R, updated_at: R,
+        object: R,
+        id: R,
+        type: R,
+        name: R,
+        input: R,
+        arguments_hash: R,
+        kind: R,
+        state: R,
+        thread_id: R,
+        turn_id: R,
+        agent: R,
+        deadline_at: R,
+        timeout_policy: R,
+        result: R,
+        submitted_by: R,
+        submitted_at: R,
+        created_at: R,
+        updated_at: R,
       });
       const messages = await h.baton.threads.messages(thread.id, { limit: 2 });
       expect(messages).toMatchObject({ object: 'list', has_more: true, next_cursor: expect.any(String) });
       for (const message of await h.baton.threads.allMessages(thread.id)) {
-        expectShape<ThreadMessage>(message, { id: R, object: R, role: R, content: R, tool_calls: O, turn_id: R, created_at: R });
+        expectShape<ThreadMessage>(message, {
+          id: R,
+          object: R,
+          role: R,
+          content: R,
+          tool_calls: O,
+          turn_id: R,
+          created_at: R,
+        });
       }
       const agent = await h.baton.agents.get('refund-desk');
       expectShape<Agent>(agent, {
-        object: R, id: R, name: R, version: R, model: R, instructions: R, description: R, tools: R, max_steps: R, parallel_tool_calls: R,
-        tool_timeout_seconds: R, timeout_policy: R, input_policy: R, history_limit: R, temperature: R, max_output_tokens: R, created_at: R, updated_at: R,
+        object: R,
+        id: R,
+        name: R,
+        version: R,
+        model: R,
+        instructions: R,
+        description: R,
+        tools: R,
+        max_steps: R,
+        parallel_tool_calls: R,
+        tool_timeout_seconds: R,
+        timeout_policy: R,
+        input_policy: R,
+        history_limit: R,
+        temperature: R,
+        max_output_tokens: R,
+        created_at: R,
+        updated_at: R,
       });
     });
 
@@ -99,22 +168,52 @@ describe('wire types', () => {
       const response = await h.baton.responses.create({
         model: 'scripted:auto',
         input: 'What is the weather in Paris?',
-        tools: [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }],
+        tools: [
+          {
+            type: 'function',
+            name: 'get_weather',
+            parameters: { type: 'object', properties: { city: { type: 'string' } } },
+          },
+        ],
       });
-      expectShape<BatonRun>(response.baton_run, { id: R, conversation_id: R, status: R, pending_tool_call_ids: R, pending_approval_ids: R });
+      expectShape<BatonRun>(response.baton_run, {
+        id: R,
+        conversation_id: R,
+        status: R,
+        pending_tool_call_ids: R,
+        pending_approval_ids: R,
+      });
       const item = response.output.find((entry): entry is FunctionCallItem => entry.type === 'function_call');
       expectShape<FunctionCallItem>(item, { type: R, id: R, call_id: R, name: R, arguments: R, status: R });
-      const done = await h.baton.responses.create({ previous_response_id: response.id, input: [{ type: 'function_call_output', call_id: item!.call_id, output: '18C' }] });
+      const done = await h.baton.responses.create({
+        previous_response_id: response.id,
+        input: [{ type: 'function_call_output', call_id: item!.call_id, output: '18C' }],
+      });
       const message = done.output.find((entry): entry is MessageItem => entry.type === 'message');
       expectShape<MessageItem>(message, { type: R, id: R, status: R, role: R, content: R });
     });
 
     it('CES session outputs and tool calls', async () => {
       const session = `${APP}/sessions/wire-1`;
-      const { outputs } = await h.baton.ces.sessions.runRaw(session, { config: { session }, inputs: [{ text: 'nearest store' }] });
+      const { outputs } = await h.baton.ces.sessions.runRaw(session, {
+        config: { session },
+        inputs: [{ text: 'nearest store' }],
+      });
       const output = outputs[0]!;
-      expectShape<SessionOutput>(output, { text: O, toolCalls: O, endSession: O, turnIndex: R, turnCompleted: O, diagnosticInfo: O });
-      expectShape<{ id: string; tool: string; displayName: string; args: unknown }>(output.toolCalls?.toolCalls[0], { id: R, tool: R, displayName: R, args: R });
+      expectShape<SessionOutput>(output, {
+        text: O,
+        toolCalls: O,
+        endSession: O,
+        turnIndex: R,
+        turnCompleted: O,
+        diagnosticInfo: O,
+      });
+      expectShape<{ id: string; tool: string; displayName: string; args: unknown }>(output.toolCalls?.toolCalls[0], {
+        id: R,
+        tool: R,
+        displayName: R,
+        args: R,
+      });
     });
   });
 });

@@ -43,7 +43,8 @@ describe.skipIf(chromiumMissing)('console: approvals', () => {
     const row = callRow(page, callId);
     await row.waitFor();
     const text = await row.innerText();
-    for (const expected of ['issue_refund', 'Approval', 'refunds', thread, 'A-100', 'just now']) expect(text).toContain(expected);
+    for (const expected of ['issue_refund', 'Approval', 'refunds', thread, 'A-100', 'just now'])
+      expect(text).toContain(expected);
     // Arrived without a reload: the marker set before the turn is still there.
     expect(await page.evaluate(() => (globalThis as unknown as BrowserGlobals).sameDocument)).toBe(true);
 
@@ -57,7 +58,9 @@ describe.skipIf(chromiumMissing)('console: approvals', () => {
     expect(await page.locator('.reply').innerText()).toContain('All done');
     // The transcript was re-read: the tool's result (run by Baton) and the assistant's reply.
     await page.locator('.transcript .message-assistant').filter({ hasText: 'All done' }).waitFor();
-    expect(await page.locator('.transcript .tool-result').filter({ hasText: 'refunded' }).innerText()).toContain('by Baton');
+    expect(await page.locator('.transcript .tool-result').filter({ hasText: 'refunded' }).innerText()).toContain(
+      'by Baton',
+    );
     expect((await baton.request('GET', `/v1/tool-calls/${callId}`)).body.state).toBe('completed');
     expect(problems).toEqual([]);
     await context.close();
@@ -81,8 +84,19 @@ describe.skipIf(chromiumMissing)('console: approvals', () => {
     await result.filter({ hasText: 'refunded last week' }).waitFor();
 
     const messages = (await baton.request('GET', `/v1/threads/${thread}/messages`)).body.data as { content: unknown }[];
-    const results = messages.flatMap((message) => (Array.isArray(message.content) ? message.content : [])) as { type: string; is_error?: boolean; content: unknown }[];
-    expect(results.find((block) => block.type === 'tool_result' && block.is_error === true && JSON.stringify(block.content).includes('refunded last week'))).toBeDefined();
+    const results = messages.flatMap((message) => (Array.isArray(message.content) ? message.content : [])) as {
+      type: string;
+      is_error?: boolean;
+      content: unknown;
+    }[];
+    expect(
+      results.find(
+        (block) =>
+          block.type === 'tool_result' &&
+          block.is_error === true &&
+          JSON.stringify(block.content).includes('refunded last week'),
+      ),
+    ).toBeDefined();
     expect(problems).toEqual([]);
     await context.close();
   });
@@ -94,13 +108,22 @@ describe.skipIf(chromiumMissing)('console: approvals', () => {
     await callRow(page, first.callId).waitFor();
     await callRow(page, second.callId).waitFor();
 
-    expect((await baton.request('POST', `/v1/tool-calls/${first.callId}/decision`, { approve: true })).status).toBe(200);
+    expect((await baton.request('POST', `/v1/tool-calls/${first.callId}/decision`, { approve: true })).status).toBe(
+      200,
+    );
     await callRow(page, first.callId).waitFor({ state: 'detached' });
     expect(await callRow(page, second.callId).count()).toBe(1);
 
     await callRow(page, second.callId).getByRole('link', { name: 'issue_refund' }).click();
     await page.getByRole('button', { name: 'Approve' }).waitFor();
-    expect((await baton.request('POST', `/v1/tool-calls/${second.callId}/decision`, { approve: false, reason: 'someone else' })).status).toBe(200);
+    expect(
+      (
+        await baton.request('POST', `/v1/tool-calls/${second.callId}/decision`, {
+          approve: false,
+          reason: 'someone else',
+        })
+      ).status,
+    ).toBe(200);
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.getByRole('alert').filter({ hasText: 'already decided' }).waitFor();
     expect(problems.filter((problem) => !problem.includes('409'))).toEqual([]);
@@ -114,14 +137,17 @@ describe.skipIf(chromiumMissing)('console: approvals', () => {
 
     const resumeIds: (string | undefined)[] = [];
     page.on('request', (request) => {
-      if (new URL(request.url()).pathname === '/v1/tool-calls/events') resumeIds.push(request.headers()['last-event-id']);
+      if (new URL(request.url()).pathname === '/v1/tool-calls/events')
+        resumeIds.push(request.headers()['last-event-id']);
     });
     // Drop every connection, and keep the stream refused while things change on the server.
     await page.route('**/v1/tool-calls/events**', (route) => route.abort());
     baton.baton.app.server.closeAllConnections();
     await page.getByRole('status').filter({ hasText: 'Reconnecting' }).waitFor();
     const second = await pausedTurn(baton, 'refunds', 'refund during the drop');
-    expect((await baton.request('POST', `/v1/tool-calls/${first.callId}/decision`, { approve: true })).status).toBe(200);
+    expect((await baton.request('POST', `/v1/tool-calls/${first.callId}/decision`, { approve: true })).status).toBe(
+      200,
+    );
     await page.unroute('**/v1/tool-calls/events**');
 
     await callRow(page, second.callId).waitFor();
@@ -147,16 +173,22 @@ describe.skipIf(chromiumMissing)('console: approvals', () => {
       throw new Error('Tab never reached the element');
     };
     // Functions run in the page: the id is passed through the row's attribute.
-    await page.evaluate((id) => (globalThis as unknown as BrowserGlobals).document.body.setAttribute('data-target-call', id), callId);
+    await page.evaluate(
+      (id) => (globalThis as unknown as BrowserGlobals).document.body.setAttribute('data-target-call', id),
+      callId,
+    );
     await tabUntil(() => {
-      const { document } = (globalThis as unknown as BrowserGlobals);
+      const { document } = globalThis as unknown as BrowserGlobals;
       const active = document.activeElement;
-      return active?.classList.contains('call-name') === true && active.closest('li')?.getAttribute('data-call-id') === document.body.getAttribute('data-target-call');
+      return (
+        active?.classList.contains('call-name') === true &&
+        active.closest('li')?.getAttribute('data-call-id') === document.body.getAttribute('data-target-call')
+      );
     });
     // The focused control is visibly marked.
     expect(
       await page.evaluate(() => {
-        const { document, getComputedStyle } = (globalThis as unknown as BrowserGlobals);
+        const { document, getComputedStyle } = globalThis as unknown as BrowserGlobals;
         return document.activeElement ? getComputedStyle(document.activeElement).outlineStyle : 'none';
       }),
     ).not.toBe('none');

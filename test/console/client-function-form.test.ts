@@ -62,7 +62,13 @@ describe.skipIf(chromiumMissing)('console: client function answers', () => {
     expect(await page.locator('.reply').innerText()).toContain('All done');
     const stored = await storedResult(callId);
     // Empty optional fields (note, shelf) are left out, numbers are numbers, the nested object and array are kept.
-    expect(JSON.parse(stored.content as string)).toEqual({ in_stock: true, quantity: 12, warehouse: 'south', location: { aisle: '4B' }, tags: ['fragile', 'heavy'] });
+    expect(JSON.parse(stored.content as string)).toEqual({
+      in_stock: true,
+      quantity: 12,
+      warehouse: 'south',
+      location: { aisle: '4B' },
+      tags: ['fragile', 'heavy'],
+    });
     expect(stored.is_error).toBe(false);
     await page.locator('.transcript .message-assistant').filter({ hasText: 'All done' }).waitFor();
     expect(problems).toEqual([]);
@@ -89,7 +95,10 @@ describe.skipIf(chromiumMissing)('console: client function answers', () => {
     await page.getByLabel('Result (JSON, or plain text)').fill('{"logged": true, "by": "lee@example.com"}');
     await page.getByRole('button', { name: 'Send result' }).click();
     await page.locator('.reply').filter({ hasText: 'lee@example.com' }).waitFor();
-    expect(JSON.parse((await storedResult(visitCall)).content as string)).toEqual({ logged: true, by: 'lee@example.com' });
+    expect(JSON.parse((await storedResult(visitCall)).content as string)).toEqual({
+      logged: true,
+      by: 'lee@example.com',
+    });
     expect(problems).toEqual([]);
     await context.close();
   });

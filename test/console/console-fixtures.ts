@@ -48,13 +48,23 @@ export async function startConsoleBaton(options: StartOptions = {}): Promise<Tes
       jsFunction: {
         name: 'issue_refund',
         description: 'Refunds an order.',
-        parameters: { type: 'OBJECT', properties: { order_id: { type: 'STRING' }, amount: { type: 'NUMBER' } }, required: ['order_id', 'amount'] },
-        jsCode: 'function issue_refund(args) { return { refunded: true, order_id: args.order_id, amount: args.amount }; }',
+        parameters: {
+          type: 'OBJECT',
+          properties: { order_id: { type: 'STRING' }, amount: { type: 'NUMBER' } },
+          required: ['order_id', 'amount'],
+        },
+        jsCode:
+          'function issue_refund(args) { return { refunded: true, order_id: args.order_id, amount: args.amount }; }',
       },
     }),
   );
   await expectOk(
-    baton.request('POST', `/v1/${APP}/agents?agentId=refunds`, { displayName: 'Refunds', instruction: 'Issue refunds.', modelSettings: { model: 'scripted:desk' }, tools: [`${APP}/tools/issue-refund`] }),
+    baton.request('POST', `/v1/${APP}/agents?agentId=refunds`, {
+      displayName: 'Refunds',
+      instruction: 'Issue refunds.',
+      modelSettings: { model: 'scripted:desk' },
+      tools: [`${APP}/tools/issue-refund`],
+    }),
   );
   await expectOk(
     baton.request('POST', `/v1/${APP}/tools?toolId=count-boxes`, {
@@ -62,20 +72,38 @@ export async function startConsoleBaton(options: StartOptions = {}): Promise<Tes
         name: 'count_boxes',
         description: 'Boxes on a loading dock, counted by a person.',
         parameters: { type: 'OBJECT', properties: { dock: { type: 'STRING' } }, required: ['dock'] },
-        response: { type: 'OBJECT', properties: { boxes: { type: 'INTEGER' }, damaged: { type: 'BOOLEAN' } }, required: ['boxes'] },
+        response: {
+          type: 'OBJECT',
+          properties: { boxes: { type: 'INTEGER' }, damaged: { type: 'BOOLEAN' } },
+          required: ['boxes'],
+        },
       },
     }),
   );
   await expectOk(
-    baton.request('POST', `/v1/${APP}/agents?agentId=dock`, { displayName: 'Dock', instruction: 'Count boxes.', modelSettings: { model: 'scripted:desk' }, tools: [`${APP}/tools/count-boxes`] }),
+    baton.request('POST', `/v1/${APP}/agents?agentId=dock`, {
+      displayName: 'Dock',
+      instruction: 'Count boxes.',
+      modelSettings: { model: 'scripted:desk' },
+      tools: [`${APP}/tools/count-boxes`],
+    }),
   );
   await expectOk(
     baton.request('POST', '/v1/agents', {
       name: 'stock-desk',
       model: 'scripted:desk',
       tools: [
-        { name: 'check_stock', description: 'Stock of a product, counted by a person.', parameters: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] }, response_schema: stockResponseSchema },
-        { name: 'log_visit', description: 'Logs a store visit; answers anything.', parameters: { type: 'object', properties: { customer: { type: 'string' } } } },
+        {
+          name: 'check_stock',
+          description: 'Stock of a product, counted by a person.',
+          parameters: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] },
+          response_schema: stockResponseSchema,
+        },
+        {
+          name: 'log_visit',
+          description: 'Logs a store visit; answers anything.',
+          parameters: { type: 'object', properties: { customer: { type: 'string' } } },
+        },
       ],
     }),
   );
@@ -88,7 +116,11 @@ async function expectOk(pending: ReturnType<TestBaton['request']>): Promise<void
 }
 
 /** Starts a thread with `agent` and sends `text`; returns the thread and the call it paused on. */
-export async function pausedTurn(baton: TestBaton, agent: string, text: string): Promise<{ thread: string; callId: string }> {
+export async function pausedTurn(
+  baton: TestBaton,
+  agent: string,
+  text: string,
+): Promise<{ thread: string; callId: string }> {
   const thread = (await baton.request('POST', '/v1/threads', { agent })).body.id as string;
   const sent = await baton.request('POST', `/v1/threads/${thread}/messages`, { role: 'user', content: text });
   expect(sent.status, JSON.stringify(sent.body)).toBe(200);

@@ -11,7 +11,9 @@ import { ADMIN_KEY, type TestBaton } from '../helpers/test-baton.ts';
 export const CHROMIUM_PATH = process.env.BATON_CHROMIUM ?? '/usr/bin/chromium';
 export const chromiumMissing = !existsSync(CHROMIUM_PATH);
 if (chromiumMissing) {
-  console.warn(`Skipping the console browser tests: no Chromium at ${CHROMIUM_PATH} (CI installs it; BATON_CHROMIUM names another binary).`);
+  console.warn(
+    `Skipping the console browser tests: no Chromium at ${CHROMIUM_PATH} (CI installs it; BATON_CHROMIUM names another binary).`,
+  );
 }
 
 const DIST_INDEX = fileURLToPath(new URL('../../console/dist/index.html', import.meta.url));
@@ -33,7 +35,11 @@ export interface ConsolePage {
   problems: string[];
 }
 
-export async function openConsole(browser: Browser, baton: TestBaton, viewport = { width: 1200, height: 800 }): Promise<ConsolePage> {
+export async function openConsole(
+  browser: Browser,
+  baton: TestBaton,
+  viewport = { width: 1200, height: 800 },
+): Promise<ConsolePage> {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   page.setDefaultTimeout(8_000);
@@ -54,7 +60,11 @@ export async function signIn(page: Page, key = ADMIN_KEY): Promise<void> {
 }
 
 /** Signed in on the inbox, with the live stream connected (so later events cannot be missed). */
-export async function openInbox(browser: Browser, baton: TestBaton, viewport?: { width: number; height: number }): Promise<ConsolePage> {
+export async function openInbox(
+  browser: Browser,
+  baton: TestBaton,
+  viewport?: { width: number; height: number },
+): Promise<ConsolePage> {
   const opened = await openConsole(browser, baton, viewport);
   await signIn(opened.page);
   await opened.page.getByRole('status').filter({ hasText: 'Live' }).waitFor();

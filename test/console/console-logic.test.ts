@@ -7,7 +7,8 @@ import { SseParser } from '../../console/src/sse-parser.ts';
 describe('console SSE parser', () => {
   it('assembles frames split anywhere, skips comments, and keeps the last id', () => {
     const parser = new SseParser();
-    const text = 'retry: 2000\n\nevent: ready\ndata: {"a":1}\n\n: keep-alive\n\nid: 7|call_1\r\nevent: tool_call.created\r\ndata: {"id":\r\ndata: "call_1"}\r\n\r\n';
+    const text =
+      'retry: 2000\n\nevent: ready\ndata: {"a":1}\n\n: keep-alive\n\nid: 7|call_1\r\nevent: tool_call.created\r\ndata: {"id":\r\ndata: "call_1"}\r\n\r\n';
     const frames = [...text].flatMap((char) => parser.push(char));
     expect(frames).toEqual([
       { event: 'ready', data: '{"a":1}', id: null },
@@ -62,7 +63,14 @@ describe('console schema form model', () => {
     draft = setAt(draft, ['flags'], ['true', '', 'false']);
     draft = setAt(draft, ['size'], 'm');
     const none: string[] = [];
-    expect(buildValue(schema, draft, [], true, none)).toEqual({ count: 3, ok: false, size: 'm', where: { shelf: 1.5 }, flags: [true, false], blob: [{ x: 1 }] });
+    expect(buildValue(schema, draft, [], true, none)).toEqual({
+      count: 3,
+      ok: false,
+      size: 'm',
+      where: { shelf: 1.5 },
+      flags: [true, false],
+      blob: [{ x: 1 }],
+    });
     expect(none).toEqual([]);
   });
 });

@@ -13,7 +13,10 @@ import { callRow, chromiumMissing, launchBrowser, openInbox } from './console-ha
 // The README's screenshot is rewritten only on request (UPDATE_SCREENSHOTS=1) or when missing,
 // so a test run leaves the working tree clean; otherwise it goes to a scratch file.
 const README_SCREENSHOT = fileURLToPath(new URL('../../docs/console-inbox.png', import.meta.url));
-const SCREENSHOT = process.env.UPDATE_SCREENSHOTS === '1' || !existsSync(README_SCREENSHOT) ? README_SCREENSHOT : join(tmpdir(), `baton-console-inbox-${process.pid}.png`);
+const SCREENSHOT =
+  process.env.UPDATE_SCREENSHOTS === '1' || !existsSync(README_SCREENSHOT)
+    ? README_SCREENSHOT
+    : join(tmpdir(), `baton-console-inbox-${process.pid}.png`);
 
 /**
  * Filters, the list pages and the phone layout. The server's clock is moved by hand so the
@@ -28,13 +31,18 @@ describe.skipIf(chromiumMissing)('console: filters, lists and small screens', ()
   beforeAll(async () => {
     [baton, browser] = await Promise.all([startConsoleBaton({ clock }), launchBrowser()]);
     calls.approved = await pausedTurn(baton, 'refunds', 'Please refund order A-100');
-    expect((await baton.request('POST', `/v1/tool-calls/${calls.approved.callId}/decision`, { approve: true })).status).toBe(200);
+    expect(
+      (await baton.request('POST', `/v1/tool-calls/${calls.approved.callId}/decision`, { approve: true })).status,
+    ).toBe(200);
     calls.old = await pausedTurn(baton, 'refunds', 'Please refund order A-100');
     clock.advance(110 * 60);
     calls.recent = await pausedTurn(baton, 'stock-desk', 'Is SKU-7 in stock?');
     clock.advance(10 * 60);
     calls.fresh = await pausedTurn(baton, 'refund-desk', 'I need approval to process a $500 refund');
-    const toolset = await baton.request('POST', `/v1/${APP}/toolsets?toolsetId=prices`, { displayName: 'Prices', openApiToolset: { openApiSchema: priceApiDocument('https://prices.example.com') } });
+    const toolset = await baton.request('POST', `/v1/${APP}/toolsets?toolsetId=prices`, {
+      displayName: 'Prices',
+      openApiToolset: { openApiSchema: priceApiDocument('https://prices.example.com') },
+    });
     expect(toolset.status, JSON.stringify(toolset.body)).toBe(200);
   });
   afterAll(async () => {
@@ -42,7 +50,8 @@ describe.skipIf(chromiumMissing)('console: filters, lists and small screens', ()
     await baton?.close();
   });
 
-  const visibleCalls = (page: Page) => page.locator('li.call-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-call-id')));
+  const visibleCalls = (page: Page) =>
+    page.locator('li.call-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-call-id')));
   /** Waits until the inbox shows exactly these calls (the list is re-read after each filter change). */
   const expectCalls = async (page: Page, ids: string[]) => {
     await expect.poll(() => visibleCalls(page), { timeout: 5_000 }).toEqual(ids);
@@ -107,27 +116,36 @@ describe.skipIf(chromiumMissing)('console: filters, lists and small screens', ()
 
     await nav.getByRole('link', { name: 'Agents' }).click();
     const agents = page.getByRole('list', { name: 'Agents' });
-    for (const name of ['refund-desk', 'stock-desk', 'refunds', 'dock']) await agents.getByRole('heading', { name, exact: true }).waitFor();
+    for (const name of ['refund-desk', 'stock-desk', 'refunds', 'dock'])
+      await agents.getByRole('heading', { name, exact: true }).waitFor();
     expect(await agents.locator('li').filter({ hasText: 'stock-desk' }).innerText()).toContain('check_stock');
 
     await nav.getByRole('link', { name: 'Tools' }).click();
     const refundTool = page.getByRole('list', { name: 'Tools' }).locator('li').filter({ hasText: 'issue_refund' });
     await refundTool.waitFor();
     expect(await refundTool.innerText()).toContain('requires approval');
-    expect(await page.getByRole('list', { name: 'Tools' }).locator('li').filter({ hasText: 'count_boxes' }).innerText()).toContain('Client function');
-    expect(await page.getByRole('list', { name: 'Toolsets' }).locator('li').filter({ hasText: 'Prices' }).innerText()).toContain('OpenAPI toolset');
+    expect(
+      await page.getByRole('list', { name: 'Tools' }).locator('li').filter({ hasText: 'count_boxes' }).innerText(),
+    ).toContain('Client function');
+    expect(
+      await page.getByRole('list', { name: 'Toolsets' }).locator('li').filter({ hasText: 'Prices' }).innerText(),
+    ).toContain('OpenAPI toolset');
 
     await nav.getByRole('link', { name: 'Threads' }).click();
     await page.getByLabel('Agent', { exact: true }).selectOption('refunds');
     const threads = page.getByRole('list', { name: 'Threads' });
     await threads.getByRole('link', { name: calls.approved.thread }).waitFor();
-    await expect.poll(() => threads.locator('li').allInnerTexts()).toSatisfy((rows: string[]) => rows.every((row) => row.includes('refunds')));
+    await expect
+      .poll(() => threads.locator('li').allInnerTexts())
+      .toSatisfy((rows: string[]) => rows.every((row) => row.includes('refunds')));
     await threads.getByRole('link', { name: calls.approved.thread }).click();
 
     await page.getByRole('heading', { level: 1, name: 'Thread' }).waitFor();
     const transcript = page.locator('.transcript');
     await transcript.getByText('Please refund order A-100').waitFor();
-    expect(await transcript.locator('.tool-call').first().innerText()).toMatch(/issue_refund[\s\S]*run by Baton[\s\S]*"order_id": "A-100"/);
+    expect(await transcript.locator('.tool-call').first().innerText()).toMatch(
+      /issue_refund[\s\S]*run by Baton[\s\S]*"order_id": "A-100"/,
+    );
     expect(await transcript.locator('.tool-result').first().innerText()).toMatch(/by Baton[\s\S]*refunded/);
     await transcript.locator('.message-assistant').filter({ hasText: 'All done' }).waitFor();
     expect(problems).toEqual([]);
@@ -136,7 +154,8 @@ describe.skipIf(chromiumMissing)('console: filters, lists and small screens', ()
 
   it('fits a 360 px wide screen on every page, in one column', async () => {
     const { page, context, problems } = await openInbox(browser, baton, { width: 360, height: 740 });
-    const overflow = () => page.evaluate(() => (globalThis as unknown as BrowserGlobals).document.documentElement.scrollWidth);
+    const overflow = () =>
+      page.evaluate(() => (globalThis as unknown as BrowserGlobals).document.documentElement.scrollWidth);
     await callRow(page, calls.old.callId).waitFor();
     expect(await overflow()).toBeLessThanOrEqual(360);
     const agentBox = await page.getByLabel('Agent', { exact: true }).boundingBox();

@@ -41,7 +41,15 @@ describe('turn heartbeat', () => {
     const appId = await ensureDefaultApp(store);
     await agents.create(appId, { name: 'slow', model: 'scripted:auto' });
     const conversation = await engine.createConversation(appId, 'slow', {});
-    const running = engine.sendMessage(appId, conversation.id, { items: [{ type: 'message', role: 'user', content: [{ type: 'text', text: 'hello' }] }], options: { tools: [] } }, { submission: { actor: null, idempotencyKey: null } });
+    const running = engine.sendMessage(
+      appId,
+      conversation.id,
+      {
+        items: [{ type: 'message', role: 'user', content: [{ type: 'text', text: 'hello' }] }],
+        options: { tools: [] },
+      },
+      { submission: { actor: null, idempotencyKey: null } },
+    );
 
     await new Promise((resolve) => setTimeout(resolve, 100));
     const state = await engine.getConversationState(appId, conversation.id);

@@ -12,7 +12,11 @@ async function orphanTurn(engine: Engine, store: Store, appId: string, turnId: s
   const conversation = await engine.createConversation(appId, 'refund-desk', {});
   const agent = (await store.agents.get(appId, 'refund-desk'))!;
   await store.transaction(async (tx) => {
-    await tx.conversations.compareAndSet(conversation.id, conversation.version, { activeTurnId: turnId, headTurnId: turnId, updatedAt: now });
+    await tx.conversations.compareAndSet(conversation.id, conversation.version, {
+      activeTurnId: turnId,
+      headTurnId: turnId,
+      updatedAt: now,
+    });
     await tx.turns.insert({
       id: turnId,
       appId,
@@ -44,7 +48,9 @@ describe('recovery of turns a dead process left behind', () => {
 
   it('resumes a turn whose calls were all answered but whose resume never started', async () => {
     const thread = await server.request('POST', '/v1/threads', { agent: 'refund-desk' });
-    const message = await server.request('POST', `/v1/threads/${thread.body.id}/messages`, { content: 'refund of $20' });
+    const message = await server.request('POST', `/v1/threads/${thread.body.id}/messages`, {
+      content: 'refund of $20',
+    });
     const callId = message.body.choices[0].message.tool_calls[0].id as string;
     // The answer committed, then the process died before resuming.
     await server.baton.store.ledger.resolve(callId, {
@@ -66,7 +72,13 @@ describe('recovery of turns a dead process left behind', () => {
 
   it('fails a turn left in_progress by a dead process, so its thread is usable again', async () => {
     const { engine, store } = server.baton;
-    const conversationId = await orphanTurn(engine, store, server.baton.defaultAppId, 'turn_orphan', clock.now().toISOString());
+    const conversationId = await orphanTurn(
+      engine,
+      store,
+      server.baton.defaultAppId,
+      'turn_orphan',
+      clock.now().toISOString(),
+    );
     const conversation = { id: conversationId };
     expect((await server.request('GET', `/v1/threads/${conversation.id}`)).body.status).toBe('running');
     const busy = await server.request('POST', `/v1/threads/${conversation.id}/messages`, { content: 'hello' });
@@ -87,7 +99,13 @@ describe('recovery of turns a dead process left behind', () => {
     try {
       const options = { store: { kind: 'sqlite' as const, filename: join(dir, 'baton.db') }, sweeper: false };
       const first = await createBaton(testConfig(), options);
-      const threadId = await orphanTurn(first.engine, first.store, first.defaultAppId, 'turn_killed', new Date().toISOString());
+      const threadId = await orphanTurn(
+        first.engine,
+        first.store,
+        first.defaultAppId,
+        'turn_killed',
+        new Date().toISOString(),
+      );
       await first.close();
       const second = await createBaton(testConfig(), options);
       try {

@@ -39,10 +39,14 @@ describe('server-executed tools in the engine: mixed turns and approvals', () =>
   let server: TestBaton;
   const tools = new RecordingTools(serverTools, { slow_lookup: 5_000 });
   const thread = async (): Promise<string> => (await server.request('POST', '/v1/threads', { agent: 'desk' })).body.id;
-  const say = (id: string, content: unknown) => server.request('POST', `/v1/threads/${id}/messages`, { role: 'user', content });
+  const say = (id: string, content: unknown) =>
+    server.request('POST', `/v1/threads/${id}/messages`, { role: 'user', content });
 
   beforeAll(async () => {
-    server = await startTestBaton({ scripted: { desk: program }, agents: [{ name: 'desk', model: 'scripted:desk', tools: [weatherTool] }] }, { tools });
+    server = await startTestBaton(
+      { scripted: { desk: program }, agents: [{ name: 'desk', model: 'scripted:desk', tools: [weatherTool] }] },
+      { tools },
+    );
   });
   afterAll(async () => server.close());
 
@@ -55,7 +59,14 @@ describe('server-executed tools in the engine: mixed turns and approvals', () =>
     expect(tools.runs.map((run) => run.tool.name)).toEqual(['lookup_price']);
     expect(tools.runs[0]?.arguments).toEqual({ sku: 'A-1' });
 
-    const resumed = await say(id, pending.map((call: { id: string }, index: number) => ({ type: 'tool_result', tool_call_id: call.id, content: `weather ${index}` })));
+    const resumed = await say(
+      id,
+      pending.map((call: { id: string }, index: number) => ({
+        type: 'tool_result',
+        tool_call_id: call.id,
+        content: `weather ${index}`,
+      })),
+    );
     expect(resumed.status).toBe(200);
     expect(resumed.body.choices[0].message.content).toContain('Done');
     expect(tools.runs).toHaveLength(1);
@@ -63,13 +74,20 @@ describe('server-executed tools in the engine: mixed turns and approvals', () =>
     // All three results entered the transcript as one message, in call order.
     const messages = (await server.request('GET', `/v1/threads/${id}/messages`)).body.data;
     const calls = messages.find((message: { tool_calls?: unknown[] }) => message.tool_calls?.length === 3);
-    expect(calls.tool_calls.map((call: { name: string; executor?: string }) => [call.name, call.executor ?? 'client'])).toEqual([
+    expect(
+      calls.tool_calls.map((call: { name: string; executor?: string }) => [call.name, call.executor ?? 'client']),
+    ).toEqual([
       ['get_weather', 'client'],
       ['lookup_price', 'server'],
       ['get_weather', 'client'],
     ]);
-    const results = messages.find((message: { role: string; content: unknown }) => message.role === 'user' && Array.isArray(message.content) && message.content.length === 3);
-    expect(results.content.map((block: { tool_call_id: string }) => block.tool_call_id)).toEqual(calls.tool_calls.map((call: { id: string }) => call.id));
+    const results = messages.find(
+      (message: { role: string; content: unknown }) =>
+        message.role === 'user' && Array.isArray(message.content) && message.content.length === 3,
+    );
+    expect(results.content.map((block: { tool_call_id: string }) => block.tool_call_id)).toEqual(
+      calls.tool_calls.map((call: { id: string }) => call.id),
+    );
     expect(results.content[1].content).toContain('"ran":"lookup_price"');
   });
 
@@ -96,13 +114,23 @@ describe('server-executed tools in the engine: mixed turns and approvals', () =>
     const asResult = await server.request('POST', `/v1/tool-calls/${approval.id}/result`, { content: 'ok' });
     expect(asResult.status).toBe(409);
     expect(asResult.body.error.code).toBe('approval_required');
-    const tooMuch = await server.request('POST', `/v1/tool-calls/${approval.id}/decision`, { approve: true, arguments: { amount: 500 } });
+    const tooMuch = await server.request('POST', `/v1/tool-calls/${approval.id}/decision`, {
+      approve: true,
+      arguments: { amount: 500 },
+    });
     expect(tooMuch.status).toBe(400);
     expect(tools.runs.length).toBe(runsBefore);
 
-    const approved = await server.request('POST', `/v1/tool-calls/${approval.id}/decision`, { approve: true, arguments: { amount: 7 } });
+    const approved = await server.request('POST', `/v1/tool-calls/${approval.id}/decision`, {
+      approve: true,
+      arguments: { amount: 7 },
+    });
     expect(approved.status).toBe(200);
-    expect(approved.body.tool_call).toMatchObject({ state: 'completed', submitted_by: expect.any(String), submitted_at: expect.any(String) });
+    expect(approved.body.tool_call).toMatchObject({
+      state: 'completed',
+      submitted_by: expect.any(String),
+      submitted_at: expect.any(String),
+    });
     expect(approved.body.resumed).toBe(true);
     expect(approved.body.response.choices[0].message.content).toContain('"amount":7');
     expect(tools.runs.length).toBe(runsBefore + 1);
@@ -115,7 +143,10 @@ describe('server-executed tools in the engine: mixed turns and approvals', () =>
     const paused = await say(id, 'refund me');
     const [approval] = paused.body.choices[0].message.tool_calls;
     const runsBefore = tools.runs.length;
-    const denied = await server.request('POST', `/v1/tool-calls/${approval.id}/decision`, { approve: false, reason: 'over the limit' });
+    const denied = await server.request('POST', `/v1/tool-calls/${approval.id}/decision`, {
+      approve: false,
+      reason: 'over the limit',
+    });
     expect(denied.status).toBe(200);
     expect(denied.body.tool_call).toMatchObject({ state: 'denied', result: { is_error: true } });
     expect(denied.body.tool_call.result.content).toContain('over the limit');

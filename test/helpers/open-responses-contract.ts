@@ -21,8 +21,16 @@ const outputTextPart = z.object({
 const refusalPart = z.object({ type: z.literal('refusal'), refusal: z.string() });
 const inputTextPart = z.object({ type: z.literal('input_text'), text: z.string() });
 // Image and file parts have several alternative sources (url, id, inline data), so only the tag is fixed.
-const inputImagePart = z.object({ type: z.literal('input_image'), image_url: nullableString.optional(), detail: z.string().optional() });
-const inputFilePart = z.object({ type: z.literal('input_file'), filename: z.string().optional(), file_data: z.string().optional() });
+const inputImagePart = z.object({
+  type: z.literal('input_image'),
+  image_url: nullableString.optional(),
+  detail: z.string().optional(),
+});
+const inputFilePart = z.object({
+  type: z.literal('input_file'),
+  filename: z.string().optional(),
+  file_data: z.string().optional(),
+});
 const reasoningTextPart = z.object({ type: z.literal('reasoning_text'), text: z.string() });
 const summaryTextPart = z.object({ type: z.literal('summary_text'), text: z.string() });
 
@@ -61,10 +69,19 @@ const reasoningItem = z.object({
   content: z.array(reasoningTextPart).optional(),
   encrypted_content: nullableString.optional(),
 });
-const compactionItem = z.object({ type: z.literal('compaction'), id: z.string(), encrypted_content: z.string(), created_by: z.string().optional() });
+const compactionItem = z.object({
+  type: z.literal('compaction'),
+  id: z.string(),
+  encrypted_content: z.string(),
+  created_by: z.string().optional(),
+});
 
 export const outputItemSchema = z.discriminatedUnion('type', [
-  messageItem, functionCallItem, functionCallOutputItem, reasoningItem, compactionItem,
+  messageItem,
+  functionCallItem,
+  functionCallOutputItem,
+  reasoningItem,
+  compactionItem,
 ]);
 
 const toolChoiceMode = z.enum(['none', 'auto', 'required']);
@@ -83,13 +100,15 @@ export const responseResourceSchema = z.object({
   output: z.array(outputItemSchema),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   // description/parameters/strict are required-but-nullable: echo null when the client omitted them.
-  tools: z.array(z.object({
-    type: z.literal('function'),
-    name: z.string(),
-    description: nullableString,
-    parameters: z.record(z.string(), z.unknown()).nullable(),
-    strict: z.boolean().nullable(),
-  })),
+  tools: z.array(
+    z.object({
+      type: z.literal('function'),
+      name: z.string(),
+      description: nullableString,
+      parameters: z.record(z.string(), z.unknown()).nullable(),
+      strict: z.boolean().nullable(),
+    }),
+  ),
   tool_choice: z.union([
     toolChoiceMode,
     namedFunction,
@@ -104,13 +123,15 @@ export const responseResourceSchema = z.object({
   top_logprobs: z.int(),
   temperature: z.number(),
   reasoning: z.object({ effort: nullableString, summary: nullableString }).nullable(),
-  usage: z.object({
-    input_tokens: z.int(),
-    output_tokens: z.int(),
-    total_tokens: z.int(),
-    input_tokens_details: z.object({ cached_tokens: z.int() }),
-    output_tokens_details: z.object({ reasoning_tokens: z.int() }),
-  }).nullable(),
+  usage: z
+    .object({
+      input_tokens: z.int(),
+      output_tokens: z.int(),
+      total_tokens: z.int(),
+      input_tokens_details: z.object({ cached_tokens: z.int() }),
+      output_tokens_details: z.object({ reasoning_tokens: z.int() }),
+    })
+    .nullable(),
   max_output_tokens: z.int().nullable(),
   max_tool_calls: z.int().nullable(),
   store: z.boolean(),
@@ -142,9 +163,20 @@ export const streamEventSchema = z.discriminatedUnion('type', [
   z.object({ ...base('response.output_item.done'), output_index: z.int(), item: outputItemSchema }),
   z.object({ ...base('response.content_part.added'), ...inPart, part: streamPart }),
   z.object({ ...base('response.content_part.done'), ...inPart, part: streamPart }),
-  z.object({ ...base('response.output_text.delta'), ...inPart, delta: z.string(), logprobs: optArray, obfuscation: optString }),
+  z.object({
+    ...base('response.output_text.delta'),
+    ...inPart,
+    delta: z.string(),
+    logprobs: optArray,
+    obfuscation: optString,
+  }),
   z.object({ ...base('response.output_text.done'), ...inPart, text: z.string(), logprobs: optArray }),
-  z.object({ ...base('response.output_text.annotation.added'), ...inPart, annotation_index: z.int(), annotation: z.unknown() }),
+  z.object({
+    ...base('response.output_text.annotation.added'),
+    ...inPart,
+    annotation_index: z.int(),
+    annotation: z.unknown(),
+  }),
   z.object({ ...base('response.refusal.delta'), ...inPart, delta: z.string() }),
   z.object({ ...base('response.refusal.done'), ...inPart, refusal: z.string() }),
   z.object({ ...base('response.function_call_arguments.delta'), ...inItem, delta: z.string(), obfuscation: optString }),
@@ -156,7 +188,10 @@ export const streamEventSchema = z.discriminatedUnion('type', [
   z.object({ ...base('response.reasoning_summary_text.delta'), ...inSummary, delta: z.string() }),
   z.object({ ...base('response.reasoning_summary_text.done'), ...inSummary, text: z.string() }),
   // Nested error object: OpenAI's flat form fails the suite's schema (§3).
-  z.object({ ...base('error'), error: z.object({ type: z.string(), code: nullableString, message: z.string(), param: nullableString }) }),
+  z.object({
+    ...base('error'),
+    error: z.object({ type: z.string(), code: nullableString, message: z.string(), param: nullableString }),
+  }),
 ]);
 
 export type ResponseResource = z.infer<typeof responseResourceSchema>;
@@ -173,7 +208,10 @@ export function checkResponse(value: unknown): string[] {
   return parsed.success ? [] : formatIssues(parsed.error);
 }
 
-export interface SseFrame { event: string | undefined; data: string }
+export interface SseFrame {
+  event: string | undefined;
+  data: string;
+}
 
 /** Robust whole-body parse: any line ending, frames split on blank lines, multi-line data joined. */
 export function parseSse(text: string): SseFrame[] {
@@ -270,10 +308,22 @@ export function parseSseLikeSuite(chunks: string[]): { events: unknown[]; sawDon
 const TERMINAL = new Set(['response.completed', 'response.failed', 'response.incomplete']);
 
 // `text` accumulates the way the openai client does it: the part's initial text, then every delta.
-interface PartState { type: string; text: string; textDone: boolean; done: boolean }
+interface PartState {
+  type: string;
+  text: string;
+  textDone: boolean;
+  done: boolean;
+}
 interface ItemState {
-  id: string; type: string; name: string | undefined; parts: PartState[]; summaries: PartState[];
-  args: string; argDeltas: number; argsDone: boolean; done: boolean;
+  id: string;
+  type: string;
+  name: string | undefined;
+  parts: PartState[];
+  summaries: PartState[];
+  args: string;
+  argDeltas: number;
+  argsDone: boolean;
+  done: boolean;
 }
 
 /** Human-readable violations of the streaming contract (§2.1–2.4); empty means the stream is fine. */
@@ -333,7 +383,17 @@ export function checkStream(events: unknown[]): string[] {
       if (it.type === 'message' && it.content.length > 0) bad('added message must have content: []');
       if (it.type === 'function_call' && it.arguments !== '') bad('added function_call must have arguments ""');
       const name = it.type === 'function_call' ? it.name : undefined;
-      items.push({ id: it.id, type: it.type, name, parts: [], summaries: [], args: '', argDeltas: 0, argsDone: false, done: false });
+      items.push({
+        id: it.id,
+        type: it.type,
+        name,
+        parts: [],
+        summaries: [],
+        args: '',
+        argDeltas: 0,
+        argsDone: false,
+        done: false,
+      });
       return;
     }
 
@@ -346,7 +406,8 @@ export function checkStream(events: unknown[]): string[] {
     switch (ev.type) {
       case 'response.output_item.done': {
         const it = ev.item;
-        if (it.id !== item.id || it.type !== item.type) bad(`item ${it.type}/${it.id} differs from added ${item.type}/${item.id}`);
+        if (it.id !== item.id || it.type !== item.type)
+          bad(`item ${it.type}/${it.id} differs from added ${item.type}/${item.id}`);
         const allowed = lastType === 'response.incomplete' ? ['completed', 'incomplete'] : ['completed'];
         if ('status' in it && !allowed.includes(it.status)) bad(`done item has status ${it.status}`);
         if (it.type === 'function_call') {
@@ -356,10 +417,12 @@ export function checkStream(events: unknown[]): string[] {
         if (it.type === 'message') {
           if (item.parts.length === 0) bad('message item streamed no content_part.added');
           if (item.parts.some((p) => !p.done)) bad('message done while a content part is still open');
-          if (it.content.length !== item.parts.length) bad(`content has ${it.content.length} parts, ${item.parts.length} were streamed`);
+          if (it.content.length !== item.parts.length)
+            bad(`content has ${it.content.length} parts, ${item.parts.length} were streamed`);
           it.content.forEach((part, k) => {
             const text = part.type === 'refusal' ? part.refusal : 'text' in part ? part.text : undefined;
-            if (text !== undefined && text !== item.parts[k]?.text) bad(`content[${k}] text differs from the streamed deltas`);
+            if (text !== undefined && text !== item.parts[k]?.text)
+              bad(`content[${k}] text differs from the streamed deltas`);
           });
         }
         item.done = true;
@@ -400,8 +463,10 @@ export function checkStream(events: unknown[]): string[] {
 
 // A delta family must write into its own kind of part: the openai client appends blindly.
 const PART_FOR_FAMILY: Record<string, string> = {
-  'response.output_text': 'output_text', 'response.refusal': 'refusal',
-  'response.reasoning': 'reasoning_text', 'response.reasoning_summary_text': 'summary_text',
+  'response.output_text': 'output_text',
+  'response.refusal': 'refusal',
+  'response.reasoning': 'reasoning_text',
+  'response.reasoning_summary_text': 'summary_text',
 };
 type PartEvent = Extract<StreamEvent, { content_index: number } | { summary_index: number }>;
 

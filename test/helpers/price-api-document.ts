@@ -13,7 +13,9 @@ export function priceApiDocument(url: string): string {
           operationId: 'lookup_price',
           description: 'Price of a product by SKU.',
           parameters: [{ name: 'sku', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: { '200': { description: 'The price', content: { 'application/json': { schema: { type: 'object' } } } } },
+          responses: {
+            '200': { description: 'The price', content: { 'application/json': { schema: { type: 'object' } } } },
+          },
         },
       },
     },

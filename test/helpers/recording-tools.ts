@@ -38,7 +38,10 @@ export class RecordingTools implements ToolProvider {
     this.runs.push(call);
     const delay = this.delaysMs[call.tool.name];
     if (delay !== undefined) await new Promise((resolve) => setTimeout(resolve, delay).unref());
-    return { output: [{ type: 'text' as const, text: JSON.stringify({ ran: call.tool.name, args: call.arguments }) }], isError: false };
+    return {
+      output: [{ type: 'text' as const, text: JSON.stringify({ ran: call.tool.name, args: call.arguments }) }],
+      isError: false,
+    };
   }
 
   count(name: string): number {

@@ -23,14 +23,27 @@ export const REFUND_REQUEST = 'I need approval to process a $500 refund';
 export const BODY_LIMIT = 64 * 1024;
 
 /** Every table that a request could add to; a refused request must not change any count. */
-const TABLES = ['conversations', 'turns', 'items', 'ledger_entries', 'responses', 'queued_inputs', 'agents', 'agent_versions'] as const;
+const TABLES = [
+  'conversations',
+  'turns',
+  'items',
+  'ledger_entries',
+  'responses',
+  'queued_inputs',
+  'agents',
+  'agent_versions',
+] as const;
 
 export function output(callId: string, text = 'ok') {
   return { type: 'function_call_output', call_id: callId, output: text };
 }
 
 /** The OpenAI error shape, exactly the four standard keys present (Baton may add details after them). */
-export function expectError(response: TestResponse, status: number, expected: { code: string; param?: string | null; message?: string | RegExp }) {
+export function expectError(
+  response: TestResponse,
+  status: number,
+  expected: { code: string; param?: string | null; message?: string | RegExp },
+) {
   expect(response.status, JSON.stringify(response.body)).toBe(status);
   expect(response.body).toHaveProperty('error');
   const error = response.body.error;
@@ -57,7 +70,10 @@ export function badInputHarness() {
   async function start(): Promise<TestBaton> {
     directory = mkdtempSync(join(tmpdir(), 'baton-responses-bad-input-'));
     const filename = join(directory, 'baton.db');
-    server = await startTestBaton({ bodyLimitBytes: BODY_LIMIT, scripted: testPrograms, agents: [DEMO_AGENT, weatherAgent] }, { store: { kind: 'sqlite', filename } });
+    server = await startTestBaton(
+      { bodyLimitBytes: BODY_LIMIT, scripted: testPrograms, agents: [DEMO_AGENT, weatherAgent] },
+      { store: { kind: 'sqlite', filename } },
+    );
     // A second, read-only connection: counts rows without going through the server.
     db = new Database(filename, { readonly: true, fileMustExist: true });
     // The implicit agent behind `scripted:auto` is created by its first use; create it now, so the
@@ -78,7 +94,9 @@ export function badInputHarness() {
   }
 
   function rowCounts(): Record<string, number> {
-    return Object.fromEntries(TABLES.map((table) => [table, (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n]));
+    return Object.fromEntries(
+      TABLES.map((table) => [table, (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n]),
+    );
   }
 
   /** What a refused request must leave alone: the responses, their conversation, its ledger, every table's size. */
@@ -111,7 +129,9 @@ export function badInputHarness() {
     const response = await post({ model, input });
     expect(response.status).toBe(200);
     expect(response.body.baton_run.status).toBe('requires_action');
-    const calls = (response.body.output as { type: string; call_id: string }[]).filter((item) => item.type === 'function_call').map((item) => item.call_id);
+    const calls = (response.body.output as { type: string; call_id: string }[])
+      .filter((item) => item.type === 'function_call')
+      .map((item) => item.call_id);
     expect(calls.length).toBeGreaterThan(0);
     return { id: response.body.id as string, conversationId: response.body.baton_run.conversation_id as string, calls };
   }

@@ -11,7 +11,11 @@ export const getWeather = {
   type: 'function' as const,
   name: 'get_weather',
   description: 'Get current weather for a city',
-  parameters: { type: 'object', properties: { city: { type: 'string', description: 'City name' } }, required: ['city'] },
+  parameters: {
+    type: 'object',
+    properties: { city: { type: 'string', description: 'City name' } },
+    required: ['city'],
+  },
   strict: null,
 };
 
@@ -36,7 +40,9 @@ export function functionCalls(response: Pick<OpenAIResponse, 'output'>) {
 /** A response paused on the demo agent's `request_approval`. */
 export async function pausedRefund(client: OpenAI, previousResponseId?: string) {
   const response = await client.responses.create(
-    previousResponseId ? { previous_response_id: previousResponseId, input: REFUND_REQUEST } : { model: 'refund-desk', input: REFUND_REQUEST },
+    previousResponseId
+      ? { previous_response_id: previousResponseId, input: REFUND_REQUEST }
+      : { model: 'refund-desk', input: REFUND_REQUEST },
   );
   expect(batonRun(response).status).toBe('requires_action');
   const calls = functionCalls(response);

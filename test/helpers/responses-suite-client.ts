@@ -33,7 +33,10 @@ export class SuiteClient {
   private send(path: string, body: unknown, method = 'POST'): Promise<Response> {
     return fetch(`${this.base}${path}`, {
       method,
-      headers: { Authorization: `Bearer ${this.key}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      headers: {
+        Authorization: `Bearer ${this.key}`,
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   }

@@ -12,14 +12,21 @@ export interface Everything {
 /** Starts @modelcontextprotocol/server-everything in Streamable HTTP mode on `port` (a free one by default). */
 export async function startEverything(port?: number): Promise<Everything> {
   const chosen = port ?? (await freePort());
-  const child: ChildProcess = spawn(process.execPath, ['node_modules/@modelcontextprotocol/server-everything/dist/index.js', 'streamableHttp'], {
-    env: { ...process.env, PORT: String(chosen) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['node_modules/@modelcontextprotocol/server-everything/dist/index.js', 'streamableHttp'],
+    {
+      env: { ...process.env, PORT: String(chosen) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let output = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server-everything did not start within 20 s:\n${output}`)), 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`server-everything did not start within 20 s:\n${output}`)),
+      20_000,
+    );
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes('listening')) {

@@ -33,9 +33,15 @@ export class SseStream {
     for (;;) {
       const found = this.events.find(match);
       if (found) return found;
-      if (this.ended) throw new Error(`stream ended without the expected event; got ${this.events.map((event) => event.event).join(', ')}`);
+      if (this.ended)
+        throw new Error(
+          `stream ended without the expected event; got ${this.events.map((event) => event.event).join(', ')}`,
+        );
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no matching event within ${timeoutMs} ms; got ${this.events.map((event) => event.event).join(', ')}`);
+      if (left <= 0)
+        throw new Error(
+          `no matching event within ${timeoutMs} ms; got ${this.events.map((event) => event.event).join(', ')}`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiters.push(() => {

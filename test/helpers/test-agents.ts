@@ -4,13 +4,24 @@ import type { AgentWire } from '../../src/faces/agents/agent-wire.ts';
 export const weatherTool = {
   name: 'get_weather',
   description: 'Current weather of a city.',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+  parameters: {
+    type: 'object',
+    properties: { city: { type: 'string' } },
+    required: ['city'],
+    additionalProperties: false,
+  },
 };
 
 export const testPrograms = {
   parallel: {
     rules: [
-      { when: { user: 'weather' }, calls: [{ tool: 'get_weather', arguments: { city: 'SF' } }, { tool: 'get_weather', arguments: { city: 'NYC' } }] },
+      {
+        when: { user: 'weather' },
+        calls: [
+          { tool: 'get_weather', arguments: { city: 'SF' } },
+          { tool: 'get_weather', arguments: { city: 'NYC' } },
+        ],
+      },
       { when: { tool_error: true }, say: 'A tool failed: {{result}}' },
       { when: { tool_result: 'get_weather' }, say: 'Weather report: {{result}}' },
       { say: 'Ask me about the weather.' },
@@ -25,7 +36,10 @@ export const testPrograms = {
     ],
   },
   flaky: {
-    rules: [{ when: { user: 'flaky' }, fail: { status: 503, message: 'upstream overloaded', retry_after_ms: 1 } }, { say: 'recovered' }],
+    rules: [
+      { when: { user: 'flaky' }, fail: { status: 503, message: 'upstream overloaded', retry_after_ms: 1 } },
+      { say: 'recovered' },
+    ],
   },
 };
 

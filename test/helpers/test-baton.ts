@@ -52,13 +52,29 @@ export function testConfig(overrides: Partial<BatonConfig> = {}): BatonConfig {
 }
 
 /** Starts a real Baton on a random loopback port with an in-memory SQLite database. */
-export async function startTestBaton(overrides: Partial<BatonConfig> = {}, options: StartOptions = {}): Promise<TestBaton> {
-  const baton = await createBaton(testConfig(overrides), { store: { kind: 'sqlite', filename: ':memory:' }, sweeper: false, ...options });
+export async function startTestBaton(
+  overrides: Partial<BatonConfig> = {},
+  options: StartOptions = {},
+): Promise<TestBaton> {
+  const baton = await createBaton(testConfig(overrides), {
+    store: { kind: 'sqlite', filename: ':memory:' },
+    sweeper: false,
+    ...options,
+  });
   const url = await baton.listen();
-  const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<TestResponse> => {
+  const request = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<TestResponse> => {
     const response = await fetch(`${url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      headers: {
+        authorization: `Bearer ${ADMIN_KEY}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
       ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     });
     const text = await response.text();

@@ -4,8 +4,26 @@ import type { LedgerEntryRecord } from '../../src/store/records.ts';
 
 function row(id: string, updatedAt: string, state: LedgerEntryRecord['state'] = 'pending'): LedgerEntryRecord {
   return {
-    id, appId: 'app', conversationId: 'c', turnId: 't', agentName: 'a', toolName: 'x', kind: 'client', arguments: {}, argumentsHash: 'h', callIndex: 0,
-    state, deadlineAt: null, timeoutPolicy: 'error_result', result: null, isError: false, submittedBy: null, submittedAt: null, idempotencyKey: null, createdAt: updatedAt, updatedAt,
+    id,
+    appId: 'app',
+    conversationId: 'c',
+    turnId: 't',
+    agentName: 'a',
+    toolName: 'x',
+    kind: 'client',
+    arguments: {},
+    argumentsHash: 'h',
+    callIndex: 0,
+    state,
+    deadlineAt: null,
+    timeoutPolicy: 'error_result',
+    result: null,
+    isError: false,
+    submittedBy: null,
+    submittedAt: null,
+    idempotencyKey: null,
+    createdAt: updatedAt,
+    updatedAt,
   };
 }
 
@@ -15,7 +33,10 @@ class MemoryLedger {
   queries = 0;
   async listChangedSince(_appId: string, since: string, limit: number): Promise<LedgerEntryRecord[]> {
     this.queries += 1;
-    return this.rows.filter((entry) => entry.updatedAt >= since).sort((a, b) => (a.updatedAt + a.id).localeCompare(b.updatedAt + b.id)).slice(0, limit);
+    return this.rows
+      .filter((entry) => entry.updatedAt >= since)
+      .sort((a, b) => (a.updatedAt + a.id).localeCompare(b.updatedAt + b.id))
+      .slice(0, limit);
   }
 }
 
@@ -53,7 +74,8 @@ describe('LedgerChangeFeed', () => {
 
   it('makes progress through a burst larger than one batch', async () => {
     const ledger = new MemoryLedger();
-    for (let index = 0; index < 1_200; index += 1) ledger.rows.push(row(`r${String(index).padStart(4, '0')}`, at(20 + Math.floor(index / 10))));
+    for (let index = 0; index < 1_200; index += 1)
+      ledger.rows.push(row(`r${String(index).padStart(4, '0')}`, at(20 + Math.floor(index / 10))));
     const feed = new LedgerChangeFeed(ledger, { now: () => new Date(at(20)) }, { pollMs: 5, lookbackMs: 1_000 });
     const ids = new Set<string>();
     const stop = feed.subscribe('app', (entries) => entries.forEach((entry) => ids.add(entry.id)));

@@ -9,7 +9,10 @@ const auth = { authorization: `Bearer ${ADMIN_KEY}` };
 
 async function pendingCall(baton: TestBaton, agent = 'refund-desk'): Promise<{ threadId: string; callId: string }> {
   const thread = await baton.request('POST', '/v1/threads', { agent });
-  const reply = await baton.request('POST', `/v1/threads/${thread.body.id}/messages`, { role: 'user', content: 'I need a refund of 500' });
+  const reply = await baton.request('POST', `/v1/threads/${thread.body.id}/messages`, {
+    role: 'user',
+    content: 'I need a refund of 500',
+  });
   expect(reply.body.choices[0].finish_reason).toBe('tool_use');
   return { threadId: thread.body.id, callId: reply.body.choices[0].message.tool_calls[0].id };
 }
@@ -20,7 +23,10 @@ describe('GET /v1/tool-calls/events', () => {
   const filename = join(dir, 'baton.db');
 
   beforeAll(async () => {
-    baton = await startTestBaton({ agents: [agentWith({}), agentWith({ name: 'discount-desk' })] }, { store: { kind: 'sqlite', filename } });
+    baton = await startTestBaton(
+      { agents: [agentWith({}), agentWith({ name: 'discount-desk' })] },
+      { store: { kind: 'sqlite', filename } },
+    );
   });
   afterAll(async () => {
     await baton.close();
@@ -34,10 +40,18 @@ describe('GET /v1/tool-calls/events', () => {
       await stream.next((event) => event.event === 'ready');
       const { threadId, callId } = await pendingCall(baton);
       const created = await stream.next((event) => event.event === 'tool_call.created' && event.data.id === callId);
-      expect(created.data).toMatchObject({ object: 'tool_call', state: 'pending', thread_id: threadId, name: 'request_approval', agent: 'refund-desk' });
+      expect(created.data).toMatchObject({
+        object: 'tool_call',
+        state: 'pending',
+        thread_id: threadId,
+        name: 'request_approval',
+        agent: 'refund-desk',
+      });
       expect(created.id).toBe(`${created.data.updated_at}|${callId}`);
 
-      await baton.request('POST', `/v1/tool-calls/${callId}/result`, { content: '{"approved":true,"approved_by":"m@x.com"}' });
+      await baton.request('POST', `/v1/tool-calls/${callId}/result`, {
+        content: '{"approved":true,"approved_by":"m@x.com"}',
+      });
       const resolved = await stream.next((event) => event.event === 'tool_call.resolved' && event.data.id === callId);
       expect(resolved.data).toMatchObject({ state: 'completed', result: { is_error: false } });
       // Each change is sent once, however many polls see it.
@@ -73,11 +87,16 @@ describe('GET /v1/tool-calls/events', () => {
     await baton.request('POST', `/v1/tool-calls/${callId}/result`, { content: 'approved' });
     const later = await pendingCall(baton);
 
-    const second = await SseStream.open(`${baton.url}/v1/tool-calls/events`, { ...auth, 'last-event-id': seen.id ?? '' });
+    const second = await SseStream.open(`${baton.url}/v1/tool-calls/events`, {
+      ...auth,
+      'last-event-id': seen.id ?? '',
+    });
     try {
       await second.next((event) => event.event === 'tool_call.resolved' && event.data.id === callId);
       await second.next((event) => event.event === 'tool_call.created' && event.data.id === later.callId);
-      expect(second.events.some((event) => event.event === 'tool_call.created' && event.data.id === callId)).toBe(false);
+      expect(second.events.some((event) => event.event === 'tool_call.created' && event.data.id === callId)).toBe(
+        false,
+      );
     } finally {
       second.close();
     }

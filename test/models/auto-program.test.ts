@@ -65,7 +65,12 @@ function toolTurn(
     { role: 'user', content: 'Do the things' },
     {
       role: 'assistant',
-      content: calls.map((call) => ({ type: 'tool-call' as const, toolCallId: call.id, toolName: call.name, input: {} })),
+      content: calls.map((call) => ({
+        type: 'tool-call' as const,
+        toolCallId: call.id,
+        toolName: call.name,
+        input: {},
+      })),
     },
     {
       role: 'tool',
@@ -111,8 +116,14 @@ describe('scripted:auto', () => {
   });
 
   it('picks the best-matching tool among three', async () => {
-    const order = await generateText({ model: autoModel(), prompt: 'Can you look up order ORD-12345 for me?', tools: threeTools });
-    expect(order.toolCalls.map((call) => [call.toolName, call.input])).toEqual([['lookup_order', { order_id: 'ORD-12345' }]]);
+    const order = await generateText({
+      model: autoModel(),
+      prompt: 'Can you look up order ORD-12345 for me?',
+      tools: threeTools,
+    });
+    expect(order.toolCalls.map((call) => [call.toolName, call.input])).toEqual([
+      ['lookup_order', { order_id: 'ORD-12345' }],
+    ]);
 
     const email = await generateText({
       model: autoModel(),
@@ -123,8 +134,14 @@ describe('scripted:auto', () => {
       ['send_email', { to: 'bob@example.com', subject: 'Quarterly report', body: 'See attached' }],
     ]);
 
-    const weather = await generateText({ model: autoModel(), prompt: 'How is the weather in New York today?', tools: threeTools });
-    expect(weather.toolCalls.map((call) => [call.toolName, call.input])).toEqual([['get_weather', { city: 'New York' }]]);
+    const weather = await generateText({
+      model: autoModel(),
+      prompt: 'How is the weather in New York today?',
+      tools: threeTools,
+    });
+    expect(weather.toolCalls.map((call) => [call.toolName, call.input])).toEqual([
+      ['get_weather', { city: 'New York' }],
+    ]);
   });
 
   it('uses the tool that toolChoice names even when another matches better', async () => {
@@ -205,7 +222,11 @@ describe('scripted:auto', () => {
           tags: { type: 'array', items: { type: 'string' } },
           owner: {
             type: 'object',
-            properties: { email: { type: 'string', format: 'email' }, team: { type: 'string' }, note: { type: 'string' } },
+            properties: {
+              email: { type: 'string', format: 'email' },
+              team: { type: 'string' },
+              note: { type: 'string' },
+            },
             required: ['email', 'team'],
           },
           optional_flag: { type: 'boolean' },
@@ -298,7 +319,10 @@ describe('scripted:auto', () => {
     const long = 'word '.repeat(200);
     const result = await generateText({
       model: autoModel(),
-      messages: toolTurn([{ id: 'a', name: 'lookup_order' }], [{ id: 'a', name: 'lookup_order', output: { type: 'text', value: long } }]),
+      messages: toolTurn(
+        [{ id: 'a', name: 'lookup_order' }],
+        [{ id: 'a', name: 'lookup_order', output: { type: 'text', value: long } }],
+      ),
     });
     const line = result.text.split('\n')[1] ?? '';
     expect(line.startsWith('- lookup_order: word word')).toBe(true);
@@ -314,7 +338,12 @@ describe('scripted:auto', () => {
     const again = await generateText({ model: autoModel(), prompt: 'Hello there' });
     expect(again.text).toBe(plain.text);
 
-    const none = await generateText({ model: autoModel(), prompt: 'weather in Paris', tools: threeTools, toolChoice: 'none' });
+    const none = await generateText({
+      model: autoModel(),
+      prompt: 'weather in Paris',
+      tools: threeTools,
+      toolChoice: 'none',
+    });
     expect(none.toolCalls).toHaveLength(0);
     expect(none.text).toMatch(/^You said: "weather in Paris"\. /);
   });
@@ -322,7 +351,10 @@ describe('scripted:auto', () => {
   it('with toolChoice required, calls a tool even after results arrived', async () => {
     const result = await generateText({
       model: autoModel(),
-      messages: toolTurn([{ id: 'a', name: 'lookup_order' }], [{ id: 'a', name: 'lookup_order', output: { type: 'text', value: 'ok' } }]),
+      messages: toolTurn(
+        [{ id: 'a', name: 'lookup_order' }],
+        [{ id: 'a', name: 'lookup_order', output: { type: 'text', value: 'ok' } }],
+      ),
       tools: threeTools,
       toolChoice: 'required',
     });

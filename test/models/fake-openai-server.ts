@@ -26,7 +26,12 @@ export interface FakeOpenAIRequest {
 }
 
 export type FakeOpenAIReply =
-  | { readonly kind: 'json'; readonly status?: number; readonly body: unknown; readonly headers?: Record<string, string> }
+  | {
+      readonly kind: 'json';
+      readonly status?: number;
+      readonly body: unknown;
+      readonly headers?: Record<string, string>;
+    }
   /** Server-sent events: one `data: <json>` line per event, then `data: [DONE]`. */
   | { readonly kind: 'sse'; readonly events: readonly unknown[]; readonly headers?: Record<string, string> };
 
@@ -63,13 +68,19 @@ export async function startFakeOpenAIServer(handler: FakeOpenAIHandler): Promise
       requests.push(request);
 
       if (request.method !== 'POST' || request.path.split('?')[0] !== '/v1/chat/completions') {
-        writeJson(res, 404, { error: { message: `no route for ${request.method} ${request.path}`, type: 'not_found' } });
+        writeJson(res, 404, {
+          error: { message: `no route for ${request.method} ${request.path}`, type: 'not_found' },
+        });
         return;
       }
       Promise.resolve()
         .then(() => handler(request))
-        .then((reply) => (reply.kind === 'json' ? writeJson(res, reply.status ?? 200, reply.body, reply.headers) : writeSse(res, reply)))
-        .catch((error: unknown) => writeJson(res, 500, { error: { message: `fake server handler failed: ${String(error)}` } }));
+        .then((reply) =>
+          reply.kind === 'json' ? writeJson(res, reply.status ?? 200, reply.body, reply.headers) : writeSse(res, reply),
+        )
+        .catch((error: unknown) =>
+          writeJson(res, 500, { error: { message: `fake server handler failed: ${String(error)}` } }),
+        );
     });
   });
 
@@ -181,7 +192,9 @@ export function chatCompletionChunks(answer: FakeAnswer): unknown[] {
   const events: unknown[] = [chunk({ role: 'assistant', content: '' })];
   for (const piece of answer.text?.match(/\s*\S+/g) ?? []) events.push(chunk({ content: piece }));
   (answer.toolCalls ?? []).forEach((call, index) => {
-    events.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
+    events.push(
+      chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }),
+    );
     const json = JSON.stringify(call.arguments);
     const size = Math.max(1, Math.ceil(json.length / 3));
     for (let offset = 0; offset < json.length; offset += size) {

@@ -30,7 +30,11 @@ function capturingFetch(): { fetch: typeof globalThis.fetch; requests: CapturedR
   return { fetch, requests };
 }
 
-async function firstRequest(options: ModelRegistryOptions & { fetch: typeof globalThis.fetch }, modelId: string, requests: CapturedRequest[]) {
+async function firstRequest(
+  options: ModelRegistryOptions & { fetch: typeof globalThis.fetch },
+  modelId: string,
+  requests: CapturedRequest[],
+) {
   const model = createModelRegistry(options).resolve(modelId);
   await expect(generateText({ model, prompt: 'hi', maxRetries: 0 })).rejects.toThrow();
   expect(requests).toHaveLength(1);
@@ -48,7 +52,10 @@ function errorOf(action: () => unknown): unknown {
 
 describe('model ids', () => {
   it('split on the first colon only', () => {
-    expect(parseModelId('vllm:meta-llama/Llama-3.1-8B:fp8')).toEqual({ provider: 'vllm', model: 'meta-llama/Llama-3.1-8B:fp8' });
+    expect(parseModelId('vllm:meta-llama/Llama-3.1-8B:fp8')).toEqual({
+      provider: 'vllm',
+      model: 'meta-llama/Llama-3.1-8B:fp8',
+    });
     expect(parseModelId('ollama:llama3.1:8b')).toEqual({ provider: 'ollama', model: 'llama3.1:8b' });
     expect(parseModelId('gpt-4o')).toBeUndefined();
     expect(parseModelId(':gpt-4o')).toBeUndefined();
@@ -116,7 +123,9 @@ describe('createModelRegistry', () => {
   });
 
   it('rejects configuration that shadows built-in names', () => {
-    expect(() => createModelRegistry({ providers: { custom: { openai: { baseURL: 'http://x' } } } })).toThrow(/built-in provider/);
+    expect(() => createModelRegistry({ providers: { custom: { openai: { baseURL: 'http://x' } } } })).toThrow(
+      /built-in provider/,
+    );
     expect(() =>
       createModelRegistry({ scriptedPrograms: { auto: parseScriptedProgram({ rules: [{ say: 'x' }] }, 'auto') } }),
     ).toThrow(/built-in scripted program/);
@@ -156,16 +165,26 @@ describe('createModelRegistry', () => {
 
 describe('validateModelId', () => {
   it('accepts built-in forms without options and never creates clients', () => {
-    for (const id of ['openai:gpt-4o-mini', 'anthropic:claude-x', 'google:gemini-x', 'ollama:llama3', 'scripted:auto']) {
+    for (const id of [
+      'openai:gpt-4o-mini',
+      'anthropic:claude-x',
+      'google:gemini-x',
+      'ollama:llama3',
+      'scripted:auto',
+    ]) {
       expect(() => validateModelId(id)).not.toThrow();
     }
   });
 
   it('knows custom providers and scripted programs only through options', () => {
     expect(() => validateModelId('vllm:m')).toThrow(UnknownModelError);
-    expect(() => validateModelId('vllm:m', { providers: { custom: { vllm: { baseURL: 'http://x/v1' } } } })).not.toThrow();
+    expect(() =>
+      validateModelId('vllm:m', { providers: { custom: { vllm: { baseURL: 'http://x/v1' } } } }),
+    ).not.toThrow();
     expect(() => validateModelId('scripted:demo')).toThrow(/no scripted program named "demo"/);
     expect(() => validateModelId('openai-compatible:m')).toThrow(/baseURL/);
-    expect(() => validateModelId('foo:bar')).toThrow(`Unknown model "foo:bar": the provider "foo" is not configured. ${VALID_FORMS}`);
+    expect(() => validateModelId('foo:bar')).toThrow(
+      `Unknown model "foo:bar": the provider "foo" is not configured. ${VALID_FORMS}`,
+    );
   });
 });

@@ -51,7 +51,11 @@ describe('openai-compatible models against a local fake server', () => {
 
     expect(result.finishReason).toBe('tool-calls');
     expect(result.toolCalls).toHaveLength(1);
-    expect(result.toolCalls[0]).toMatchObject({ toolCallId: 'call_1', toolName: 'get_weather', input: { city: 'Paris' } });
+    expect(result.toolCalls[0]).toMatchObject({
+      toolCallId: 'call_1',
+      toolName: 'get_weather',
+      input: { city: 'Paris' },
+    });
     expect(result.usage.inputTokens).toBe(10);
 
     expect(server.requests).toHaveLength(1);
@@ -108,7 +112,9 @@ describe('openai-compatible models against a local fake server', () => {
     const sent = server.requests[0]!.body.messages;
     expect(sent[1]).toMatchObject({
       role: 'assistant',
-      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+      tool_calls: [
+        { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+      ],
     });
     expect(sent[2]).toEqual({ role: 'tool', tool_call_id: 'call_1', content: '{"condition":"sunny"}' });
   });
@@ -131,7 +137,9 @@ describe('openai-compatible models against a local fake server', () => {
       if (part.type === 'error') throw part.error;
     }
 
-    expect(types).toEqual(expect.arrayContaining(['tool-input-start', 'tool-input-delta', 'tool-input-end', 'tool-call']));
+    expect(types).toEqual(
+      expect.arrayContaining(['tool-input-start', 'tool-input-delta', 'tool-input-end', 'tool-call']),
+    );
     expect(inputDeltas.length).toBeGreaterThanOrEqual(2);
     expect(inputDeltas.join('')).toBe('{"city":"Lisbon"}');
     const toolCalls = await result.toolCalls;

@@ -104,7 +104,9 @@ describe('scripted model with a YAML program, through the AI SDK', () => {
 
   it('doStream emits stream-start, word deltas, text-end and finish in order', async () => {
     const model = demoModel();
-    const { stream } = await model.doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi there' }] }] });
+    const { stream } = await model.doStream({
+      prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi there' }] }],
+    });
     const parts = await collect(stream);
 
     expect(parts[0]).toEqual({ type: 'stream-start', warnings: [] });
@@ -116,7 +118,9 @@ describe('scripted model with a YAML program, through the AI SDK', () => {
     const deltas = parts.slice(start + 1, end);
     expect(deltas.every((part) => part.type === 'text-delta')).toBe(true);
     expect(deltas).toHaveLength(5);
-    expect(deltas.map((part) => (part.type === 'text-delta' ? part.delta : '')).join('')).toBe('I can help with refunds.');
+    expect(deltas.map((part) => (part.type === 'text-delta' ? part.delta : '')).join('')).toBe(
+      'I can help with refunds.',
+    );
     const finish = parts.at(-1);
     expect(finish).toMatchObject({
       type: 'finish',
@@ -182,7 +186,12 @@ describe('scripted model with a YAML program, through the AI SDK', () => {
       messages: [
         { role: 'user', content: 'refund' },
         { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'other', input: {} }] },
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'other', output: { type: 'text', value: 'ok' } }] },
+        {
+          role: 'tool',
+          content: [
+            { type: 'tool-result', toolCallId: 'c1', toolName: 'other', output: { type: 'text', value: 'ok' } },
+          ],
+        },
       ],
     });
     expect(result.toolCalls).toHaveLength(0);
@@ -247,7 +256,10 @@ describe('scripted model with a YAML program, through the AI SDK', () => {
   });
 
   it('answers "(scripted NAME: no rule matched)" when nothing matches', async () => {
-    const model = new ScriptedLanguageModel('strict', parseScriptedProgram({ rules: [{ when: { user: 'x' }, say: 'y' }] }, 'strict'));
+    const model = new ScriptedLanguageModel(
+      'strict',
+      parseScriptedProgram({ rules: [{ when: { user: 'x' }, say: 'y' }] }, 'strict'),
+    );
     const result = await generateText({ model, prompt: 'hello' });
     expect(result.text).toBe('(scripted strict: no rule matched)');
   });
@@ -260,7 +272,11 @@ describe('scripted model with a YAML program, through the AI SDK', () => {
         'search',
       ),
     );
-    const result = await generateText({ model, prompt: 'red shoes', tools: { search: tool({ inputSchema: jsonSchema({ type: 'object' }) }) } });
+    const result = await generateText({
+      model,
+      prompt: 'red shoes',
+      tools: { search: tool({ inputSchema: jsonSchema({ type: 'object' }) }) },
+    });
     expect(result.toolCalls[0]?.input).toEqual({ query: 'red shoes' });
   });
 });
@@ -293,15 +309,21 @@ rules:
   });
 
   it('requires exactly one action per rule', () => {
-    expect(parseError({ rules: [{ when: { any: true } }] })).toMatch(/rule 0: .*exactly one of the fields "say", "call", "calls", "fail".*none/);
+    expect(parseError({ rules: [{ when: { any: true } }] })).toMatch(
+      /rule 0: .*exactly one of the fields "say", "call", "calls", "fail".*none/,
+    );
     expect(parseError({ rules: [{ say: 'a', call: { tool: 't' } }] })).toMatch(/rule 0: .*found: say, call/);
   });
 
   it('validates nested fields, regexes and template placeholders', () => {
     expect(parseError({ rules: [{ call: { arguments: {} } }] })).toMatch(/rule 0, field "call.tool"/);
     expect(parseError({ rules: [{ fail: { status: 200, message: 'x' } }] })).toMatch(/rule 0, field "fail.status"/);
-    expect(parseError({ rules: [{ when: { user: 're:(' }, say: 'x' }] })).toMatch(/rule 0, field "when.user": invalid regular expression/);
-    expect(parseError({ rules: [{ say: 'hi {{usr}}' }] })).toMatch(/rule 0, field "say": unknown placeholder "\{\{usr\}\}"/);
+    expect(parseError({ rules: [{ when: { user: 're:(' }, say: 'x' }] })).toMatch(
+      /rule 0, field "when.user": invalid regular expression/,
+    );
+    expect(parseError({ rules: [{ say: 'hi {{usr}}' }] })).toMatch(
+      /rule 0, field "say": unknown placeholder "\{\{usr\}\}"/,
+    );
   });
 
   it('reports YAML syntax errors and a missing rules list', () => {

@@ -41,7 +41,12 @@ export async function freePort(): Promise<number> {
  * A data directory and a config file with only the demo agent, so no `baton.yaml` in the
  * working directory is ever picked up. `remove()` deletes both.
  */
-export function makeWorkspace(prefix = 'baton-reliability-'): { dir: string; dataDir: string; configFile: string; remove(): void } {
+export function makeWorkspace(prefix = 'baton-reliability-'): {
+  dir: string;
+  dataDir: string;
+  configFile: string;
+  remove(): void;
+} {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const dataDir = join(dir, 'data');
   const configFile = join(dir, 'baton.yaml');
@@ -65,7 +70,12 @@ export class BatonProcess {
   }
 
   /** Starts `node --import tsx src/cli/main.ts serve` and waits until `/healthz` answers. */
-  static async start(options: { dataDir: string; configFile: string; port?: number; timeoutMs?: number }): Promise<BatonProcess> {
+  static async start(options: {
+    dataDir: string;
+    configFile: string;
+    port?: number;
+    timeoutMs?: number;
+  }): Promise<BatonProcess> {
     const port = options.port ?? (await freePort());
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -117,14 +127,16 @@ export class BatonProcess {
       exit = value;
     });
     for (;;) {
-      if (exit) throw new Error(`baton serve exited (${JSON.stringify(exit)}) before /healthz answered:\n${this.output}`);
+      if (exit)
+        throw new Error(`baton serve exited (${JSON.stringify(exit)}) before /healthz answered:\n${this.output}`);
       try {
         const response = await fetch(`${this.url}/healthz`, { signal: AbortSignal.timeout(1_000) });
         if (response.ok) return;
       } catch {
         // Not listening yet.
       }
-      if (Date.now() > deadline) throw new Error(`baton serve did not answer /healthz within ${timeoutMs} ms:\n${this.output}`);
+      if (Date.now() > deadline)
+        throw new Error(`baton serve did not answer /healthz within ${timeoutMs} ms:\n${this.output}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -136,10 +148,19 @@ export class BatonProcess {
     await this.exited;
   }
 
-  async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<JsonResponse> {
+  async request(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<JsonResponse> {
     const response = await fetch(`${this.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${PROCESS_ADMIN_KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      headers: {
+        authorization: `Bearer ${PROCESS_ADMIN_KEY}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();

@@ -69,7 +69,12 @@ async function post(path: string, body: unknown, headers: Record<string, string>
   } catch {
     // Not JSON.
   }
-  return { status: response.status, text, body: parsed, replayed: response.headers.get('idempotent-replayed') === 'true' };
+  return {
+    status: response.status,
+    text,
+    body: parsed,
+    replayed: response.headers.get('idempotent-replayed') === 'true',
+  };
 }
 
 async function pendingThread(): Promise<{ threadId: string; callId: string }> {
@@ -95,7 +100,9 @@ async function expectResumedOnce(threadId: string, callId: string): Promise<void
   const data = messages.body.data as Array<{ role: string; content: any; tool_calls?: unknown[] }>;
   expect(data.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
   const results = data.flatMap((message) =>
-    Array.isArray(message.content) ? message.content.filter((block: { type: string; tool_call_id?: string }) => block.type === 'tool_result') : [],
+    Array.isArray(message.content)
+      ? message.content.filter((block: { type: string; tool_call_id?: string }) => block.type === 'tool_result')
+      : [],
   );
   expect(results).toHaveLength(1);
   expect(results[0]).toMatchObject({ tool_call_id: callId, content: APPROVED });
@@ -138,7 +145,9 @@ describe.each([
   it('50 concurrent ledger submits with the SAME Idempotency-Key: one applies, 49 replay it', async () => {
     const { threadId, callId } = await pendingThread();
     const body = { content: APPROVED };
-    const responses = await together(N, () => post(`/v1/tool-calls/${callId}/result`, body, { 'idempotency-key': `same-key-${callId}` }));
+    const responses = await together(N, () =>
+      post(`/v1/tool-calls/${callId}/result`, body, { 'idempotency-key': `same-key-${callId}` }),
+    );
 
     for (const response of responses) expect(response.status, response.text).toBe(200);
     expect(new Set(responses.map((response) => response.text)).size).toBe(1);
@@ -160,7 +169,11 @@ describe.each([
     const retry = await post(`/v1/tool-calls/${callId}/result`, body, { 'idempotency-key': `same-key-${callId}` });
     expect(retry.replayed).toBe(true);
     expect(retry.text).toBe(responses[0]!.text);
-    const reused = await post(`/v1/tool-calls/${callId}/result`, { content: '{"approved": false}' }, { 'idempotency-key': `same-key-${callId}` });
+    const reused = await post(
+      `/v1/tool-calls/${callId}/result`,
+      { content: '{"approved": false}' },
+      { 'idempotency-key': `same-key-${callId}` },
+    );
     expect(reused.status).toBe(422);
     expect(reused.body.error.code).toBe('idempotency_key_reused');
   });
@@ -180,7 +193,9 @@ describe.each([
     const { threadId, callId } = await pendingThread();
     spy.resolveAttempts = 0;
     spy.resolveLost = 0;
-    const responses = await together(N, (index) => post(`/v1/tool-calls/${callId}/result`, { content: APPROVED }, { 'idempotency-key': `key-${callId}-${index}` }));
+    const responses = await together(N, (index) =>
+      post(`/v1/tool-calls/${callId}/result`, { content: APPROVED }, { 'idempotency-key': `key-${callId}-${index}` }),
+    );
 
     const winner = expectOneWinner(responses);
     if (widen) {
@@ -197,7 +212,11 @@ describe.each([
 
     // Each loser's 409 was stored under its own key: a retry replays the 409, it does not apply.
     const loserIndex = responses.findIndex((response) => response.status === 409);
-    const retry = await post(`/v1/tool-calls/${callId}/result`, { content: APPROVED }, { 'idempotency-key': `key-${callId}-${loserIndex}` });
+    const retry = await post(
+      `/v1/tool-calls/${callId}/result`,
+      { content: APPROVED },
+      { 'idempotency-key': `key-${callId}-${loserIndex}` },
+    );
     expect(retry.status).toBe(409);
     expect(retry.replayed).toBe(true);
   });
@@ -205,7 +224,9 @@ describe.each([
   it('50 concurrent thread messages with 50 DIFFERENT Idempotency-Keys: one 200, 49 409, one resume', async () => {
     const { threadId, callId } = await pendingThread();
     const message = { role: 'user', content: [{ type: 'tool_result', tool_call_id: callId, content: APPROVED }] };
-    const responses = await together(N, (index) => post(`/v1/threads/${threadId}/messages`, message, { 'idempotency-key': `thread-key-${callId}-${index}` }));
+    const responses = await together(N, (index) =>
+      post(`/v1/threads/${threadId}/messages`, message, { 'idempotency-key': `thread-key-${callId}-${index}` }),
+    );
 
     const winner = expectOneWinner(responses);
     expect(winner.body.choices[0].finish_reason).toBe('stop');
@@ -215,7 +236,9 @@ describe.each([
   it('50 concurrent thread messages with the SAME Idempotency-Key: all 200, identical, 49 replays', async () => {
     const { threadId, callId } = await pendingThread();
     const message = { role: 'user', content: [{ type: 'tool_result', tool_call_id: callId, content: APPROVED }] };
-    const responses = await together(N, () => post(`/v1/threads/${threadId}/messages`, message, { 'idempotency-key': `thread-same-${callId}` }));
+    const responses = await together(N, () =>
+      post(`/v1/threads/${threadId}/messages`, message, { 'idempotency-key': `thread-same-${callId}` }),
+    );
 
     for (const response of responses) expect(response.status, response.text).toBe(200);
     expect(new Set(responses.map((response) => response.text)).size).toBe(1);

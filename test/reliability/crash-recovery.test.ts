@@ -52,7 +52,14 @@ async function expectPending(baton: BatonProcess, threadId: string, callId: stri
   expect(thread.body.pending_tool_calls.map((call: { id: string }) => call.id)).toEqual([callId]);
   const entry = await baton.request('GET', `/v1/tool-calls/${callId}`);
   expect(entry.status, entry.text).toBe(200);
-  expect(entry.body).toMatchObject({ id: callId, state: 'pending', thread_id: threadId, name: 'request_approval', submitted_at: null, result: null });
+  expect(entry.body).toMatchObject({
+    id: callId,
+    state: 'pending',
+    thread_id: threadId,
+    name: 'request_approval',
+    submitted_at: null,
+    result: null,
+  });
 }
 
 async function expectIdleWithOneAnswer(baton: BatonProcess, threadId: string, callId: string): Promise<void> {
@@ -114,7 +121,12 @@ describe('crash recovery of pending tool calls (real process, SIGKILL)', () => {
     expect(pendingList.body.data.map((entry: { id: string }) => entry.id).sort()).toEqual([a.callId, b.callId].sort());
 
     // A: one call at a time through the ledger, with an Idempotency-Key.
-    const viaLedger = await second.request('POST', `/v1/tool-calls/${a.callId}/result`, { content: APPROVED }, { 'idempotency-key': 'crash-ledger-a' });
+    const viaLedger = await second.request(
+      'POST',
+      `/v1/tool-calls/${a.callId}/result`,
+      { content: APPROVED },
+      { 'idempotency-key': 'crash-ledger-a' },
+    );
     expect(viaLedger.status, viaLedger.text).toBe(200);
     expect(viaLedger.body.resumed).toBe(true);
     expect(viaLedger.body.tool_call).toMatchObject({ id: a.callId, state: 'completed' });
@@ -130,7 +142,12 @@ describe('crash recovery of pending tool calls (real process, SIGKILL)', () => {
     await second.kill('SIGKILL');
     const third = await start(dataDir, configFile);
 
-    const replay = await third.request('POST', `/v1/tool-calls/${a.callId}/result`, { content: APPROVED }, { 'idempotency-key': 'crash-ledger-a' });
+    const replay = await third.request(
+      'POST',
+      `/v1/tool-calls/${a.callId}/result`,
+      { content: APPROVED },
+      { 'idempotency-key': 'crash-ledger-a' },
+    );
     expect(replay.status, replay.text).toBe(200);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.text).toBe(viaLedger.text);

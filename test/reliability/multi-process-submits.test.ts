@@ -73,7 +73,12 @@ describe('concurrent submits across two processes sharing one SQLite database', 
   it('SAME Idempotency-Key on the ledger, split across processes: all 200, identical, 49 replays', async () => {
     const { threadId, callId } = await pendingThread();
     const responses = await together(N, (index) =>
-      server(index).request('POST', `/v1/tool-calls/${callId}/result`, { content: APPROVED }, { 'idempotency-key': `mp-same-${callId}` }),
+      server(index).request(
+        'POST',
+        `/v1/tool-calls/${callId}/result`,
+        { content: APPROVED },
+        { 'idempotency-key': `mp-same-${callId}` },
+      ),
     );
     for (const response of responses) expect(response.status, response.text).toBe(200);
     expect(new Set(responses.map((response) => response.text)).size).toBe(1);
@@ -85,7 +90,9 @@ describe('concurrent submits across two processes sharing one SQLite database', 
   it('thread messages WITHOUT keys, split across processes: one 200, 49 409', async () => {
     const { threadId, callId } = await pendingThread();
     const message = { role: 'user', content: [{ type: 'tool_result', tool_call_id: callId, content: APPROVED }] };
-    const responses = await together(N, (index) => server(index).request('POST', `/v1/threads/${threadId}/messages`, message));
+    const responses = await together(N, (index) =>
+      server(index).request('POST', `/v1/threads/${threadId}/messages`, message),
+    );
     const winner = expectOneWinner(responses);
     expect(winner.body.choices[0].finish_reason).toBe('stop');
     await expectResumedOnce(threadId, callId);
@@ -94,7 +101,12 @@ describe('concurrent submits across two processes sharing one SQLite database', 
   it('50 DIFFERENT Idempotency-Keys on the ledger, split across processes: one 200, 49 409', async () => {
     const { threadId, callId } = await pendingThread();
     const responses = await together(N, (index) =>
-      server(index).request('POST', `/v1/tool-calls/${callId}/result`, { content: APPROVED }, { 'idempotency-key': `mp-${callId}-${index}` }),
+      server(index).request(
+        'POST',
+        `/v1/tool-calls/${callId}/result`,
+        { content: APPROVED },
+        { 'idempotency-key': `mp-${callId}-${index}` },
+      ),
     );
     const winner = expectOneWinner(responses);
     expect(winner.body.resumed).toBe(true);

@@ -17,7 +17,12 @@ describe('Responses API: abandoned store:false conversations', () => {
     if (!record) throw new Error('response not stored');
     // What a crash leaves: the unstored response's row and its conversation, never purged.
     await server.baton.store.responses.hide(server.baton.defaultAppId, record.id);
-    await server.baton.store.responses.insert({ ...record, id: 'resp_leftover', stored: false, ownsConversation: true });
+    await server.baton.store.responses.insert({
+      ...record,
+      id: 'resp_leftover',
+      stored: false,
+      ownsConversation: true,
+    });
     const thread = `/v1/threads/${created.body.baton_run.conversation_id}`;
 
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -25,7 +30,8 @@ describe('Responses API: abandoned store:false conversations', () => {
 
     clock.advance(66 * 60);
     const deadline = Date.now() + 5_000;
-    while ((await server.request('GET', thread)).status !== 404 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while ((await server.request('GET', thread)).status !== 404 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     expect((await server.request('GET', thread)).status).toBe(404);
     expect((await server.request('GET', `/v1/responses/${kept.body.id}`)).status).toBe(200);
   });

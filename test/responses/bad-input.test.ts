@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { badInputHarness, BODY_LIMIT, expectError, getWeather, output, REFUND_REQUEST } from '../helpers/responses-bad-input-harness.ts';
+import {
+  badInputHarness,
+  BODY_LIMIT,
+  expectError,
+  getWeather,
+  output,
+  REFUND_REQUEST,
+} from '../helpers/responses-bad-input-harness.ts';
 import type { TestBaton } from '../helpers/test-baton.ts';
 
 /**
@@ -32,7 +39,10 @@ describe('Responses API: bad input', () => {
 
   it('function_call_output for an unknown call_id without previous_response_id: 400, and no conversation is created', async () => {
     const before = await globalSnapshot();
-    const response = await post({ model: 'scripted:auto', input: [{ role: 'user', content: 'hi' }, output('call_nowhere')] });
+    const response = await post({
+      model: 'scripted:auto',
+      input: [{ role: 'user', content: 'hi' }, output('call_nowhere')],
+    });
     expectError(response, 400, {
       code: 'tool_output_without_call',
       param: 'input[1]',
@@ -59,7 +69,11 @@ describe('Responses API: bad input', () => {
     const [first, second] = paused.calls as [string, string];
     const before = await snapshot([paused.id], paused.conversationId);
     const response = await post({ previous_response_id: paused.id, input: [output(first, '{"temperature":18}')] });
-    expectError(response, 400, { code: 'tool_call_without_output', param: 'input', message: `No tool output found for function call ${second}.` });
+    expectError(response, 400, {
+      code: 'tool_call_without_output',
+      param: 'input',
+      message: `No tool output found for function call ${second}.`,
+    });
     expect(await snapshot([paused.id], paused.conversationId)).toEqual(before);
     expect(await ledgerState(first)).toBe('pending');
     expect(await ledgerState(second)).toBe('pending');
@@ -104,7 +118,10 @@ describe('Responses API: bad input', () => {
     const paused = await pausedResponse();
     const callId = paused.calls[0]!;
     const before = await snapshot([paused.id], paused.conversationId);
-    const response = await post({ previous_response_id: paused.id, input: [output(callId, '{"approved":true}'), output(callId, '{"approved":false}')] });
+    const response = await post({
+      previous_response_id: paused.id,
+      input: [output(callId, '{"approved":true}'), output(callId, '{"approved":false}')],
+    });
     expectError(response, 400, { code: 'duplicate_tool_result', param: 'input[1].call_id' });
     expect(response.body.error.message).toContain(callId);
     expect(await snapshot([paused.id], paused.conversationId)).toEqual(before);
@@ -130,7 +147,10 @@ describe('Responses API: bad input', () => {
   it('an output for a call already answered in an earlier request is refused, and the recorded result stays', async () => {
     const paused = await pausedResponse();
     const callId = paused.calls[0]!;
-    const answered = await post({ previous_response_id: paused.id, input: [output(callId, '{"approved":true,"approved_by":"manager@company.com"}')] });
+    const answered = await post({
+      previous_response_id: paused.id,
+      input: [output(callId, '{"approved":true,"approved_by":"manager@company.com"}')],
+    });
     expect(answered.status).toBe(200);
     expect(answered.body.status).toBe('completed');
     const ledgerBefore = (await server.request('GET', `/v1/tool-calls/${callId}`)).body;
@@ -138,7 +158,10 @@ describe('Responses API: bad input', () => {
     const before = await snapshot([paused.id, answered.body.id], paused.conversationId);
 
     // From the latest response: the call is no longer open there.
-    const fromLatest = await post({ previous_response_id: answered.body.id, input: [output(callId, '{"approved":false}')] });
+    const fromLatest = await post({
+      previous_response_id: answered.body.id,
+      input: [output(callId, '{"approved":false}')],
+    });
     expectError(fromLatest, 400, {
       code: 'tool_output_without_call',
       param: 'input[0]',
@@ -158,19 +181,37 @@ describe('Responses API: bad input', () => {
     const paused = await pausedResponse();
     const before = await snapshot([paused.id], paused.conversationId);
 
-    const missingCallId = await post({ previous_response_id: paused.id, input: [{ type: 'function_call_output', output: 'ok' }] });
+    const missingCallId = await post({
+      previous_response_id: paused.id,
+      input: [{ type: 'function_call_output', output: 'ok' }],
+    });
     expectError(missingCallId, 400, { code: 'invalid_request', param: 'input[0].call_id' });
-    const emptyCallId = await post({ previous_response_id: paused.id, input: [{ type: 'function_call_output', call_id: '', output: 'ok' }] });
+    const emptyCallId = await post({
+      previous_response_id: paused.id,
+      input: [{ type: 'function_call_output', call_id: '', output: 'ok' }],
+    });
     expectError(emptyCallId, 400, { code: 'invalid_request', param: 'input[0].call_id' });
-    const wrongPart = await post({ previous_response_id: paused.id, input: [output(paused.calls[0]!), { role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
+    const wrongPart = await post({
+      previous_response_id: paused.id,
+      input: [output(paused.calls[0]!), { role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    });
     expectError(wrongPart, 400, { code: 'invalid_request', param: 'input[1].content[0].type' });
-    const unknownItemField = await post({ previous_response_id: paused.id, input: [{ ...output(paused.calls[0]!), colour: 'red' }] });
+    const unknownItemField = await post({
+      previous_response_id: paused.id,
+      input: [{ ...output(paused.calls[0]!), colour: 'red' }],
+    });
     expectError(unknownItemField, 400, { code: 'unknown_parameter', param: 'input[0].colour' });
     expect(unknownItemField.body.error.message).toContain("'colour'");
-    const unknownField = await post({ previous_response_id: paused.id, input: [output(paused.calls[0]!)], colour: 'red' });
+    const unknownField = await post({
+      previous_response_id: paused.id,
+      input: [output(paused.calls[0]!)],
+      colour: 'red',
+    });
     expectError(unknownField, 400, { code: 'unknown_parameter', param: 'colour' });
     expect(unknownField.body.error.message).toContain("'colour'");
-    const nonJson = await post(`{"previous_response_id": "${paused.id}", "input": [`, { 'content-type': 'application/json' });
+    const nonJson = await post(`{"previous_response_id": "${paused.id}", "input": [`, {
+      'content-type': 'application/json',
+    });
     expectError(nonJson, 400, { code: 'invalid_json', param: null });
     const plainText = await post('hello', { 'content-type': 'text/plain' });
     expectError(plainText, 415, { code: 'unsupported_media_type', param: null });
@@ -184,7 +225,10 @@ describe('Responses API: bad input', () => {
   it(`oversized input: 413 naming the limit (${BODY_LIMIT} bytes)`, async () => {
     const paused = await pausedResponse();
     const before = await snapshot([paused.id], paused.conversationId);
-    const huge = await post({ previous_response_id: paused.id, input: [output(paused.calls[0]!, 'x'.repeat(BODY_LIMIT + 1024))] });
+    const huge = await post({
+      previous_response_id: paused.id,
+      input: [output(paused.calls[0]!, 'x'.repeat(BODY_LIMIT + 1024))],
+    });
     expectError(huge, 413, { code: 'body_too_large' });
     expect(huge.body.error.message).toContain(String(BODY_LIMIT));
     const hugeFresh = await post({ model: 'scripted:auto', input: 'y'.repeat(BODY_LIMIT + 1024) });
@@ -216,19 +260,40 @@ describe('Responses API: bad input', () => {
   it('a model that differs from the previous response: 400 model_mismatch, the conversation stays as it was', async () => {
     const paused = await pausedResponse();
     const before = await snapshot([paused.id], paused.conversationId);
-    const response = await post({ model: 'scripted:auto', previous_response_id: paused.id, input: [output(paused.calls[0]!)] });
+    const response = await post({
+      model: 'scripted:auto',
+      previous_response_id: paused.id,
+      input: [output(paused.calls[0]!)],
+    });
     expectError(response, 400, { code: 'model_mismatch', param: 'model' });
     expect(await snapshot([paused.id], paused.conversationId)).toEqual(before);
   });
 
   it('input_image or input_file with a file_id: 400 unsupported_file_id', async () => {
     const before = await globalSnapshot();
-    const image = await post({ model: 'scripted:auto', input: [{ role: 'user', content: [{ type: 'input_text', text: 'what is this?' }, { type: 'input_image', file_id: 'file_abc' }] }] });
+    const image = await post({
+      model: 'scripted:auto',
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'what is this?' },
+            { type: 'input_image', file_id: 'file_abc' },
+          ],
+        },
+      ],
+    });
     expectError(image, 400, { code: 'unsupported_file_id', param: 'input[0].content[1]' });
     expect(image.body.error.message).toContain('file_id');
-    const file = await post({ model: 'scripted:auto', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file_abc' }] }] });
+    const file = await post({
+      model: 'scripted:auto',
+      input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file_abc' }] }],
+    });
     expectError(file, 400, { code: 'unsupported_file_id', param: 'input[0].content[0]' });
-    const badUrl = await post({ model: 'scripted:auto', input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'ftp://example.com/cat.png' }] }] });
+    const badUrl = await post({
+      model: 'scripted:auto',
+      input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'ftp://example.com/cat.png' }] }],
+    });
     expectError(badUrl, 400, { code: 'invalid_value', param: 'input[0].content[0].image_url' });
     expect(await globalSnapshot()).toEqual(before);
   });
@@ -251,7 +316,11 @@ describe('Responses API: bad input', () => {
         { role: 'user', content: 'And now?' },
       ],
     });
-    expectError(response, 400, { code: 'tool_call_without_output', param: 'input[1]', message: 'No tool output found for function call call_replayed_1.' });
+    expectError(response, 400, {
+      code: 'tool_call_without_output',
+      param: 'input[1]',
+      message: 'No tool output found for function call call_replayed_1.',
+    });
     const outputFirst = await post({
       model: 'scripted:auto',
       tools: [getWeather],
@@ -270,7 +339,15 @@ describe('Responses API: bad input', () => {
     const before = await snapshot([paused.id], paused.conversationId);
     const response = await post({
       previous_response_id: paused.id,
-      input: [{ type: 'function_call', call_id: 'call_injected', name: 'request_approval', arguments: '{"action":"refund","amount":1}' }, output('call_injected')],
+      input: [
+        {
+          type: 'function_call',
+          call_id: 'call_injected',
+          name: 'request_approval',
+          arguments: '{"action":"refund","amount":1}',
+        },
+        output('call_injected'),
+      ],
     });
     expectError(response, 400, { code: 'unexpected_function_call', param: 'input[0]' });
     expect(await snapshot([paused.id], paused.conversationId)).toEqual(before);
@@ -279,22 +356,43 @@ describe('Responses API: bad input', () => {
   it('unauthenticated requests: 401 in the OpenAI format, nothing created', async () => {
     const before = await globalSnapshot();
     const body = JSON.stringify({ model: 'scripted:auto', input: 'hi' });
-    const missing = await fetch(`${server.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    expectError({ status: missing.status, body: await missing.json(), headers: missing.headers }, 401, { code: 'missing_api_key', param: null });
+    const missing = await fetch(`${server.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    expectError({ status: missing.status, body: await missing.json(), headers: missing.headers }, 401, {
+      code: 'missing_api_key',
+      param: null,
+    });
     const wrongBearer = await post({ model: 'scripted:auto', input: 'hi' }, { authorization: 'Bearer bk_wrong_key' });
     expectError(wrongBearer, 401, { code: 'invalid_api_key', param: null });
     const wrongHeader = await post({ model: 'scripted:auto', input: 'hi' }, { authorization: 'Basic dXNlcjpwYXNz' });
     expectError(wrongHeader, 401, { code: 'invalid_authorization_header', param: null });
-    const wrongXApiKey = await fetch(`${server.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'bk_wrong_key' }, body });
-    expectError({ status: wrongXApiKey.status, body: await wrongXApiKey.json(), headers: wrongXApiKey.headers }, 401, { code: 'invalid_api_key', param: null });
+    const wrongXApiKey = await fetch(`${server.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'bk_wrong_key' },
+      body,
+    });
+    expectError({ status: wrongXApiKey.status, body: await wrongXApiKey.json(), headers: wrongXApiKey.headers }, 401, {
+      code: 'invalid_api_key',
+      param: null,
+    });
     const read = await fetch(`${server.url}/v1/responses/resp_anything`);
-    expectError({ status: read.status, body: await read.json(), headers: read.headers }, 401, { code: 'missing_api_key', param: null });
+    expectError({ status: read.status, body: await read.json(), headers: read.headers }, 401, {
+      code: 'missing_api_key',
+      param: null,
+    });
     expect(await globalSnapshot()).toEqual(before);
   });
 
   it('x-api-key is accepted in place of Authorization: Bearer', async () => {
     const headers = { 'content-type': 'application/json', 'x-api-key': server.key };
-    const created = await fetch(`${server.url}/v1/responses`, { method: 'POST', headers, body: JSON.stringify({ model: 'scripted:auto', input: 'hi' }) });
+    const created = await fetch(`${server.url}/v1/responses`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ model: 'scripted:auto', input: 'hi' }),
+    });
     expect(created.status).toBe(200);
     const view = (await created.json()) as { id: string; status: string };
     expect(view.status).toBe('completed');

@@ -29,14 +29,22 @@ describe('SSE details', () => {
   let server: TestBaton;
   let client: SuiteClient;
   beforeAll(async () => {
-    server = await startTestBaton({ scripted: failingPrograms, agents: [DEMO_AGENT, flakyAgent, breakingAgent], maxModelRetries: 0 });
+    server = await startTestBaton({
+      scripted: failingPrograms,
+      agents: [DEMO_AGENT, flakyAgent, breakingAgent],
+      maxModelRetries: 0,
+    });
     client = new SuiteClient(`${server.url}/v1`, server.key);
   });
   afterAll(async () => server.close());
 
   it('sequence_number starts at 0 and grows by exactly 1, for text and for tool-call streams', async () => {
     const text = await client.validStream({ model: MODEL, input: 'Tell me a short story.' });
-    const tool = await client.validStream({ model: MODEL, input: 'What is the weather in Paris?', tools: [getWeather] });
+    const tool = await client.validStream({
+      model: MODEL,
+      input: 'What is the weather in Paris?',
+      tools: [getWeather],
+    });
     for (const { events } of [text, tool]) {
       expect(events.map((event) => event['sequence_number'])).toEqual(events.map((_, index) => index));
     }
@@ -91,7 +99,11 @@ describe('SSE details', () => {
 
   it('the response of response.completed equals what GET /v1/responses/{id} returns afterwards', async () => {
     const text = await client.validStream({ model: MODEL, input: 'Say something nice.' });
-    const tool = await client.validStream({ model: MODEL, input: 'What is the weather in Paris?', tools: [getWeather] });
+    const tool = await client.validStream({
+      model: MODEL,
+      input: 'What is the weather in Paris?',
+      tools: [getWeather],
+    });
     for (const { final, terminal } of [text, tool]) {
       expect(terminal).toBe('response.completed');
       expect(await client.get(String(final['id']))).toEqual(final);

@@ -14,7 +14,14 @@ import { z } from 'zod';
 import { minimalPdf, tinyPng } from '../helpers/binary-fixtures.ts';
 import { fireTogether } from '../helpers/fire-together.ts';
 import { checkResponse, outputItemSchema } from '../helpers/open-responses-contract.ts';
-import { expectCompletedWithOutput, functionCalls, getWeather, type Json, MODEL, SuiteClient } from '../helpers/responses-suite-client.ts';
+import {
+  expectCompletedWithOutput,
+  functionCalls,
+  getWeather,
+  type Json,
+  MODEL,
+  SuiteClient,
+} from '../helpers/responses-suite-client.ts';
 import { startTestBaton, type TestBaton } from '../helpers/test-baton.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -54,7 +61,10 @@ function phaseFixture(): Json {
     model: MODEL,
     previous_response_id: null,
     instructions: null,
-    output: [message('msg_commentary', 'commentary', 'Let me check that.'), message('msg_final', 'final_answer', 'It is sunny.')],
+    output: [
+      message('msg_commentary', 'commentary', 'Let me check that.'),
+      message('msg_final', 'final_answer', 'It is sunny.'),
+    ],
     error: null,
     tools: [],
     tool_choice: 'auto',
@@ -67,7 +77,13 @@ function phaseFixture(): Json {
     top_logprobs: 0,
     temperature: 1,
     reasoning: null,
-    usage: { input_tokens: 10, output_tokens: 8, total_tokens: 18, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
+    usage: {
+      input_tokens: 10,
+      output_tokens: 8,
+      total_tokens: 18,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: 0 },
+    },
     max_output_tokens: null,
     max_tool_calls: null,
     store: true,
@@ -91,7 +107,10 @@ const SUITE: SuiteCase[] = [
     id: 'basic-response',
     title: 'a user message with string content completes with non-empty output',
     async run(client) {
-      const resource = await client.create({ model: MODEL, input: [{ type: 'message', role: 'user', content: 'Say hello in exactly 3 words.' }] });
+      const resource = await client.create({
+        model: MODEL,
+        input: [{ type: 'message', role: 'user', content: 'Say hello in exactly 3 words.' }],
+      });
       expectCompletedWithOutput(resource);
       expect(resource['model']).toBe(MODEL);
     },
@@ -104,7 +123,12 @@ const SUITE: SuiteCase[] = [
         model: MODEL,
         input: [
           { type: 'message', role: 'user', content: 'What is the capital of France?' },
-          { type: 'message', role: 'assistant', phase: 'commentary', content: [{ type: 'output_text', text: 'Let me think about that.' }] },
+          {
+            type: 'message',
+            role: 'assistant',
+            phase: 'commentary',
+            content: [{ type: 'output_text', text: 'Let me think about that.' }],
+          },
           { type: 'message', role: 'assistant', phase: 'final_answer', content: 'The capital of France is Paris.' },
           { type: 'message', role: 'user', content: 'And of Germany?' },
         ],
@@ -127,7 +151,10 @@ const SUITE: SuiteCase[] = [
     id: 'streaming-response',
     title: 'stream:true yields valid SSE events ending in a completed response',
     async run(client) {
-      const { events, final, terminal } = await client.validStream({ model: MODEL, input: [{ type: 'message', role: 'user', content: 'Count from 1 to 5.' }] });
+      const { events, final, terminal } = await client.validStream({
+        model: MODEL,
+        input: [{ type: 'message', role: 'user', content: 'Count from 1 to 5.' }],
+      });
       expect(events.length).toBeGreaterThan(0);
       expect(terminal).toBe('response.completed');
       expect(final['status']).toBe('completed');
@@ -225,7 +252,9 @@ const SUITE: SuiteCase[] = [
     id: 'compact-missing-model',
     title: 'POST /responses/compact without model is rejected with 400 or 422',
     async run(client) {
-      const { status } = await client.json('/responses/compact', { input: [{ type: 'message', role: 'user', content: 'Hello.' }] });
+      const { status } = await client.json('/responses/compact', {
+        input: [{ type: 'message', role: 'user', content: 'Hello.' }],
+      });
       expect([400, 422]).toContain(status);
     },
   },
@@ -278,7 +307,10 @@ const SUITE: SuiteCase[] = [
     id: 'previous-response-id',
     title: 'two plain turns chained by previous_response_id',
     async run(client) {
-      const first = await client.create({ model: MODEL, input: [{ type: 'message', role: 'user', content: 'My favourite number is 7.' }] });
+      const first = await client.create({
+        model: MODEL,
+        input: [{ type: 'message', role: 'user', content: 'My favourite number is 7.' }],
+      });
       expectCompletedWithOutput(first);
       const second = await client.create({
         model: MODEL,

@@ -2,7 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fireTogether } from '../helpers/fire-together.ts';
 import { startTestBaton, type TestBaton } from '../helpers/test-baton.ts';
 
-const getWeather = { type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+const getWeather = {
+  type: 'function',
+  name: 'get_weather',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
 
 /** Racing continuations of one paused response: one wins, the others get a clear error, nothing runs twice. */
 describe('Responses API: concurrent continuations', () => {
@@ -13,7 +17,11 @@ describe('Responses API: concurrent continuations', () => {
   afterAll(async () => server.close());
 
   it('applies exactly one of several identical-looking outputs sent at once', async () => {
-    const paused = await server.request('POST', '/v1/responses', { model: 'scripted:auto', input: 'What is the weather in Paris?', tools: [getWeather] });
+    const paused = await server.request('POST', '/v1/responses', {
+      model: 'scripted:auto',
+      input: 'What is the weather in Paris?',
+      tools: [getWeather],
+    });
     const call = paused.body.output.find((item: { type: string }) => item.type === 'function_call');
     const answers = await fireTogether(6, (index) =>
       server.request('POST', '/v1/responses', {
@@ -36,7 +44,9 @@ describe('Responses API: concurrent continuations', () => {
     // The one output applied is the winner's, and it is what the ledger recorded.
     expect(entry.body.result.content).toBe(inputItems.body.data[0].output);
     const messages = await server.request('GET', `/v1/threads/${winner.baton_run.conversation_id}/messages`);
-    const outputs = messages.body.data.flatMap((message: { content: unknown }) => (Array.isArray(message.content) ? message.content : [])).filter((block: { type: string }) => block.type === 'tool_result');
+    const outputs = messages.body.data
+      .flatMap((message: { content: unknown }) => (Array.isArray(message.content) ? message.content : []))
+      .filter((block: { type: string }) => block.type === 'tool_result');
     expect(outputs).toHaveLength(1);
   });
 });

@@ -63,12 +63,19 @@ const usage = {
   output_tokens_details: { reasoning_tokens: 0 },
 };
 const doneMessage = {
-  type: 'message', id: 'msg_1', status: 'completed', role: 'assistant',
+  type: 'message',
+  id: 'msg_1',
+  status: 'completed',
+  role: 'assistant',
   content: [{ type: 'output_text', text: 'Hi there', annotations: [] }],
 };
 const doneCall = {
-  type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'get_weather',
-  arguments: '{"location":"Paris"}', status: 'completed',
+  type: 'function_call',
+  id: 'fc_1',
+  call_id: 'call_1',
+  name: 'get_weather',
+  arguments: '{"location":"Paris"}',
+  status: 'completed',
 };
 
 /** Numbers the events 0, 1, 2… so fixtures only spell out what differs. */
@@ -81,7 +88,11 @@ function textStream(): Obj[] {
   return numbered([
     { type: 'response.created', response: resource() },
     { type: 'response.in_progress', response: resource() },
-    { type: 'response.output_item.added', output_index: 0, item: { ...doneMessage, status: 'in_progress', content: [] } },
+    {
+      type: 'response.output_item.added',
+      output_index: 0,
+      item: { ...doneMessage, status: 'in_progress', content: [] },
+    },
     { type: 'response.content_part.added', ...at, part: { type: 'output_text', text: '', annotations: [] } },
     { type: 'response.output_text.delta', ...at, delta: 'Hi ' },
     { type: 'response.output_text.delta', ...at, delta: 'there' },
@@ -100,12 +111,19 @@ function toolStream(): Obj[] {
   const tools = [{ type: 'function', name: 'get_weather', description: null, parameters: null, strict: null }];
   return numbered([
     { type: 'response.created', response: resource({ tools }) },
-    { type: 'response.output_item.added', output_index: 0, item: { ...doneCall, status: 'in_progress', arguments: '' } },
+    {
+      type: 'response.output_item.added',
+      output_index: 0,
+      item: { ...doneCall, status: 'in_progress', arguments: '' },
+    },
     { type: 'response.function_call_arguments.delta', ...at, delta: '{"location":' },
     { type: 'response.function_call_arguments.delta', ...at, delta: '"Paris"}' },
     { type: 'response.function_call_arguments.done', ...at, arguments: doneCall.arguments, name: 'get_weather' },
     { type: 'response.output_item.done', output_index: 0, item: doneCall },
-    { type: 'response.completed', response: resource({ tools, status: 'completed', completed_at: 1_700_000_001, output: [doneCall], usage }) },
+    {
+      type: 'response.completed',
+      response: resource({ tools, status: 'completed', completed_at: 1_700_000_001, output: [doneCall], usage }),
+    },
   ]);
 }
 
@@ -122,10 +140,15 @@ function patched(events: Obj[], index: number, patch: Obj): Obj[] {
 describe('schemas', () => {
   it('accept the valid fixtures', () => {
     expect(checkResponse(resource())).toEqual([]);
-    expect(responseResourceSchema.safeParse(resource({ tool_choice: { type: 'allowed_tools', tools: [{ type: 'function', name: 'a' }], mode: 'auto' } })).success).toBe(true);
+    expect(
+      responseResourceSchema.safeParse(
+        resource({ tool_choice: { type: 'allowed_tools', tools: [{ type: 'function', name: 'a' }], mode: 'auto' } }),
+      ).success,
+    ).toBe(true);
     expect(outputItemSchema.safeParse(doneCall).success).toBe(true);
     expect(outputItemSchema.safeParse({ type: 'reasoning', id: 'rs_1', summary: [] }).success).toBe(true);
-    for (const event of [...textStream(), ...toolStream()]) expect(streamEventSchema.safeParse(event).success).toBe(true);
+    for (const event of [...textStream(), ...toolStream()])
+      expect(streamEventSchema.safeParse(event).success).toBe(true);
   });
 
   it('reports a tool echoed without strict (required-but-nullable key)', () => {
@@ -150,7 +173,11 @@ describe('schemas', () => {
 
   it('rejects the flat OpenAI error event and accepts the nested one', () => {
     const flat = { type: 'error', sequence_number: 3, code: 'x', message: 'boom', param: null };
-    const nested = { type: 'error', sequence_number: 3, error: { type: 'server_error', code: null, message: 'boom', param: null } };
+    const nested = {
+      type: 'error',
+      sequence_number: 3,
+      error: { type: 'server_error', code: null, message: 'boom', param: null },
+    };
     expect(streamEventSchema.safeParse(flat).success).toBe(false);
     expect(streamEventSchema.safeParse(nested).success).toBe(true);
   });
@@ -252,7 +279,10 @@ describe('checkStream', () => {
     const withError = numbered([...events.slice(0, 2), error, ...events.slice(2)]);
     expect(checkStream(withError).some((p) => p.includes('expected response.failed'))).toBe(true);
 
-    const failed = { type: 'response.failed', response: resource({ status: 'failed', error: { code: 'server_error', message: 'boom' } }) };
+    const failed = {
+      type: 'response.failed',
+      response: resource({ status: 'failed', error: { code: 'server_error', message: 'boom' } }),
+    };
     expect(checkStream(numbered([...events.slice(0, 2), error, failed]))).toEqual([]);
   });
 });

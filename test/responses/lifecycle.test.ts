@@ -2,7 +2,14 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_AGENT } from '../../src/server/config.ts';
 import { checkResponse } from '../helpers/open-responses-contract.ts';
-import { APPROVED, batonRun, functionCalls, getWeather, pausedRefund, REFUND_REQUEST } from '../helpers/responses-lifecycle-fixtures.ts';
+import {
+  APPROVED,
+  batonRun,
+  functionCalls,
+  getWeather,
+  pausedRefund,
+  REFUND_REQUEST,
+} from '../helpers/responses-lifecycle-fixtures.ts';
 import { startTestBaton, type TestBaton } from '../helpers/test-baton.ts';
 
 /**
@@ -10,7 +17,10 @@ import { startTestBaton, type TestBaton } from '../helpers/test-baton.ts';
  * allowed, a `background` response is reliably still running when the create call returns.
  */
 const slowProgram = {
-  rules: [{ when: { user: 'slow' }, fail: { status: 503, message: 'warming up', times: 1, retry_after_ms: 500 } }, { say: 'Done after a pause.' }],
+  rules: [
+    { when: { user: 'slow' }, fail: { status: 503, message: 'warming up', times: 1, retry_after_ms: 500 } },
+    { say: 'Done after a pause.' },
+  ],
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -45,8 +55,13 @@ describe('Responses API: lifecycle', () => {
       const first = await client.responses.create({ model: 'scripted:auto', input: 'Remember the number 7.' });
       await client.responses.delete(first.id);
       await expect(client.responses.retrieve(first.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
-      await expect(client.responses.retrieve(first.id)).rejects.toMatchObject({ status: 404, code: 'response_not_found' });
-      await expect(client.responses.create({ model: 'scripted:auto', previous_response_id: first.id, input: 'Which number?' })).rejects.toMatchObject({
+      await expect(client.responses.retrieve(first.id)).rejects.toMatchObject({
+        status: 404,
+        code: 'response_not_found',
+      });
+      await expect(
+        client.responses.create({ model: 'scripted:auto', previous_response_id: first.id, input: 'Which number?' }),
+      ).rejects.toMatchObject({
         status: 400,
         code: 'previous_response_not_found',
         param: 'previous_response_id',
@@ -62,7 +77,11 @@ describe('Responses API: lifecycle', () => {
     });
 
     it('deleting a paused response cancels its pending calls (the ledger shows them cancelled)', async () => {
-      const greeting = await client.responses.create({ model: 'refund-desk', input: 'Hello, a question first.', tool_choice: 'none' });
+      const greeting = await client.responses.create({
+        model: 'refund-desk',
+        input: 'Hello, a question first.',
+        tool_choice: 'none',
+      });
       expect(functionCalls(greeting)).toEqual([]);
       const { response: paused, callId } = await pausedRefund(client, greeting.id);
       expect((await server.request('GET', `/v1/tool-calls/${callId}`)).body.state).toBe('pending');
@@ -78,7 +97,11 @@ describe('Responses API: lifecycle', () => {
       const thread = await server.request('GET', `/v1/threads/${batonRun(greeting).conversation_id}`);
       expect(thread.body.status).toBe('idle');
       await expect(client.responses.retrieve(greeting.id)).resolves.toMatchObject({ id: greeting.id });
-      const next = await client.responses.create({ previous_response_id: greeting.id, input: 'Thanks, that is all.', tool_choice: 'none' });
+      const next = await client.responses.create({
+        previous_response_id: greeting.id,
+        input: 'Thanks, that is all.',
+        tool_choice: 'none',
+      });
       expect(next.status).toBe('completed');
     });
 
@@ -111,14 +134,27 @@ describe('Responses API: lifecycle', () => {
       expect(entry.body.state).toBe('cancelled');
       expect(entry.body.result).toEqual({ content: expect.stringMatching(/^Cancelled/), is_error: true });
       const messages = await server.request('GET', `/v1/threads/${batonRun(paused).conversation_id}/messages`);
-      const blocks = (messages.body.data as { content: unknown }[]).flatMap((message) => (Array.isArray(message.content) ? message.content : []));
-      expect(blocks).toContainEqual(expect.objectContaining({ type: 'tool_result', tool_call_id: callId, is_error: true }));
+      const blocks = (messages.body.data as { content: unknown }[]).flatMap((message) =>
+        Array.isArray(message.content) ? message.content : [],
+      );
+      expect(blocks).toContainEqual(
+        expect.objectContaining({ type: 'tool_result', tool_call_id: callId, is_error: true }),
+      );
 
       // Too late for the output now; a new message starts a new turn from the cancelled response.
-      await expect(client.responses.create({ previous_response_id: paused.id, input: [{ type: 'function_call_output', call_id: callId, output: APPROVED }] })).rejects.toMatchObject({
+      await expect(
+        client.responses.create({
+          previous_response_id: paused.id,
+          input: [{ type: 'function_call_output', call_id: callId, output: APPROVED }],
+        }),
+      ).rejects.toMatchObject({
         status: 400,
       });
-      const next = await client.responses.create({ previous_response_id: paused.id, input: 'Forget it.', tool_choice: 'none' });
+      const next = await client.responses.create({
+        previous_response_id: paused.id,
+        input: 'Forget it.',
+        tool_choice: 'none',
+      });
       expect(next.status).toBe('completed');
     });
 
@@ -126,20 +162,32 @@ describe('Responses API: lifecycle', () => {
       const done = await client.responses.create({ model: 'scripted:auto', input: 'Hello' });
       expect(done.status).toBe('completed');
       await expect(client.responses.cancel(done.id)).rejects.toBeInstanceOf(OpenAI.ConflictError);
-      await expect(client.responses.cancel(done.id)).rejects.toMatchObject({ status: 409, code: 'response_not_cancellable' });
+      await expect(client.responses.cancel(done.id)).rejects.toMatchObject({
+        status: 409,
+        code: 'response_not_cancellable',
+      });
       expect(await client.responses.retrieve(done.id)).toEqual(done);
 
       const { response: paused, callId } = await pausedRefund(client);
-      const answered = await client.responses.create({ previous_response_id: paused.id, input: [{ type: 'function_call_output', call_id: callId, output: APPROVED }] });
+      const answered = await client.responses.create({
+        previous_response_id: paused.id,
+        input: [{ type: 'function_call_output', call_id: callId, output: APPROVED }],
+      });
       expect(answered.status).toBe('completed');
       // The paused response was continued: nothing of it is left to cancel.
-      await expect(client.responses.cancel(paused.id)).rejects.toMatchObject({ status: 409, code: 'response_not_cancellable' });
+      await expect(client.responses.cancel(paused.id)).rejects.toMatchObject({
+        status: 409,
+        code: 'response_not_cancellable',
+      });
       await expect(client.responses.cancel(answered.id)).rejects.toMatchObject({ status: 409 });
       expect((await server.request('GET', `/v1/tool-calls/${callId}`)).body.state).toBe('completed');
 
       const { response: again } = await pausedRefund(client);
       await client.responses.cancel(again.id);
-      await expect(client.responses.cancel(again.id)).rejects.toMatchObject({ status: 409, code: 'response_not_cancellable' });
+      await expect(client.responses.cancel(again.id)).rejects.toMatchObject({
+        status: 409,
+        code: 'response_not_cancellable',
+      });
     });
   });
 
@@ -166,13 +214,19 @@ describe('Responses API: lifecycle', () => {
   });
 
   it('store: false: GET is 404, continuing over HTTP is previous_response_not_found, its conversation is gone', async () => {
-    const unstored = await client.responses.create({ model: 'scripted:auto', input: 'Do not keep this.', store: false });
+    const unstored = await client.responses.create({
+      model: 'scripted:auto',
+      input: 'Do not keep this.',
+      store: false,
+    });
     expect(unstored.status).toBe('completed');
     expect((unstored as unknown as { store: boolean }).store).toBe(false);
     expect(unstored.output_text.length).toBeGreaterThan(0);
     await expect(client.responses.retrieve(unstored.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
     await expect(client.responses.inputItems.list(unstored.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
-    await expect(client.responses.create({ model: 'scripted:auto', previous_response_id: unstored.id, input: 'And now?' })).rejects.toMatchObject({
+    await expect(
+      client.responses.create({ model: 'scripted:auto', previous_response_id: unstored.id, input: 'And now?' }),
+    ).rejects.toMatchObject({
       status: 400,
       code: 'previous_response_not_found',
     });
@@ -188,12 +242,21 @@ describe('Responses API: lifecycle', () => {
 
   it('input_items: limit, order asc/desc, after, has_more, first_id/last_id', async () => {
     const texts = ['message 1', 'message 2', 'message 3', 'message 4', 'message 5'];
-    const response = await client.responses.create({ model: 'scripted:auto', input: texts.map((text) => ({ role: 'user' as const, content: text })) });
+    const response = await client.responses.create({
+      model: 'scripted:auto',
+      input: texts.map((text) => ({ role: 'user' as const, content: text })),
+    });
     const textOf = (item: any): string => item.content[0].text;
     const page = async (query: string) => {
       const result = await server.request('GET', `/v1/responses/${response.id}/input_items${query}`);
       expect(result.status).toBe(200);
-      return result.body as { object: string; data: any[]; first_id: string | null; last_id: string | null; has_more: boolean };
+      return result.body as {
+        object: string;
+        data: any[];
+        first_id: string | null;
+        last_id: string | null;
+        has_more: boolean;
+      };
     };
 
     const all = await page('');
@@ -227,7 +290,8 @@ describe('Responses API: lifecycle', () => {
 
     // The SDK's auto-pagination walks the same pages.
     const walked: string[] = [];
-    for await (const item of client.responses.inputItems.list(response.id, { limit: 2, order: 'asc' })) walked.push(textOf(item));
+    for await (const item of client.responses.inputItems.list(response.id, { limit: 2, order: 'asc' }))
+      walked.push(textOf(item));
     expect(walked).toEqual(texts);
 
     const badCursor = await server.request('GET', `/v1/responses/${response.id}/input_items?after=msg_not_here`);
@@ -239,13 +303,21 @@ describe('Responses API: lifecycle', () => {
   });
 
   it('instructions are echoed and not carried over to the next response', async () => {
-    const first = await client.responses.create({ model: 'scripted:auto', input: 'Hello', instructions: 'Answer in one short sentence.' });
+    const first = await client.responses.create({
+      model: 'scripted:auto',
+      input: 'Hello',
+      instructions: 'Answer in one short sentence.',
+    });
     expect(first.instructions).toBe('Answer in one short sentence.');
     expect((await client.responses.retrieve(first.id)).instructions).toBe('Answer in one short sentence.');
     const second = await client.responses.create({ previous_response_id: first.id, input: 'And again' });
     expect(second.instructions).toBeNull();
     expect((await client.responses.retrieve(second.id)).instructions).toBeNull();
-    const third = await client.responses.create({ previous_response_id: second.id, input: 'Once more', instructions: 'Be formal.' });
+    const third = await client.responses.create({
+      previous_response_id: second.id,
+      input: 'Once more',
+      instructions: 'Be formal.',
+    });
     expect(third.instructions).toBe('Be formal.');
   });
 
@@ -258,9 +330,15 @@ describe('Responses API: lifecycle', () => {
     expect(next.metadata).toEqual({});
 
     const tooMany = { ...metadata, key_16: 'one too many' };
-    await expect(client.responses.create({ model: 'scripted:auto', input: 'Hello', metadata: tooMany })).rejects.toMatchObject({ status: 400, param: 'metadata' });
-    await expect(client.responses.create({ model: 'scripted:auto', input: 'Hello', metadata: { ['k'.repeat(65)]: 'v' } })).rejects.toBeInstanceOf(OpenAI.BadRequestError);
-    await expect(client.responses.create({ model: 'scripted:auto', input: 'Hello', metadata: { k: 'v'.repeat(513) } })).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+    await expect(
+      client.responses.create({ model: 'scripted:auto', input: 'Hello', metadata: tooMany }),
+    ).rejects.toMatchObject({ status: 400, param: 'metadata' });
+    await expect(
+      client.responses.create({ model: 'scripted:auto', input: 'Hello', metadata: { ['k'.repeat(65)]: 'v' } }),
+    ).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+    await expect(
+      client.responses.create({ model: 'scripted:auto', input: 'Hello', metadata: { k: 'v'.repeat(513) } }),
+    ).rejects.toBeInstanceOf(OpenAI.BadRequestError);
   });
 
   it('every spec field is echoed as sent, on create and on GET', async () => {
@@ -325,14 +403,27 @@ describe('Responses API: lifecycle', () => {
       type: 'json_schema' as const,
       name: 'weather_answer',
       description: 'The answer as JSON',
-      schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false },
+      schema: {
+        type: 'object',
+        properties: { answer: { type: 'string' } },
+        required: ['answer'],
+        additionalProperties: false,
+      },
       strict: true,
     };
-    const response = await client.responses.create({ model: 'scripted:auto', input: 'Answer in JSON please.', text: { format } });
+    const response = await client.responses.create({
+      model: 'scripted:auto',
+      input: 'Answer in JSON please.',
+      text: { format },
+    });
     expect(response.status).toBe('completed');
     expect(response.text).toEqual({ format });
     expect((await client.responses.retrieve(response.id)).text).toEqual({ format });
-    const jsonObject = await client.responses.create({ model: 'scripted:auto', input: 'JSON please.', text: { format: { type: 'json_object' } } });
+    const jsonObject = await client.responses.create({
+      model: 'scripted:auto',
+      input: 'JSON please.',
+      text: { format: { type: 'json_object' } },
+    });
     expect(jsonObject.text?.format).toEqual({ type: 'json_object' });
   });
 });

@@ -10,7 +10,10 @@ const getWeather = {
   description: 'Get current weather for a city',
   parameters: {
     type: 'object',
-    properties: { city: { type: 'string', description: 'City name' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } },
+    properties: {
+      city: { type: 'string', description: 'City name' },
+      unit: { type: 'string', enum: ['celsius', 'fahrenheit'] },
+    },
     required: ['city'],
   },
   strict: null,
@@ -27,7 +30,11 @@ describe('Responses API with the official openai client', () => {
   afterAll(async () => server.close());
 
   it('returns function_call items, takes function_call_output with previous_response_id, and answers', async () => {
-    const first = await client.responses.create({ model: 'scripted:auto', input: 'What is the weather in Paris right now?', tools: [getWeather] });
+    const first = await client.responses.create({
+      model: 'scripted:auto',
+      input: 'What is the weather in Paris right now?',
+      tools: [getWeather],
+    });
     expect(checkResponse(first)).toEqual([]);
     expect(first.status).toBe('completed');
     const call = first.output.find((item) => item.type === 'function_call');
@@ -36,7 +43,9 @@ describe('Responses API with the official openai client', () => {
     expect(call.call_id).toMatch(/^call_/);
     expect(call.id).toMatch(/^fc_/);
     expect(JSON.parse(call.arguments)).toMatchObject({ city: expect.any(String) });
-    expect((first as unknown as { baton_run: { status: string; pending_tool_call_ids: string[] } }).baton_run).toMatchObject({
+    expect(
+      (first as unknown as { baton_run: { status: string; pending_tool_call_ids: string[] } }).baton_run,
+    ).toMatchObject({
       status: 'requires_action',
       pending_tool_call_ids: [call.call_id],
     });
@@ -44,7 +53,13 @@ describe('Responses API with the official openai client', () => {
     const second = await client.responses.create({
       model: 'scripted:auto',
       previous_response_id: first.id,
-      input: [{ type: 'function_call_output', call_id: call.call_id, output: JSON.stringify({ temperature: 18, unit: 'celsius', conditions: 'partly cloudy' }) }],
+      input: [
+        {
+          type: 'function_call_output',
+          call_id: call.call_id,
+          output: JSON.stringify({ temperature: 18, unit: 'celsius', conditions: 'partly cloudy' }),
+        },
+      ],
     });
     expect(checkResponse(second)).toEqual([]);
     expect(second.id).not.toBe(first.id);
@@ -58,14 +73,25 @@ describe('Responses API with the official openai client', () => {
   });
 
   it('streams the call with function_call_arguments.delta/.done, then streams the answer text', async () => {
-    const stream = await client.responses.create({ model: 'scripted:auto', input: 'What is the weather in Paris?', tools: [getWeather], stream: true });
+    const stream = await client.responses.create({
+      model: 'scripted:auto',
+      input: 'What is the weather in Paris?',
+      tools: [getWeather],
+      stream: true,
+    });
     const events: unknown[] = [];
     const calls: { name: string; arguments: string; item_id: string; call_id: string }[] = [];
     let responseId = '';
     for await (const event of stream) {
       events.push(event);
       // The seed's stream loop reads `event.call_id` here; Baton adds it to the spec's event.
-      if (event.type === 'response.function_call_arguments.done') calls.push({ name: event.name, arguments: event.arguments, item_id: event.item_id, call_id: (event as unknown as { call_id: string }).call_id });
+      if (event.type === 'response.function_call_arguments.done')
+        calls.push({
+          name: event.name,
+          arguments: event.arguments,
+          item_id: event.item_id,
+          call_id: (event as unknown as { call_id: string }).call_id,
+        });
       if (event.type === 'response.completed') responseId = event.response.id;
     }
     expect(checkStream(events)).toEqual([]);
@@ -103,7 +129,11 @@ describe('Responses API with the official openai client', () => {
     const second = await client.responses.create({
       model: 'scripted:auto',
       previous_response_id: first.id,
-      input: calls.map((item) => ({ type: 'function_call_output' as const, call_id: item.type === 'function_call' ? item.call_id : '', output: '{"temperature":20}' })),
+      input: calls.map((item) => ({
+        type: 'function_call_output' as const,
+        call_id: item.type === 'function_call' ? item.call_id : '',
+        output: '{"temperature":20}',
+      })),
     });
     expect(second.status).toBe('completed');
     const inputItems = await client.responses.inputItems.list(second.id, { order: 'asc' });
@@ -113,13 +143,19 @@ describe('Responses API with the official openai client', () => {
   });
 
   it('maps errors to the SDK error classes', async () => {
-    await expect(client.responses.create({ model: 'no-such-agent', input: 'hi' })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
-    await expect(client.responses.create({ model: 'scripted:auto', previous_response_id: 'resp_missing', input: 'hi' })).rejects.toMatchObject({
+    await expect(client.responses.create({ model: 'no-such-agent', input: 'hi' })).rejects.toBeInstanceOf(
+      OpenAI.NotFoundError,
+    );
+    await expect(
+      client.responses.create({ model: 'scripted:auto', previous_response_id: 'resp_missing', input: 'hi' }),
+    ).rejects.toMatchObject({
       status: 400,
       code: 'previous_response_not_found',
     });
     await expect(client.responses.retrieve('resp_missing')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
     const unauthorised = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'bk_wrong', maxRetries: 0 });
-    await expect(unauthorised.responses.create({ model: 'scripted:auto', input: 'hi' })).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+    await expect(unauthorised.responses.create({ model: 'scripted:auto', input: 'hi' })).rejects.toBeInstanceOf(
+      OpenAI.AuthenticationError,
+    );
   });
 });

@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerClientCalls, collect, itemsOf, runOf, startDesk, type DeskBaton, type Item } from './server-call-fixtures.ts';
+import {
+  answerClientCalls,
+  collect,
+  itemsOf,
+  runOf,
+  startDesk,
+  type DeskBaton,
+  type Item,
+} from './server-call-fixtures.ts';
 
 /**
  * Server calls that wait for a person's approval, on the Responses face: the `baton:tool_call`
@@ -22,19 +30,35 @@ describe('Responses face: server calls waiting for approval', () => {
     const call = itemsOf(paused)[0] as Item;
     expect(call).toMatchObject({ type: 'baton:tool_call', name: 'refund', executor: 'server', status: 'completed' });
     expect(call.approval).toEqual({ status: 'pending', decide_url: `/v1/tool-calls/${call.call_id}/decision` });
-    expect(runOf(paused)).toMatchObject({ status: 'requires_action', pending_tool_call_ids: [], pending_approval_ids: [call.call_id] });
+    expect(runOf(paused)).toMatchObject({
+      status: 'requires_action',
+      pending_tool_call_ids: [],
+      pending_approval_ids: [call.call_id],
+    });
 
     // Nothing for the client to send meanwhile: new input is refused with what to do instead.
-    const early = await server.request('POST', '/v1/responses', { model: 'desk', previous_response_id: paused.id, input: 'any news?' });
+    const early = await server.request('POST', '/v1/responses', {
+      model: 'desk',
+      previous_response_id: paused.id,
+      input: 'any news?',
+    });
     expect(early.status).toBe(409);
-    expect(early.body.error).toMatchObject({ code: 'approvals_pending', param: 'previous_response_id', pending_approval_ids: [call.call_id] });
+    expect(early.body.error).toMatchObject({
+      code: 'approvals_pending',
+      param: 'previous_response_id',
+      pending_approval_ids: [call.call_id],
+    });
     expect(early.body.error.message).toContain(call.approval.decide_url);
     const asOutput = await server.request('POST', '/v1/responses', {
       previous_response_id: paused.id,
       input: [{ type: 'function_call_output', call_id: call.call_id, output: 'approved by me' }],
     });
     expect(asOutput.status).toBe(400);
-    expect(asOutput.body.error).toMatchObject({ code: 'server_executed_call', param: 'input[0]', type: 'invalid_request_error' });
+    expect(asOutput.body.error).toMatchObject({
+      code: 'server_executed_call',
+      param: 'input[0]',
+      type: 'invalid_request_error',
+    });
     expect(asOutput.body.error.message).toContain(call.approval.decide_url);
     expect(tools.count('refund')).toBe(before);
 
@@ -47,7 +71,11 @@ describe('Responses face: server calls waiting for approval', () => {
     expect(finished.status).toBe('completed');
     expect(itemsOf(finished).map((item) => item.type)).toEqual(['baton:tool_call', 'baton:tool_result', 'message']);
     expect(itemsOf(finished)[0]?.approval).toEqual({ status: 'approved', decide_url: null });
-    expect(itemsOf(finished)[1]).toMatchObject({ call_id: call.call_id, output: expect.stringContaining('"amount":5'), is_error: false });
+    expect(itemsOf(finished)[1]).toMatchObject({
+      call_id: call.call_id,
+      output: expect.stringContaining('"amount":5'),
+      is_error: false,
+    });
     expect(finished.output_text).toContain('Done');
     expect(runOf(finished)).toMatchObject({ status: 'completed', pending_tool_call_ids: [], pending_approval_ids: [] });
   });
@@ -55,16 +83,26 @@ describe('Responses face: server calls waiting for approval', () => {
   it('a denied approval shows as denied, with an error result', async () => {
     const paused = await desk.client.responses.create({ model: 'desk', input: 'refund, maybe' });
     const call = itemsOf(paused)[0] as Item;
-    expect((await desk.server.request('POST', call.approval.decide_url, { approve: false, reason: 'no receipt' })).status).toBe(200);
+    expect(
+      (await desk.server.request('POST', call.approval.decide_url, { approve: false, reason: 'no receipt' })).status,
+    ).toBe(200);
     const finished = await desk.client.responses.retrieve(paused.id);
     expect(itemsOf(finished)[0]?.approval).toEqual({ status: 'denied', decide_url: null });
-    expect(itemsOf(finished)[1]).toMatchObject({ type: 'baton:tool_result', is_error: true, output: expect.stringContaining('no receipt') });
+    expect(itemsOf(finished)[1]).toMatchObject({
+      type: 'baton:tool_result',
+      is_error: true,
+      output: expect.stringContaining('no receipt'),
+    });
     expect(finished.output_text).toContain('Failed');
   });
 
   it('streams the pending approval on the call item itself', async () => {
-    const events = await collect(await desk.client.responses.create({ model: 'desk', input: 'refund please', stream: true }));
-    const done = events.filter((event) => event.type === 'response.output_item.done').map((event) => event.item as Item);
+    const events = await collect(
+      await desk.client.responses.create({ model: 'desk', input: 'refund please', stream: true }),
+    );
+    const done = events
+      .filter((event) => event.type === 'response.output_item.done')
+      .map((event) => event.item as Item);
     expect(done).toHaveLength(1);
     expect(done[0]?.approval).toEqual({ status: 'pending', decide_url: `/v1/tool-calls/${done[0]?.call_id}/decision` });
     const last = events[events.length - 1] as Item;
@@ -79,7 +117,10 @@ describe('Responses face: server calls waiting for approval', () => {
     const output = itemsOf(paused);
     expect(output.map((item) => item.type)).toEqual(['function_call', 'baton:tool_call']);
     const approval = output[1] as Item;
-    expect(runOf(paused)).toMatchObject({ pending_tool_call_ids: [output[0]?.call_id], pending_approval_ids: [approval.call_id] });
+    expect(runOf(paused)).toMatchObject({
+      pending_tool_call_ids: [output[0]?.call_id],
+      pending_approval_ids: [approval.call_id],
+    });
 
     const tooEarly = await answerClientCalls(client, paused.id, output).then(
       () => null,
@@ -91,7 +132,11 @@ describe('Responses face: server calls waiting for approval', () => {
     expect(decided.body.resumed).toBe(false);
     // The tool ran; its result shows at once, though it enters the transcript with the client's output.
     const waiting = await client.responses.retrieve(paused.id);
-    expect(itemsOf(waiting).map((item) => item.type)).toEqual(['function_call', 'baton:tool_call', 'baton:tool_result']);
+    expect(itemsOf(waiting).map((item) => item.type)).toEqual([
+      'function_call',
+      'baton:tool_call',
+      'baton:tool_result',
+    ]);
     expect(itemsOf(waiting)[1]?.approval).toEqual({ status: 'approved', decide_url: null });
     expect(runOf(waiting)).toMatchObject({ pending_tool_call_ids: [output[0]?.call_id], pending_approval_ids: [] });
 

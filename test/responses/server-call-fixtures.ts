@@ -44,7 +44,10 @@ export interface DeskBaton {
 
 export async function startDesk(): Promise<DeskBaton> {
   const tools = new RecordingTools(serverTools);
-  const server = await startTestBaton({ scripted: { desk: program }, agents: [{ name: 'desk', model: 'scripted:desk', tools: [weatherTool] }] }, { tools });
+  const server = await startTestBaton(
+    { scripted: { desk: program }, agents: [{ name: 'desk', model: 'scripted:desk', tools: [weatherTool] }] },
+    { tools },
+  );
   return { server, tools, client: new OpenAI({ baseURL: `${server.url}/v1`, apiKey: server.key, maxRetries: 0 }) };
 }
 
@@ -58,7 +61,13 @@ export function answerClientCalls(client: OpenAI, previousId: string, output: re
   return client.responses.create({
     model: 'desk',
     previous_response_id: previousId,
-    input: output.filter((item) => item.type === 'function_call').map((item, index) => ({ type: 'function_call_output' as const, call_id: item.call_id, output: `weather ${index}` })),
+    input: output
+      .filter((item) => item.type === 'function_call')
+      .map((item, index) => ({
+        type: 'function_call_output' as const,
+        call_id: item.call_id,
+        output: `weather ${index}`,
+      })),
   });
 }
 

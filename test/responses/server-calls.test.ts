@@ -1,7 +1,15 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { answerClientCalls, collect, itemsOf, runOf, startDesk, type DeskBaton, type Item } from './server-call-fixtures.ts';
+import {
+  answerClientCalls,
+  collect,
+  itemsOf,
+  runOf,
+  startDesk,
+  type DeskBaton,
+  type Item,
+} from './server-call-fixtures.ts';
 
 /**
  * Calls Baton executes itself (server tools) on the Responses face: `baton:tool_call` and
@@ -14,7 +22,9 @@ const MIXED_TYPES = ['function_call', 'baton:tool_call', 'function_call', 'baton
 
 /** One response.create over the WebSocket face: its events up to the terminal one. */
 async function overWebSocket(url: string, key: string, message: Item): Promise<Item[]> {
-  const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/responses`, { headers: { authorization: `Bearer ${key}` } });
+  const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/responses`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
   const events: Item[] = [];
   await new Promise<void>((resolve, reject) => {
@@ -44,7 +54,9 @@ describe('Responses face: server-executed calls', () => {
     expect(first.status).toBe('completed');
     const output = itemsOf(first);
     expect(output.map((item) => item.type)).toEqual(MIXED_TYPES);
-    expect(output.filter((item) => item.type === 'function_call').map((item) => JSON.parse(item.arguments).city)).toEqual(['SF', 'NYC']);
+    expect(
+      output.filter((item) => item.type === 'function_call').map((item) => JSON.parse(item.arguments).city),
+    ).toEqual(['SF', 'NYC']);
 
     const [call, result] = [output[1], output[3]] as [Item, Item];
     expect(call).toEqual({
@@ -58,7 +70,14 @@ describe('Responses face: server-executed calls', () => {
     });
     expect(JSON.parse(call.arguments)).toEqual({ sku: 'A-1' });
     expect(call.id.slice('btc_'.length)).toBe(call.call_id.slice('call_'.length));
-    expect(result).toEqual({ type: 'baton:tool_result', id: `btr_${call.id.slice(4)}`, call_id: call.call_id, output: expect.stringContaining('"ran":"lookup_price"'), is_error: false, status: 'completed' });
+    expect(result).toEqual({
+      type: 'baton:tool_result',
+      id: `btr_${call.id.slice(4)}`,
+      call_id: call.call_id,
+      output: expect.stringContaining('"ran":"lookup_price"'),
+      is_error: false,
+      status: 'completed',
+    });
     expect(runOf(first)).toMatchObject({
       status: 'requires_action',
       pending_tool_call_ids: output.filter((item) => item.type === 'function_call').map((item) => item.call_id),
@@ -69,7 +88,9 @@ describe('Responses face: server-executed calls', () => {
     const second = await answerClientCalls(client, first.id, output);
     expect(second.status).toBe('completed');
     expect(second.output_text).toContain('Done');
-    expect(itemsOf(second).some((item) => item.type === 'function_call' || item.type === 'baton:tool_call')).toBe(false);
+    expect(itemsOf(second).some((item) => item.type === 'function_call' || item.type === 'baton:tool_call')).toBe(
+      false,
+    );
     expect(tools.count('lookup_price')).toBe(before + 1);
 
     // The first response reads the same after its continuation; the result written at resume is
@@ -89,13 +110,19 @@ describe('Responses face: server-executed calls', () => {
     const added = events.filter((event) => event.type === 'response.output_item.added');
     const done = events.filter((event) => event.type === 'response.output_item.done');
     expect(done.map((event) => event.item.type)).toEqual(MIXED_TYPES);
-    expect(added.map((event) => [event.output_index, event.item.type, event.item.status])).toEqual(MIXED_TYPES.map((type, index) => [index, type, 'in_progress']));
+    expect(added.map((event) => [event.output_index, event.item.type, event.item.status])).toEqual(
+      MIXED_TYPES.map((type, index) => [index, type, 'in_progress']),
+    );
     expect(done.map((event) => event.output_index)).toEqual([0, 1, 2, 3]);
     // No argument events for the server call: only the two client calls have them (delta + done each).
     const serverCall = done[1]?.item as Item;
     const argumentEvents = events.filter((event) => String(event.type).startsWith('response.function_call_arguments.'));
     expect(argumentEvents).toHaveLength(4);
-    expect(argumentEvents.some((event) => event.item_id === serverCall.id || event.call_id === serverCall.call_id || event.output_index === 1)).toBe(false);
+    expect(
+      argumentEvents.some(
+        (event) => event.item_id === serverCall.id || event.call_id === serverCall.call_id || event.output_index === 1,
+      ),
+    ).toBe(false);
     const last = events[events.length - 1] as Item;
     expect(last.type).toBe('response.completed');
     expect(itemsOf(last.response)).toEqual(done.map((event) => event.item));
@@ -105,7 +132,9 @@ describe('Responses face: server-executed calls', () => {
   it('streams the same items over SSE: baton items get output_item.added/.done, and no function_call_arguments event names the server call', async () => {
     const { client, tools } = desk;
     const before = tools.count('lookup_price');
-    const response = expectMixedStream(await collect(await client.responses.create({ model: 'desk', input: 'mixed again', stream: true })));
+    const response = expectMixedStream(
+      await collect(await client.responses.create({ model: 'desk', input: 'mixed again', stream: true })),
+    );
     expect(itemsOf(await client.responses.retrieve(response.id))).toEqual(itemsOf(response));
 
     const second = await answerClientCalls(client, response.id, itemsOf(response));
@@ -114,7 +143,9 @@ describe('Responses face: server-executed calls', () => {
   });
 
   it('streams the same items over WebSocket', async () => {
-    const response = expectMixedStream(await overWebSocket(desk.server.url, desk.server.key, { model: 'desk', input: 'mixed, by socket' }));
+    const response = expectMixedStream(
+      await overWebSocket(desk.server.url, desk.server.key, { model: 'desk', input: 'mixed, by socket' }),
+    );
     expect(itemsOf(await desk.client.responses.retrieve(response.id))).toEqual(itemsOf(response));
   });
 
@@ -123,8 +154,12 @@ describe('Responses face: server-executed calls', () => {
     expect(itemsOf(response).map((item) => item.type)).toEqual(['baton:tool_call', 'baton:tool_result', 'message']);
     expect(response.output_text).toContain('B-2');
     expect(runOf(response)).toMatchObject({ status: 'completed', pending_tool_call_ids: [], pending_approval_ids: [] });
-    const streamed = await collect(await desk.client.responses.create({ model: 'desk', input: 'price please', stream: true }));
-    expect(streamed.filter((event) => event.type === 'response.output_item.done').map((event) => event.item.type)).toEqual(['baton:tool_call', 'baton:tool_result', 'message']);
+    const streamed = await collect(
+      await desk.client.responses.create({ model: 'desk', input: 'price please', stream: true }),
+    );
+    expect(
+      streamed.filter((event) => event.type === 'response.output_item.done').map((event) => event.item.type),
+    ).toEqual(['baton:tool_call', 'baton:tool_result', 'message']);
     expect(streamed.some((event) => String(event.type).startsWith('response.function_call_arguments.'))).toBe(false);
   });
 
@@ -134,7 +169,9 @@ describe('Responses face: server-executed calls', () => {
     const output = itemsOf(first);
     const serverCall = output[1] as Item;
     const input = [
-      ...output.filter((item) => item.type === 'function_call').map((item) => ({ type: 'function_call_output' as const, call_id: item.call_id, output: 'weather' })),
+      ...output
+        .filter((item) => item.type === 'function_call')
+        .map((item) => ({ type: 'function_call_output' as const, call_id: item.call_id, output: 'weather' })),
       { type: 'function_call_output' as const, call_id: serverCall.call_id, output: 'my own price' },
     ];
     const refused = await client.responses.create({ model: 'desk', previous_response_id: first.id, input }).then(
@@ -142,7 +179,12 @@ describe('Responses face: server-executed calls', () => {
       (error: unknown) => error,
     );
     expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(refused).toMatchObject({ status: 400, code: 'server_executed_call', param: 'input[2]', type: 'invalid_request_error' });
+    expect(refused).toMatchObject({
+      status: 400,
+      code: 'server_executed_call',
+      param: 'input[2]',
+      type: 'invalid_request_error',
+    });
     expect((refused as Error).message).toMatch(/input\[2\].*lookup_price.*Baton executes itself.*needs no output/);
 
     // Nothing was consumed: the right outputs still continue the response.
@@ -152,9 +194,16 @@ describe('Responses face: server-executed calls', () => {
     // The same for a server call of a finished response.
     const finished = await client.responses.create({ model: 'desk', input: 'price please' });
     const ran = itemsOf(finished)[0] as Item;
-    const late = await server.request('POST', '/v1/responses', { previous_response_id: finished.id, input: [{ type: 'function_call_output', call_id: ran.call_id, output: '12 EUR' }] });
+    const late = await server.request('POST', '/v1/responses', {
+      previous_response_id: finished.id,
+      input: [{ type: 'function_call_output', call_id: ran.call_id, output: '12 EUR' }],
+    });
     expect(late.status).toBe(400);
-    expect(late.body.error).toMatchObject({ code: 'server_executed_call', param: 'input[0]', type: 'invalid_request_error' });
+    expect(late.body.error).toMatchObject({
+      code: 'server_executed_call',
+      param: 'input[0]',
+      type: 'invalid_request_error',
+    });
   });
 
   it('accepts baton items replayed as history (stateless, without previous_response_id)', async () => {
@@ -168,6 +217,12 @@ describe('Responses face: server-executed calls', () => {
     expect(replayed.body.status).toBe('completed');
     // Replayed calls are history the client brought, not calls Baton ran here.
     const history = await desk.server.request('GET', `/v1/responses/${replayed.body.id}/input_items?order=asc`);
-    expect(history.body.data.map((item: Item) => item.type)).toEqual(['message', 'function_call', 'function_call_output', 'message', 'message']);
+    expect(history.body.data.map((item: Item) => item.type)).toEqual([
+      'message',
+      'function_call',
+      'function_call_output',
+      'message',
+      'message',
+    ]);
   });
 });

@@ -45,10 +45,16 @@ class Socket {
       if (waiter) waiter(message);
       else this.inbox.push(message);
     });
-    this.closed = new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: String(reason) })));
+    this.closed = new Promise((resolve) =>
+      ws.once('close', (code, reason) => resolve({ code, reason: String(reason) })),
+    );
   }
 
-  static open(server: TestBaton, headers: Record<string, string> = { authorization: `Bearer ${server.key}` }, query = ''): Promise<Socket> {
+  static open(
+    server: TestBaton,
+    headers: Record<string, string> = { authorization: `Bearer ${server.key}` },
+    query = '',
+  ): Promise<Socket> {
     const ws = new WebSocket(`${server.url.replace(/^http/, 'ws')}/v1/responses${query}`, { headers });
     return new Promise((resolve, reject) => {
       ws.once('open', () => resolve(new Socket(ws)));
@@ -106,7 +112,11 @@ function expectCompleted(turn: Turn): Json {
 /** An error envelope with the spec's shape: `{type:"error", status, error:{code, message, type, param}}`. */
 function expectEnvelope(turn: Turn, status: number, code: string): Json {
   expect(turn.events).toEqual([]);
-  expect(turn.envelope).toMatchObject({ type: 'error', status, error: { code, message: expect.any(String), type: expect.any(String) } });
+  expect(turn.envelope).toMatchObject({
+    type: 'error',
+    status,
+    error: { code, message: expect.any(String), type: expect.any(String) },
+  });
   expect(turn.envelope?.['error']).toHaveProperty('param');
   return turn.envelope as Json;
 }
@@ -125,7 +135,11 @@ async function eventually(check: () => Promise<void>, timeoutMs = 5_000): Promis
 }
 
 /** Opens a socket and expects the upgrade to be refused with `status`; returns the JSON body. */
-function refusedUpgrade(server: TestBaton, path: string, headers: Record<string, string>): Promise<{ status: number; body: Json }> {
+function refusedUpgrade(
+  server: TestBaton,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: Json }> {
   const ws = new WebSocket(`${server.url.replace(/^http/, 'ws')}${path}`, { headers });
   return new Promise((resolve, reject) => {
     ws.once('open', () => reject(new Error('the upgrade was accepted')));
@@ -173,8 +187,17 @@ describe('Open Responses WebSocket mode: the suite ids', () => {
 
   it('websocket-continuation : a store:false response is continued on its own connection', async () => {
     const socket = await Socket.open(server);
-    const first = expectCompleted(await socket.turn({ model: MODEL, store: false, input: 'Remember the code word: ember. Reply with OK.' }));
-    const second = expectCompleted(await socket.turn({ model: MODEL, store: false, previous_response_id: first['id'], input: 'What is the code word?' }));
+    const first = expectCompleted(
+      await socket.turn({ model: MODEL, store: false, input: 'Remember the code word: ember. Reply with OK.' }),
+    );
+    const second = expectCompleted(
+      await socket.turn({
+        model: MODEL,
+        store: false,
+        previous_response_id: first['id'],
+        input: 'What is the code word?',
+      }),
+    );
     expect(second['previous_response_id']).toBe(first['id']);
     expect(second['baton_run']['conversation_id']).toBe(first['baton_run']['conversation_id']);
     // Not stored: nobody reads it by id, not even on the same key.
@@ -186,31 +209,58 @@ describe('Open Responses WebSocket mode: the suite ids', () => {
     const a = await Socket.open(server);
     const first = expectCompleted(await a.turn({ model: MODEL, store: false, input: 'Remember: ember.' }));
     const b = await Socket.open(server);
-    const miss = await b.turn({ model: MODEL, store: false, previous_response_id: first['id'], input: 'Try to continue after reconnect.' });
-    expect(expectEnvelope(miss, 400, 'previous_response_not_found')['error']).toMatchObject({ param: 'previous_response_id', type: 'invalid_request_error' });
+    const miss = await b.turn({
+      model: MODEL,
+      store: false,
+      previous_response_id: first['id'],
+      input: 'Try to continue after reconnect.',
+    });
+    expect(expectEnvelope(miss, 400, 'previous_response_not_found')['error']).toMatchObject({
+      param: 'previous_response_id',
+      type: 'invalid_request_error',
+    });
     // Neither can HTTP, while A is still open.
-    const overHttp = await server.request('POST', '/v1/responses', { model: MODEL, previous_response_id: first['id'], input: 'hi' });
+    const overHttp = await server.request('POST', '/v1/responses', {
+      model: MODEL,
+      previous_response_id: first['id'],
+      input: 'hi',
+    });
     expect(overHttp.status).toBe(400);
     expect(overHttp.body.error.code).toBe('previous_response_not_found');
     await a.close();
     const again = await b.turn({ model: MODEL, store: false, previous_response_id: first['id'], input: 'And now?' });
     expectEnvelope(again, 400, 'previous_response_not_found');
-    const recovered = expectCompleted(await b.turn({ model: MODEL, store: false, input: [{ type: 'message', role: 'user', content: 'Start a new response.' }] }));
+    const recovered = expectCompleted(
+      await b.turn({
+        model: MODEL,
+        store: false,
+        input: [{ type: 'message', role: 'user', content: 'Start a new response.' }],
+      }),
+    );
     expect(recovered['previous_response_id']).toBeNull();
     await b.close();
   });
 
   it('websocket-previous-response-not-found : an unknown id gets the previous_response_not_found envelope', async () => {
     const socket = await Socket.open(server);
-    const turn = await socket.turn({ model: MODEL, store: false, previous_response_id: `resp_openresponses_missing_${Date.now()}`, input: 'This should fail.' });
+    const turn = await socket.turn({
+      model: MODEL,
+      store: false,
+      previous_response_id: `resp_openresponses_missing_${Date.now()}`,
+      input: 'This should fail.',
+    });
     const envelope = expectEnvelope(turn, 400, 'previous_response_not_found');
-    expect(envelope['error']['message']).toMatch(/^Previous response with id 'resp_openresponses_missing_\d+' not found\.$/);
+    expect(envelope['error']['message']).toMatch(
+      /^Previous response with id 'resp_openresponses_missing_\d+' not found\.$/,
+    );
     await socket.close();
   });
 
   it('websocket-failed-continuation-evicts-cache : a failed continuation evicts the id and purges its conversation', async () => {
     const socket = await Socket.open(server);
-    const first = expectCompleted(await socket.turn({ model: MODEL, store: false, input: 'Remember the code word: ember. Reply with OK.' }));
+    const first = expectCompleted(
+      await socket.turn({ model: MODEL, store: false, input: 'Remember the code word: ember. Reply with OK.' }),
+    );
     const threadId = String(first['baton_run']['conversation_id']);
     expect((await server.request('GET', `/v1/threads/${threadId}`)).status).toBe(200);
 
@@ -218,13 +268,26 @@ describe('Open Responses WebSocket mode: the suite ids', () => {
       model: MODEL,
       store: false,
       previous_response_id: first['id'],
-      input: [{ type: 'function_call_output', call_id: 'call_openresponses_missing', output: 'No matching tool call exists.' }],
+      input: [
+        {
+          type: 'function_call_output',
+          call_id: 'call_openresponses_missing',
+          output: 'No matching tool call exists.',
+        },
+      ],
     });
     // Refused before any event, so a client reading "error ends the turn" sees no stray response.failed.
     const envelope = expectEnvelope(failed, 400, 'tool_output_without_call');
-    expect(envelope['error']['message']).toBe('No tool call found for function call output with call_id call_openresponses_missing.');
+    expect(envelope['error']['message']).toBe(
+      'No tool call found for function call output with call_id call_openresponses_missing.',
+    );
 
-    const retry = await socket.turn({ model: MODEL, store: false, previous_response_id: first['id'], input: 'Try to continue after the failed turn.' });
+    const retry = await socket.turn({
+      model: MODEL,
+      store: false,
+      previous_response_id: first['id'],
+      input: 'Try to continue after the failed turn.',
+    });
     expectEnvelope(retry, 400, 'previous_response_not_found');
     await eventually(async () => expect((await server.request('GET', `/v1/threads/${threadId}`)).status).toBe(404));
     // The connection itself is fine.
@@ -236,9 +299,17 @@ describe('Open Responses WebSocket mode: the suite ids', () => {
     const compact = await server.request('POST', '/v1/responses/compact', {
       model: MODEL,
       input: [
-        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Remember the compaction code word: slate.' }] },
+        {
+          type: 'message',
+          role: 'user',
+          content: [{ type: 'input_text', text: 'Remember the compaction code word: slate.' }],
+        },
         { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'OK.' }] },
-        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Compress this conversation for later continuation.' }] },
+        {
+          type: 'message',
+          role: 'user',
+          content: [{ type: 'input_text', text: 'Compress this conversation for later continuation.' }],
+        },
       ],
     });
     expect(compact.status).toBe(200);
@@ -249,7 +320,10 @@ describe('Open Responses WebSocket mode: the suite ids', () => {
     const turn = await socket.turn({
       model: MODEL,
       store: false,
-      input: [...output, { type: 'message', role: 'user', content: 'Continue from here. Reply with exactly: compacted' }],
+      input: [
+        ...output,
+        { type: 'message', role: 'user', content: 'Continue from here. Reply with exactly: compacted' },
+      ],
       tools: [],
     });
     const final = expectCompleted(turn);
@@ -286,15 +360,33 @@ describe('Open Responses WebSocket mode: connection behaviour', () => {
     expectEnvelope(await socket.readTurn(), 400, 'invalid_json');
     socket.send('[1,2]');
     expectEnvelope(await socket.readTurn(), 400, 'invalid_message');
-    expect(expectEnvelope(await socket.turn({ type: 'response.cancel' } as Json), 400, 'unknown_message_type')['error']['param']).toBe('type');
+    expect(
+      expectEnvelope(await socket.turn({ type: 'response.cancel' } as Json), 400, 'unknown_message_type')['error'][
+        'param'
+      ],
+    ).toBe('type');
     socket.send({ model: MODEL, input: 'no type' });
     expectEnvelope(await socket.readTurn(), 400, 'unknown_message_type');
-    expect(expectEnvelope(await socket.turn({ model: MODEL, input: 'hi', background: true }), 400, 'background_not_supported')['error']['param']).toBe('background');
-    expect(expectEnvelope(await socket.turn({ model: MODEL, input: 'hi', stream: false }), 400, 'stream_required')['error']['param']).toBe('stream');
+    expect(
+      expectEnvelope(
+        await socket.turn({ model: MODEL, input: 'hi', background: true }),
+        400,
+        'background_not_supported',
+      )['error']['param'],
+    ).toBe('background');
+    expect(
+      expectEnvelope(await socket.turn({ model: MODEL, input: 'hi', stream: false }), 400, 'stream_required')['error'][
+        'param'
+      ],
+    ).toBe('stream');
     // Validation is POST /v1/responses' own: same status, code and param as over HTTP.
     for (const fields of [{ temperature: 5 }, { colour: 'red' }]) {
       const http = await server.request('POST', '/v1/responses', { model: MODEL, input: 'hi', ...fields });
-      const envelope = expectEnvelope(await socket.turn({ model: MODEL, input: 'hi', ...fields }), http.status, http.body.error.code);
+      const envelope = expectEnvelope(
+        await socket.turn({ model: MODEL, input: 'hi', ...fields }),
+        http.status,
+        http.body.error.code,
+      );
       expect(http.status).toBe(400);
       const { message: httpMessage, ...httpRest } = http.body.error as Json;
       const { message, ...rest } = envelope['error'] as Json;
@@ -312,7 +404,9 @@ describe('Open Responses WebSocket mode: connection behaviour', () => {
   it('purges a store:false conversation when its connection closes, and keeps stored responses', async () => {
     const socket = await Socket.open(server);
     const unstored = expectCompleted(await socket.turn({ model: MODEL, store: false, input: 'Forget me.' }));
-    const continued = expectCompleted(await socket.turn({ model: MODEL, store: false, previous_response_id: unstored['id'], input: 'And me.' }));
+    const continued = expectCompleted(
+      await socket.turn({ model: MODEL, store: false, previous_response_id: unstored['id'], input: 'And me.' }),
+    );
     const stored = expectCompleted(await socket.turn({ model: MODEL, input: 'Keep me.' }));
     const threadId = String(unstored['baton_run']['conversation_id']);
     expect((await server.request('GET', `/v1/threads/${threadId}`)).status).toBe(200);
@@ -324,12 +418,21 @@ describe('Open Responses WebSocket mode: connection behaviour', () => {
     const kept = await server.request('GET', `/v1/responses/${String(stored['id'])}`);
     expect(kept.status).toBe(200);
     expect(checkResponse(kept.body)).toEqual([]);
-    expect((await server.request('GET', `/v1/threads/${String(stored['baton_run']['conversation_id'])}`)).status).toBe(200);
+    expect((await server.request('GET', `/v1/threads/${String(stored['baton_run']['conversation_id'])}`)).status).toBe(
+      200,
+    );
   });
 
   it('round-trips a client tool call: function_call, then function_call_output with previous_response_id', async () => {
     const socket = await Socket.open(server);
-    const first = expectCompleted(await socket.turn({ model: MODEL, store: false, input: "What's the weather like in San Francisco?", tools: [getWeather] }));
+    const first = expectCompleted(
+      await socket.turn({
+        model: MODEL,
+        store: false,
+        input: "What's the weather like in San Francisco?",
+        tools: [getWeather],
+      }),
+    );
     const call = (first['output'] as Json[]).find((item) => item['type'] === 'function_call');
     expect(call).toMatchObject({ name: 'get_weather', call_id: expect.stringMatching(/^call_/), status: 'completed' });
 
@@ -350,9 +453,18 @@ describe('Open Responses WebSocket mode: connection behaviour', () => {
   it('evicts and purges the oldest store:false chain beyond the 16 most recent responses', async () => {
     const socket = await Socket.open(server);
     const oldest = expectCompleted(await socket.turn({ model: MODEL, store: false, input: 'turn 0' }));
-    for (let i = 1; i <= 16; i++) expectCompleted(await socket.turn({ model: MODEL, store: false, input: `turn ${i}` }));
-    expectEnvelope(await socket.turn({ model: MODEL, store: false, previous_response_id: oldest['id'], input: 'too late' }), 400, 'previous_response_not_found');
-    await eventually(async () => expect((await server.request('GET', `/v1/threads/${String(oldest['baton_run']['conversation_id'])}`)).status).toBe(404));
+    for (let i = 1; i <= 16; i++)
+      expectCompleted(await socket.turn({ model: MODEL, store: false, input: `turn ${i}` }));
+    expectEnvelope(
+      await socket.turn({ model: MODEL, store: false, previous_response_id: oldest['id'], input: 'too late' }),
+      400,
+      'previous_response_not_found',
+    );
+    await eventually(async () =>
+      expect(
+        (await server.request('GET', `/v1/threads/${String(oldest['baton_run']['conversation_id'])}`)).status,
+      ).toBe(404),
+    );
     await socket.close();
   });
 });
@@ -367,16 +479,30 @@ describe('Open Responses WebSocket mode: failing turns', () => {
   it('a continuation whose response fails (model error) streams error + response.failed and evicts the id', async () => {
     const socket = await Socket.open(server);
     const first = expectCompleted(await socket.turn({ model: flakyAgent.name, store: false, input: 'hello' }));
-    const failed = await socket.turn({ model: flakyAgent.name, store: false, previous_response_id: first['id'], input: 'flaky' });
+    const failed = await socket.turn({
+      model: flakyAgent.name,
+      store: false,
+      previous_response_id: first['id'],
+      input: 'flaky',
+    });
     // The turn had begun, so the failure arrives as events; no second (envelope) error follows.
     expect(failed.envelope).toBeNull();
     expect(checkStream(failed.events)).toEqual([]);
     expect(failed.events.map((event) => event['type']).slice(-2)).toEqual(['error', 'response.failed']);
     expect(failed.final).toMatchObject({ status: 'failed', error: { code: 'model_error' } });
 
-    const retry = await socket.turn({ model: flakyAgent.name, store: false, previous_response_id: first['id'], input: 'hello again' });
+    const retry = await socket.turn({
+      model: flakyAgent.name,
+      store: false,
+      previous_response_id: first['id'],
+      input: 'hello again',
+    });
     expectEnvelope(retry, 400, 'previous_response_not_found');
-    await eventually(async () => expect((await server.request('GET', `/v1/threads/${String(first['baton_run']['conversation_id'])}`)).status).toBe(404));
+    await eventually(async () =>
+      expect((await server.request('GET', `/v1/threads/${String(first['baton_run']['conversation_id'])}`)).status).toBe(
+        404,
+      ),
+    );
     await socket.close();
   });
 });
@@ -399,10 +525,22 @@ describe('Open Responses WebSocket mode: limits and shutdown', () => {
       const turn = await socket.readTurn();
       expectCompleted(turn);
       const limit = await socket.next(5_000);
-      expect(limit).toMatchObject({ type: 'error', status: 400, error: { code: 'websocket_connection_limit_reached', message: expect.any(String), type: 'invalid_request_error' } });
+      expect(limit).toMatchObject({
+        type: 'error',
+        status: 400,
+        error: {
+          code: 'websocket_connection_limit_reached',
+          message: expect.any(String),
+          type: 'invalid_request_error',
+        },
+      });
       expect(await socket.closed).toEqual({ code: 1000, reason: 'websocket_connection_limit_reached' });
       expect(engine.startConversation).toHaveBeenCalledTimes(1);
-      await eventually(async () => expect((await server.request('GET', `/v1/threads/${String(turn.final?.['baton_run']['conversation_id'])}`)).status).toBe(404));
+      await eventually(async () =>
+        expect(
+          (await server.request('GET', `/v1/threads/${String(turn.final?.['baton_run']['conversation_id'])}`)).status,
+        ).toBe(404),
+      );
     } finally {
       await server.close();
     }

@@ -10,8 +10,16 @@ describe('approvals of a server tool', () => {
   beforeAll(async () => {
     await api.start();
     baton = await startTestBaton({ scripted: { mixed: mixedProgram }, egressAllow: ['127.0.0.1/32'] });
-    await create(baton, 'tools?toolId=price', { openApiTool: { openApiSchema: api.document() }, requireApproval: true });
-    await create(baton, 'agents?agentId=careful', { displayName: 'Careful', instruction: 'Help.', modelSettings: { model: 'scripted:mixed' }, tools: [`${APP}/tools/price`] });
+    await create(baton, 'tools?toolId=price', {
+      openApiTool: { openApiSchema: api.document() },
+      requireApproval: true,
+    });
+    await create(baton, 'agents?agentId=careful', {
+      displayName: 'Careful',
+      instruction: 'Help.',
+      modelSettings: { model: 'scripted:mixed' },
+      tools: [`${APP}/tools/price`],
+    });
   });
   afterAll(async () => {
     await baton?.close();
@@ -30,7 +38,10 @@ describe('approvals of a server tool', () => {
   it('shows requireApproval on the resource and refuses it on a client function', async () => {
     const tool = await baton.request('GET', `/v1/${APP}/tools/price`);
     expect(tool.body.requireApproval).toBe(true);
-    const refused = await baton.request('POST', `/v1/${APP}/tools`, { clientFunction: { name: 'x' }, requireApproval: true });
+    const refused = await baton.request('POST', `/v1/${APP}/tools`, {
+      clientFunction: { name: 'x' },
+      requireApproval: true,
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toContain('tool.requireApproval');
   });
@@ -39,9 +50,16 @@ describe('approvals of a server tool', () => {
     const before = api.requests.length;
     const { call } = await pausedCall();
     expect(api.requests.length).toBe(before);
-    const decided = await baton.request('POST', `/v1/tool-calls/${call.id}/decision`, { approve: true, arguments: { sku: 'C-3' } });
+    const decided = await baton.request('POST', `/v1/tool-calls/${call.id}/decision`, {
+      approve: true,
+      arguments: { sku: 'C-3' },
+    });
     expect(decided.status, JSON.stringify(decided.body)).toBe(200);
-    expect(decided.body.tool_call).toMatchObject({ state: 'completed', submitted_by: expect.any(String), submitted_at: expect.any(String) });
+    expect(decided.body.tool_call).toMatchObject({
+      state: 'completed',
+      submitted_by: expect.any(String),
+      submitted_at: expect.any(String),
+    });
     expect(api.requests.slice(before).map((request) => request.url)).toEqual(['/prices/C-3']);
     expect(decided.body.response.choices[0].message.content).toContain('C-3');
   });
@@ -49,7 +67,10 @@ describe('approvals of a server tool', () => {
   it('edited arguments that break the schema are refused and nothing runs', async () => {
     const before = api.requests.length;
     const { call } = await pausedCall();
-    const bad = await baton.request('POST', `/v1/tool-calls/${call.id}/decision`, { approve: true, arguments: { sku: 7 } });
+    const bad = await baton.request('POST', `/v1/tool-calls/${call.id}/decision`, {
+      approve: true,
+      arguments: { sku: 7 },
+    });
     expect(bad.status).toBe(400);
     expect(api.requests.length).toBe(before);
   });
@@ -57,7 +78,10 @@ describe('approvals of a server tool', () => {
   it('denying answers the model with the reason; the API is never called', async () => {
     const before = api.requests.length;
     const { call } = await pausedCall();
-    const denied = await baton.request('POST', `/v1/tool-calls/${call.id}/decision`, { approve: false, reason: 'prices are frozen' });
+    const denied = await baton.request('POST', `/v1/tool-calls/${call.id}/decision`, {
+      approve: false,
+      reason: 'prices are frozen',
+    });
     expect(denied.body.tool_call).toMatchObject({ state: 'denied' });
     expect(denied.body.response.choices[0].message.content).toMatch(/^Failed: .*prices are frozen/);
     expect(api.requests.length).toBe(before);

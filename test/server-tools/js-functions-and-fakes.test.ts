@@ -14,7 +14,12 @@ async function say(baton: TestBaton, agent: string, text: string): Promise<any> 
 }
 
 async function agentWith(baton: TestBaton, id: string, toolIds: string[]): Promise<void> {
-  await create(baton, `agents?agentId=${id}`, { displayName: id, instruction: 'Help.', modelSettings: { model: 'scripted:mixed' }, tools: toolIds.map((tool) => `${APP}/tools/${tool}`) });
+  await create(baton, `agents?agentId=${id}`, {
+    displayName: id,
+    instruction: 'Help.',
+    modelSettings: { model: 'scripted:mixed' },
+    tools: toolIds.map((tool) => `${APP}/tools/${tool}`),
+  });
 }
 
 describe('jsFunction tools and tool fakes, with the real sandbox', () => {
@@ -25,25 +30,68 @@ describe('jsFunction tools and tool fakes, with the real sandbox', () => {
     await api.start();
     baton = await startTestBaton({ scripted: { mixed: mixedProgram }, egressAllow: ['127.0.0.1/32'] });
     await create(baton, 'tools?toolId=quote', {
-      jsFunction: { name: 'quote', description: 'Quote a price.', parameters: quoteParameters, jsCode: 'function quote(args, ctx) { return { total: args.amount * 2, session: ctx.sessionId }; }' },
+      jsFunction: {
+        name: 'quote',
+        description: 'Quote a price.',
+        parameters: quoteParameters,
+        jsCode: 'function quote(args, ctx) { return { total: args.amount * 2, session: ctx.sessionId }; }',
+      },
     });
-    await create(baton, 'tools?toolId=loop', { timeout: '1s', jsFunction: { name: 'quote', parameters: quoteParameters, jsCode: 'function quote() { for (;;) {} }' } });
-    await create(baton, 'tools?toolId=greedy', { jsFunction: { name: 'quote', parameters: quoteParameters, jsCode: 'function quote() { const a = []; for (;;) a.push(new Array(1e5).fill(1)); }' } });
-    await create(baton, 'tools?toolId=thrower', { jsFunction: { name: 'quote', parameters: quoteParameters, jsCode: 'function quote() { throw new Error("no stock"); }' } });
+    await create(baton, 'tools?toolId=loop', {
+      timeout: '1s',
+      jsFunction: { name: 'quote', parameters: quoteParameters, jsCode: 'function quote() { for (;;) {} }' },
+    });
+    await create(baton, 'tools?toolId=greedy', {
+      jsFunction: {
+        name: 'quote',
+        parameters: quoteParameters,
+        jsCode: 'function quote() { const a = []; for (;;) a.push(new Array(1e5).fill(1)); }',
+      },
+    });
+    await create(baton, 'tools?toolId=thrower', {
+      jsFunction: {
+        name: 'quote',
+        parameters: quoteParameters,
+        jsCode: 'function quote() { throw new Error("no stock"); }',
+      },
+    });
     await create(baton, 'tools?toolId=escaper', {
-      jsFunction: { name: 'quote', parameters: quoteParameters, jsCode: 'function quote() { return typeof fetch + typeof require + typeof process + typeof setTimeout; }' },
+      jsFunction: {
+        name: 'quote',
+        parameters: quoteParameters,
+        jsCode: 'function quote() { return typeof fetch + typeof require + typeof process + typeof setTimeout; }',
+      },
     });
-    await create(baton, 'tools?toolId=refuser', { jsFunction: { name: 'quote', parameters: quoteParameters, jsCode: 'function quote() { return { error: "out of stock" }; }' } });
-    for (const id of ['quote', 'loop', 'greedy', 'thrower', 'escaper', 'refuser']) await agentWith(baton, `js-${id}`, [id]);
+    await create(baton, 'tools?toolId=refuser', {
+      jsFunction: {
+        name: 'quote',
+        parameters: quoteParameters,
+        jsCode: 'function quote() { return { error: "out of stock" }; }',
+      },
+    });
+    for (const id of ['quote', 'loop', 'greedy', 'thrower', 'escaper', 'refuser'])
+      await agentWith(baton, `js-${id}`, [id]);
 
     // A client function and an OpenAPI tool with fakes: weather faked for Oslo only, price always.
     await create(baton, 'tools?toolId=weather', {
       ...weatherClientFunction,
-      toolFakeConfig: { enableFakeMode: true, codeBlock: { jsCode: 'function fake_weather(tool, input) { return input.city === "Oslo" ? { output: "fake snow" } : null; }' } },
+      toolFakeConfig: {
+        enableFakeMode: true,
+        codeBlock: {
+          jsCode:
+            'function fake_weather(tool, input) { return input.city === "Oslo" ? { output: "fake snow" } : null; }',
+        },
+      },
     });
     await create(baton, 'tools?toolId=price', {
       openApiTool: { openApiSchema: api.document() },
-      toolFakeConfig: { enableFakeMode: true, codeBlock: { jsCode: 'function fake_tool_call(tool, input, ctx) { return { price: 0, fake: tool.id, scenario: ctx.variables.scenario ?? null }; }' } },
+      toolFakeConfig: {
+        enableFakeMode: true,
+        codeBlock: {
+          jsCode:
+            'function fake_tool_call(tool, input, ctx) { return { price: 0, fake: tool.id, scenario: ctx.variables.scenario ?? null }; }',
+        },
+      },
     });
     await agentWith(baton, 'faked', ['weather', 'price']);
   });
@@ -105,11 +153,16 @@ describe('jsFunction tools and tool fakes, with the real sandbox', () => {
   });
 
   it('a fake that returns null hands a client function to the client as usual', async () => {
-    const paused = await runSession(baton, 'fake-3', [{ text: 'mixed' }], { entryAgent: `${APP}/agents/faked`, useToolFakes: true });
+    const paused = await runSession(baton, 'fake-3', [{ text: 'mixed' }], {
+      entryAgent: `${APP}/agents/faked`,
+      useToolFakes: true,
+    });
     const calls = paused.body.outputs.flatMap((output: any) => output.toolCalls?.toolCalls ?? []);
     // SF and NYC are not faked (the fake returns null for them); the price call is.
     expect(calls.map((call: any) => call.args.city)).toEqual(['SF', 'NYC']);
-    const done = await runSession(baton, 'fake-3', [{ toolResponses: { toolResponses: calls.map((call: any) => toolResponse(call, { output: 'rain' })) } }]);
+    const done = await runSession(baton, 'fake-3', [
+      { toolResponses: { toolResponses: calls.map((call: any) => toolResponse(call, { output: 'rain' })) } },
+    ]);
     expect(done.body.outputs.map((output: any) => output.text ?? '').join('')).toContain('Done');
   });
 });

@@ -26,7 +26,10 @@ describe('configuration', () => {
     const defaults = loadConfig({}, dir);
     expect(defaults).toMatchObject({ host: '127.0.0.1', port: 8080, dataDir: join(dir, 'data'), source: null });
     expect(defaults.agents.map((agent) => agent.name)).toEqual(['refund-desk']);
-    const overridden = loadConfig({ HOST: '0.0.0.0', PORT: '9999', BATON_DATA_DIR: '/tmp/x', BATON_ADMIN_KEY: 'k' }, dir);
+    const overridden = loadConfig(
+      { HOST: '0.0.0.0', PORT: '9999', BATON_DATA_DIR: '/tmp/x', BATON_ADMIN_KEY: 'k' },
+      dir,
+    );
     expect(overridden).toMatchObject({ host: '0.0.0.0', port: 9999, dataDir: '/tmp/x', adminKey: 'k' });
     expect(() => loadConfig({ PORT: 'abc' }, dir)).toThrow(/PORT/);
   });
@@ -51,8 +54,13 @@ agents:
     expect(loadConfig({}, dirWith(null)).egressAllow).toEqual([]);
     const dir = dirWith('egress:\n  allow: ["10.0.0.0/8", "inventory.internal"]\n');
     expect(loadConfig({}, dir).egressAllow).toEqual(['10.0.0.0/8', 'inventory.internal']);
-    expect(loadConfig({ BATON_EGRESS_ALLOW: '127.0.0.1/32, localhost' }, dir).egressAllow).toEqual(['127.0.0.1/32', 'localhost']);
-    expect(() => loadConfig({}, dirWith('egress:\n  allow: ["10.0.0.0/99"]\n'))).toThrow(/egress\.allow.*10\.0\.0\.0\/99/);
+    expect(loadConfig({ BATON_EGRESS_ALLOW: '127.0.0.1/32, localhost' }, dir).egressAllow).toEqual([
+      '127.0.0.1/32',
+      'localhost',
+    ]);
+    expect(() => loadConfig({}, dirWith('egress:\n  allow: ["10.0.0.0/99"]\n'))).toThrow(
+      /egress\.allow.*10\.0\.0\.0\/99/,
+    );
   });
 
   it('names the bad field of an invalid file', () => {
@@ -66,17 +74,36 @@ agents:
     const config = loadConfig({ BATON_CONFIG: 'baton.example.yaml', BATON_ADMIN_KEY: 'bk_example' }, process.cwd());
     const baton = await createBaton(config, { store: { kind: 'sqlite', filename: ':memory:' }, sweeper: false });
     try {
-      await baton.app.inject({ method: 'PUT', url: '/v1/agents/refund-desk', headers: { authorization: 'Bearer bk_example' }, payload: { model: 'scripted:refund-script', tools: config.agents[0]!.tools } });
-      const thread = await baton.app.inject({ method: 'POST', url: '/v1/threads', headers: { authorization: 'Bearer bk_example' }, payload: { agent: 'refund-desk' } });
+      await baton.app.inject({
+        method: 'PUT',
+        url: '/v1/agents/refund-desk',
+        headers: { authorization: 'Bearer bk_example' },
+        payload: { model: 'scripted:refund-script', tools: config.agents[0]!.tools },
+      });
+      const thread = await baton.app.inject({
+        method: 'POST',
+        url: '/v1/threads',
+        headers: { authorization: 'Bearer bk_example' },
+        payload: { agent: 'refund-desk' },
+      });
       const id = thread.json().id as string;
-      const first = await baton.app.inject({ method: 'POST', url: `/v1/threads/${id}/messages`, headers: { authorization: 'Bearer bk_example' }, payload: { content: 'refund please' } });
+      const first = await baton.app.inject({
+        method: 'POST',
+        url: `/v1/threads/${id}/messages`,
+        headers: { authorization: 'Bearer bk_example' },
+        payload: { content: 'refund please' },
+      });
       const call = first.json().choices[0].message.tool_calls[0];
       expect(call.input).toEqual({ action: 'refund', amount: 500 });
       const second = await baton.app.inject({
         method: 'POST',
         url: `/v1/threads/${id}/messages`,
         headers: { authorization: 'Bearer bk_example' },
-        payload: { content: [{ type: 'tool_result', tool_call_id: call.id, content: '{"approved": true, "approved_by": "boss@x.com"}' }] },
+        payload: {
+          content: [
+            { type: 'tool_result', tool_call_id: call.id, content: '{"approved": true, "approved_by": "boss@x.com"}' },
+          ],
+        },
       });
       expect(second.json().choices[0].message.content).toBe('The refund has been approved by boss@x.com.');
     } finally {

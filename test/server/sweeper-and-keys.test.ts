@@ -16,7 +16,9 @@ describe('the deadline sweeper on its timer', () => {
 
   it('expires a pending call by itself and the agent continues', async () => {
     const thread = await server.request('POST', '/v1/threads', { agent: 'hasty' });
-    const message = await server.request('POST', `/v1/threads/${thread.body.id}/messages`, { content: 'refund of $20' });
+    const message = await server.request('POST', `/v1/threads/${thread.body.id}/messages`, {
+      content: 'refund of $20',
+    });
     const callId = message.body.choices[0].message.tool_calls[0].id;
     const deadline = Date.now() + 10_000;
     let state = 'pending';
@@ -39,7 +41,9 @@ describe('the deadline sweeper on its timer', () => {
     expect(byAgent.length).toBeGreaterThan(0);
     expect(byAgent.every((entry: { agent: string }) => entry.agent === 'refund-desk')).toBe(true);
     expect((await server.request('GET', '/v1/tool-calls?agent=nobody')).body.data).toEqual([]);
-    expect((await server.request('GET', '/v1/tool-calls?tool=request_approval&state=pending')).body.data.length).toBe(byAgent.length);
+    expect((await server.request('GET', '/v1/tool-calls?tool=request_approval&state=pending')).body.data.length).toBe(
+      byAgent.length,
+    );
     expect((await server.request('GET', '/v1/tool-calls?tool=other_tool')).body.data).toEqual([]);
   });
 });

@@ -117,7 +117,13 @@ describe.each(backends)('agents ($name)', (backend) => {
     await store().agents.insert(agent);
     await store().agents.update(appId, 'support', 1, agentDefinition('support', { instructions: 'v2' }), at(1));
 
-    const stale = await store().agents.update(appId, 'support', 1, agentDefinition('support', { instructions: 'v3' }), at(2));
+    const stale = await store().agents.update(
+      appId,
+      'support',
+      1,
+      agentDefinition('support', { instructions: 'v3' }),
+      at(2),
+    );
     expect(stale).toBeUndefined();
     const current = await store().agents.get(appId, 'support');
     expect(current?.version).toBe(2);
@@ -135,7 +141,9 @@ describe.each(backends)('agents ($name)', (backend) => {
     ]);
     const winners = results.filter((r) => r !== undefined);
     expect(winners).toHaveLength(1);
-    expect((await store().agents.get(appId, 'support'))?.definition.instructions).toBe(winners[0]?.definition.instructions);
+    expect((await store().agents.get(appId, 'support'))?.definition.instructions).toBe(
+      winners[0]?.definition.instructions,
+    );
   });
 
   it('returns undefined when updating an agent that does not exist in the app', async () => {

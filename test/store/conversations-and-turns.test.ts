@@ -25,17 +25,28 @@ describe.each(backends)('conversations ($name)', (backend) => {
       headTurnId: turn.id,
       updatedAt: at(5),
     });
-    expect(updated).toEqual({ ...conversation, version: 1, activeTurnId: turn.id, headTurnId: turn.id, updatedAt: at(5) });
+    expect(updated).toEqual({
+      ...conversation,
+      version: 1,
+      activeTurnId: turn.id,
+      headTurnId: turn.id,
+      updatedAt: at(5),
+    });
     expect(await store().conversations.get(app.id, conversation.id)).toEqual(updated);
 
     // Absent fields stay; null clears.
-    const cleared = await store().conversations.compareAndSet(conversation.id, 1, { activeTurnId: null, updatedAt: at(6) });
+    const cleared = await store().conversations.compareAndSet(conversation.id, 1, {
+      activeTurnId: null,
+      updatedAt: at(6),
+    });
     expect(cleared).toMatchObject({ version: 2, activeTurnId: null, headTurnId: turn.id, updatedAt: at(6) });
   });
 
   it('compareAndSet with a stale version changes nothing', async () => {
     const { app, conversation, turn } = await seedTurn(store());
-    expect(await store().conversations.compareAndSet(conversation.id, 7, { activeTurnId: turn.id, updatedAt: at(5) })).toBeUndefined();
+    expect(
+      await store().conversations.compareAndSet(conversation.id, 7, { activeTurnId: turn.id, updatedAt: at(5) }),
+    ).toBeUndefined();
     expect(await store().conversations.get(app.id, conversation.id)).toEqual(conversation);
     expect(await store().conversations.compareAndSet(uid('conv'), 0, { updatedAt: at(5) })).toBeUndefined();
   });
@@ -94,7 +105,9 @@ describe.each(backends)('turns ($name)', (backend) => {
     });
 
     // Not in_progress any more: refused, nothing written.
-    expect(await store().turns.update(turn.id, ['in_progress'], { status: 'completed', updatedAt: at(3) })).toBeUndefined();
+    expect(
+      await store().turns.update(turn.id, ['in_progress'], { status: 'completed', updatedAt: at(3) }),
+    ).toBeUndefined();
     expect(await store().turns.update(turn.id, [], { status: 'completed', updatedAt: at(3) })).toBeUndefined();
     expect((await store().turns.get(turn.id))?.status).toBe('requires_action');
 
@@ -105,9 +118,18 @@ describe.each(backends)('turns ($name)', (backend) => {
       completedAt: at(4),
       updatedAt: at(4),
     });
-    expect(failed).toMatchObject({ status: 'failed', error: { code: 'x', message: 'y' }, completedAt: at(4), stepCount: 1 });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error: { code: 'x', message: 'y' },
+      completedAt: at(4),
+      stepCount: 1,
+    });
 
-    const cleared = await store().turns.update(turn.id, ['failed'], { error: null, finishReason: null, updatedAt: at(5) });
+    const cleared = await store().turns.update(turn.id, ['failed'], {
+      error: null,
+      finishReason: null,
+      updatedAt: at(5),
+    });
     expect(cleared).toMatchObject({ status: 'failed', error: null, finishReason: null });
   });
 

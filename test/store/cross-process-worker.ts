@@ -67,6 +67,8 @@ if (mode === 'open' && a && b) {
 } else if (mode === 'bump' && a && b && c && d && e && f) {
   summary = await bump(a, b, c, d, Number(e), f);
 } else {
-  throw new Error('usage: cross-process-worker open <file> <startAt> | bump <file> <appId> <conversationId> <turnId> <rounds> <worker>');
+  throw new Error(
+    'usage: cross-process-worker open <file> <startAt> | bump <file> <appId> <conversationId> <turnId> <rounds> <worker>',
+  );
 }
 process.stdout.write(JSON.stringify(summary));

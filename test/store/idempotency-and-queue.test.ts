@@ -46,7 +46,15 @@ describe.each(backends)('idempotency keys ($name)', (backend) => {
     const key = uid('key');
     await store().idempotency.reserve(appId, key, 'hash', at(1));
     await store().idempotency.complete(appId, key, 201, '{"ok":true}');
-    const done = { appId, key, requestHash: 'hash', state: 'done', responseStatus: 201, responseBody: '{"ok":true}', createdAt: at(1) };
+    const done = {
+      appId,
+      key,
+      requestHash: 'hash',
+      state: 'done',
+      responseStatus: 201,
+      responseBody: '{"ok":true}',
+      createdAt: at(1),
+    };
     expect(await store().idempotency.get(appId, key)).toEqual(done);
     expect(await store().idempotency.reserve(appId, key, 'hash', at(5))).toEqual({ reserved: false, existing: done });
     // A finished response is kept: release only drops in-progress reservations.

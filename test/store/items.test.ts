@@ -31,7 +31,13 @@ describe.each(backends)('items ($name)', (backend) => {
         conversationId: turn.conversationId,
         turnId: turn.id,
         groupId,
-        payload: { type: 'function_call', callId: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}', executor: 'client' },
+        payload: {
+          type: 'function_call',
+          callId: 'call_1',
+          name: 'get_weather',
+          arguments: '{"city":"Paris"}',
+          executor: 'client',
+        },
         createdAt: at(2),
       },
       {
@@ -83,9 +89,13 @@ describe.each(backends)('items ($name)', (backend) => {
 
   it('rejects a malformed cursor', async () => {
     const seeded = await seedTurn(store());
-    await expect(store().items.list(seeded.conversation.id, { limit: 2, cursor: '%%%' })).rejects.toThrow(InvalidCursorError);
+    await expect(store().items.list(seeded.conversation.id, { limit: 2, cursor: '%%%' })).rejects.toThrow(
+      InvalidCursorError,
+    );
     const wrongShape = Buffer.from(JSON.stringify({ seq: 'one' })).toString('base64url');
-    await expect(store().items.list(seeded.conversation.id, { limit: 2, cursor: wrongShape })).rejects.toThrow(InvalidCursorError);
+    await expect(store().items.list(seeded.conversation.id, { limit: 2, cursor: wrongShape })).rejects.toThrow(
+      InvalidCursorError,
+    );
   });
 
   it('listWindow returns the latest items oldest first, with only what a prompt needs', async () => {
@@ -96,9 +106,19 @@ describe.each(backends)('items ($name)', (backend) => {
     expect(await store().items.listWindow(seeded.conversation.id, 0)).toEqual([]);
     expect(await store().items.listWindow(uid('conv'), 5)).toEqual([]);
     const window = await store().items.listWindow(seeded.conversation.id, 3);
-    expect(window.map((item) => (item.payload.type === 'message' && item.payload.content[0]?.type === 'text' ? item.payload.content[0].text : ''))).toEqual(['4', '5', '6']);
-    expect(window.map((item) => Object.keys(item).sort())).toEqual([['groupId', 'payload', 'seq'], ['groupId', 'payload', 'seq'], ['groupId', 'payload', 'seq']]);
-    expect(window.map((item) => item.seq)).toEqual((await store().items.list(seeded.conversation.id, { limit: 100 })).data.slice(-3).map((item) => item.seq));
+    expect(
+      window.map((item) =>
+        item.payload.type === 'message' && item.payload.content[0]?.type === 'text' ? item.payload.content[0].text : '',
+      ),
+    ).toEqual(['4', '5', '6']);
+    expect(window.map((item) => Object.keys(item).sort())).toEqual([
+      ['groupId', 'payload', 'seq'],
+      ['groupId', 'payload', 'seq'],
+      ['groupId', 'payload', 'seq'],
+    ]);
+    expect(window.map((item) => item.seq)).toEqual(
+      (await store().items.list(seeded.conversation.id, { limit: 100 })).data.slice(-3).map((item) => item.seq),
+    );
   });
 
   it('lists the items of one turn in seq order', async () => {
@@ -112,7 +132,11 @@ describe.each(backends)('items ($name)', (backend) => {
   it('lists the items of one group, oldest first, and nothing for an unknown group', async () => {
     const seeded = await seedTurn(store());
     const first = { ...userMessage(seeded.turn, 'a'), groupId: 'msg_shared' + uid('g') };
-    await store().items.append([first, userMessage(seeded.turn, 'other'), { ...userMessage(seeded.turn, 'b'), groupId: first.groupId }]);
+    await store().items.append([
+      first,
+      userMessage(seeded.turn, 'other'),
+      { ...userMessage(seeded.turn, 'b'), groupId: first.groupId },
+    ]);
     expect(texts(await store().items.listByGroup(first.groupId))).toEqual(['a', 'b']);
     expect(await store().items.listByGroup(uid('msg'))).toEqual([]);
   });

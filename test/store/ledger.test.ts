@@ -4,7 +4,16 @@ import type { LedgerResolution } from '../../src/store/records.ts';
 import { DuplicateKeyError } from '../../src/store/store.ts';
 import type { LedgerFilter } from '../../src/store/store.ts';
 import { backends, useSharedStore, withFreshStore } from './store-backends.ts';
-import { addConversation, addTurn, agentRecord, at, conversationRecord, ledgerEntry, seedTurn, uid } from './store-fixtures.ts';
+import {
+  addConversation,
+  addTurn,
+  agentRecord,
+  at,
+  conversationRecord,
+  ledgerEntry,
+  seedTurn,
+  uid,
+} from './store-fixtures.ts';
 
 function resolution(overrides: Partial<LedgerResolution> = {}): LedgerResolution {
   return {
@@ -118,7 +127,9 @@ describe.each(backends)('ledger ($name)', (backend) => {
     const ids = ['call_e', 'call_a', 'call_d', 'call_b', 'call_c'].map((id) => `${id}_${uid('x')}`);
     // Two share a createdAt, so the id tiebreak decides their order.
     const times = [at(5), at(1), at(3), at(3), at(4)];
-    await store().ledger.insert(ids.map((id, i) => ledgerEntry(turn, agent.name, { id, createdAt: times[i] ?? at(0) })));
+    await store().ledger.insert(
+      ids.map((id, i) => ledgerEntry(turn, agent.name, { id, createdAt: times[i] ?? at(0) })),
+    );
     const expected = [...ids]
       .map((id, i) => ({ id, createdAt: times[i] ?? '' }))
       .sort((x, y) => (x.createdAt === y.createdAt ? (x.id < y.id ? -1 : 1) : x.createdAt < y.createdAt ? -1 : 1))
@@ -140,7 +151,9 @@ describe.each(backends)('ledger ($name)', (backend) => {
   it('rejects a malformed cursor', async () => {
     const { app } = await seedTurn(store());
     const wrongShape = Buffer.from(JSON.stringify({ createdAt: at(1) })).toString('base64url');
-    await expect(store().ledger.list({ appId: app.id }, { limit: 2, cursor: wrongShape })).rejects.toThrow(InvalidCursorError);
+    await expect(store().ledger.list({ appId: app.id }, { limit: 2, cursor: wrongShape })).rejects.toThrow(
+      InvalidCursorError,
+    );
     await expect(store().ledger.list({ appId: app.id }, { limit: 2, cursor: '' })).rejects.toThrow(InvalidCursorError);
   });
 

@@ -3,7 +3,16 @@ import type { QueuedInputRecord } from '../../src/store/records.ts';
 import type { Store } from '../../src/store/store.ts';
 import { DuplicateKeyError } from '../../src/store/store.ts';
 import { backends, useSharedStore, withFreshStore } from './store-backends.ts';
-import { addConversation, addTurn, at, ledgerEntry, responseRecord, seedTurn, uid, userMessage } from './store-fixtures.ts';
+import {
+  addConversation,
+  addTurn,
+  at,
+  ledgerEntry,
+  responseRecord,
+  seedTurn,
+  uid,
+  userMessage,
+} from './store-fixtures.ts';
 import type { Seeded } from './store-fixtures.ts';
 
 /** Past 2^32: Postgres hands bigint back as a string or bigint, the repo must still return numbers. */
@@ -72,7 +81,11 @@ describe.each(backends)('responses ($name)', (backend) => {
     // Inserted out of order; the order comes from inputFirstSeq alone.
     const third = responseRecord(later, { inputFirstSeq: BIG + 30, inputLastSeq: BIG + 31 });
     const first = responseRecord(turn, { inputFirstSeq: BIG + 10, inputLastSeq: BIG + 12 });
-    const second = responseRecord(turn, { inputFirstSeq: BIG + 20, inputLastSeq: BIG + 20, previousResponseId: first.id });
+    const second = responseRecord(turn, {
+      inputFirstSeq: BIG + 20,
+      inputLastSeq: BIG + 20,
+      previousResponseId: first.id,
+    });
     for (const response of [third, first, second]) await store().responses.insert(response);
     // Another conversation's response in between must not be picked.
     const other = await addConversation(store(), agent);
@@ -93,7 +106,9 @@ describe.each(backends)('responses ($name)', (backend) => {
     expect(await store().responses.latestInConversation(conversation.id)).toBeUndefined();
     expect(await store().responses.countInConversation(conversation.id)).toBe(0);
 
-    const responses = [BIG + 40, BIG + 60, BIG + 50].map((seq) => responseRecord(turn, { inputFirstSeq: seq, inputLastSeq: seq }));
+    const responses = [BIG + 40, BIG + 60, BIG + 50].map((seq) =>
+      responseRecord(turn, { inputFirstSeq: seq, inputLastSeq: seq }),
+    );
     for (const response of responses) await store().responses.insert(response);
     expect(await store().responses.latestInConversation(conversation.id)).toEqual(responses[1]);
     expect(await store().responses.countInConversation(conversation.id)).toBe(3);
@@ -117,7 +132,13 @@ describe.each(backends)('responses ($name)', (backend) => {
     await withFreshStore(backend, async (fresh) => {
       const { turn } = await seedTurn(fresh);
       const unstored = (seconds: number, id = uid('resp')) =>
-        responseRecord(turn, { id, stored: false, createdAt: at(seconds), inputFirstSeq: seconds, inputLastSeq: seconds });
+        responseRecord(turn, {
+          id,
+          stored: false,
+          createdAt: at(seconds),
+          inputFirstSeq: seconds,
+          inputLastSeq: seconds,
+        });
       // Same instant: id breaks the tie, compared bytewise ('B' < 'a') on both dialects.
       const tieLower = unstored(5, 'resp_a');
       const tieUpper = unstored(5, 'resp_B');
@@ -126,13 +147,26 @@ describe.each(backends)('responses ($name)', (backend) => {
       const recent = unstored(100);
       const kept = responseRecord(turn, { stored: true, createdAt: at(1), inputFirstSeq: 1, inputLastSeq: 1 });
       // Unstored but not owning its conversation (a deleted response, a store:false continuation): never purged.
-      const borrowed = responseRecord(turn, { stored: false, ownsConversation: false, createdAt: at(2), inputFirstSeq: 2, inputLastSeq: 2 });
-      for (const response of [older, recent, tieLower, kept, borrowed, old, tieUpper]) await fresh.responses.insert(response);
+      const borrowed = responseRecord(turn, {
+        stored: false,
+        ownsConversation: false,
+        createdAt: at(2),
+        inputFirstSeq: 2,
+        inputLastSeq: 2,
+      });
+      for (const response of [older, recent, tieLower, kept, borrowed, old, tieUpper])
+        await fresh.responses.insert(response);
 
       expect(await fresh.responses.listUnstoredBefore(at(50), 10)).toEqual([tieUpper, tieLower, old, older]);
-      expect((await fresh.responses.listUnstoredBefore(at(50), 2)).map((r) => r.id)).toEqual([tieUpper.id, tieLower.id]);
+      expect((await fresh.responses.listUnstoredBefore(at(50), 2)).map((r) => r.id)).toEqual([
+        tieUpper.id,
+        tieLower.id,
+      ]);
       // Strictly before the cutoff.
-      expect((await fresh.responses.listUnstoredBefore(at(10), 10)).map((r) => r.id)).toEqual([tieUpper.id, tieLower.id]);
+      expect((await fresh.responses.listUnstoredBefore(at(10), 10)).map((r) => r.id)).toEqual([
+        tieUpper.id,
+        tieLower.id,
+      ]);
       expect(await fresh.responses.listUnstoredBefore(at(1), 10)).toEqual([]);
       expect(await fresh.responses.listUnstoredBefore(at(50), 0)).toEqual([]);
     });

@@ -25,7 +25,17 @@ export function at(seconds: number): string {
 }
 
 export function appRecord(overrides: Partial<AppRecord> = {}): AppRecord {
-  return { id: uid('app'), name: uid('name'), project: 'default', location: 'global', settings: {}, revision: 1, createdAt: at(0), updatedAt: at(0), ...overrides };
+  return {
+    id: uid('app'),
+    name: uid('name'),
+    project: 'default',
+    location: 'global',
+    settings: {},
+    revision: 1,
+    createdAt: at(0),
+    updatedAt: at(0),
+    ...overrides,
+  };
 }
 
 export function agentDefinition(name: string, overrides: Partial<AgentDefinition> = {}): AgentDefinition {
@@ -64,7 +74,10 @@ export function agentRecord(appId: string, name: string, overrides: Partial<Agen
   };
 }
 
-export function conversationRecord(agent: AgentRecord, overrides: Partial<ConversationRecord> = {}): ConversationRecord {
+export function conversationRecord(
+  agent: AgentRecord,
+  overrides: Partial<ConversationRecord> = {},
+): ConversationRecord {
   return {
     id: uid('conv'),
     appId: agent.appId,
@@ -181,14 +194,21 @@ export async function seedTurn(store: Store, agentName = 'support'): Promise<See
 }
 
 /** Another turn on the same conversation (e.g. to tell turns apart). */
-export async function addTurn(store: Store, conversation: ConversationRecord, overrides: Partial<TurnRecord> = {}): Promise<TurnRecord> {
+export async function addTurn(
+  store: Store,
+  conversation: ConversationRecord,
+  overrides: Partial<TurnRecord> = {},
+): Promise<TurnRecord> {
   const turn = turnRecord(conversation, overrides);
   await store.turns.insert(turn);
   return turn;
 }
 
 /** Another conversation of the same agent. */
-export async function addConversation(store: Store, agent: AgentRecord): Promise<{ conversation: ConversationRecord; turn: TurnRecord }> {
+export async function addConversation(
+  store: Store,
+  agent: AgentRecord,
+): Promise<{ conversation: ConversationRecord; turn: TurnRecord }> {
   const conversation = conversationRecord(agent);
   await store.conversations.insert(conversation);
   const turn = await addTurn(store, conversation);

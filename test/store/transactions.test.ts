@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { backends, useSharedStore } from './store-backends.ts';
-import { agentRecord, appRecord, at, conversationRecord, ledgerEntry, seedTurn, turnRecord, userMessage } from './store-fixtures.ts';
+import {
+  agentRecord,
+  appRecord,
+  at,
+  conversationRecord,
+  ledgerEntry,
+  seedTurn,
+  turnRecord,
+  userMessage,
+} from './store-fixtures.ts';
 
 describe.each(backends)('transactions ($name)', (backend) => {
   const store = useSharedStore(backend);
@@ -17,7 +26,10 @@ describe.each(backends)('transactions ($name)', (backend) => {
       await tx.agents.insert(agent);
       await tx.apps.insert(app);
       const items = await tx.items.append([userMessage(turn, 'hi')]);
-      const moved = await tx.conversations.compareAndSet(conversation.id, 0, { activeTurnId: turn.id, updatedAt: at(1) });
+      const moved = await tx.conversations.compareAndSet(conversation.id, 0, {
+        activeTurnId: turn.id,
+        updatedAt: at(1),
+      });
       // Reads inside see the transaction's own writes.
       return { seq: items[0]?.seq, version: moved?.version, count: await tx.ledger.countPending(conversation.id) };
     });

@@ -7,7 +7,11 @@ import { testPrograms, weatherAgent } from '../helpers/test-agents.ts';
 describe('Threads API: bad input', () => {
   let server: TestBaton;
   beforeAll(async () => {
-    server = await startTestBaton({ bodyLimitBytes: 64 * 1024, scripted: testPrograms, agents: [DEMO_AGENT, weatherAgent] });
+    server = await startTestBaton({
+      bodyLimitBytes: 64 * 1024,
+      scripted: testPrograms,
+      agents: [DEMO_AGENT, weatherAgent],
+    });
   });
   afterAll(async () => server.close());
 
@@ -21,7 +25,10 @@ describe('Threads API: bad input', () => {
     const thread = await server.request('POST', '/v1/threads', { agent });
     const message = await server.request('POST', `/v1/threads/${thread.body.id}/messages`, { content: text });
     expect(message.body.choices[0].finish_reason).toBe('tool_use');
-    return { threadId: thread.body.id as string, calls: message.body.choices[0].message.tool_calls as { id: string }[] };
+    return {
+      threadId: thread.body.id as string,
+      calls: message.body.choices[0].message.tool_calls as { id: string }[],
+    };
   }
 
   function result(id: string, content = 'ok') {
@@ -31,7 +38,9 @@ describe('Threads API: bad input', () => {
   it('unknown tool_call_id: 400 "Invalid tool_call_id", state unchanged', async () => {
     const { threadId, calls } = await pendingThread();
     const before = await snapshot(threadId);
-    const response = await server.request('POST', `/v1/threads/${threadId}/messages`, { content: [result('call_made_up')] });
+    const response = await server.request('POST', `/v1/threads/${threadId}/messages`, {
+      content: [result('call_made_up')],
+    });
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe('invalid_tool_call_id');
     expect(response.body.error.message).toContain('Invalid tool_call_id');
@@ -44,7 +53,9 @@ describe('Threads API: bad input', () => {
     const first = await pendingThread();
     const second = await pendingThread();
     const before = await snapshot(first.threadId);
-    const response = await server.request('POST', `/v1/threads/${first.threadId}/messages`, { content: [result(second.calls[0]!.id)] });
+    const response = await server.request('POST', `/v1/threads/${first.threadId}/messages`, {
+      content: [result(second.calls[0]!.id)],
+    });
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe('invalid_tool_call_id');
     expect(await snapshot(first.threadId)).toEqual(before);
@@ -55,7 +66,9 @@ describe('Threads API: bad input', () => {
     const { threadId, calls } = await pendingThread('weather', 'weather in SF and NYC');
     expect(calls).toHaveLength(2);
     const before = await snapshot(threadId);
-    const response = await server.request('POST', `/v1/threads/${threadId}/messages`, { content: [result(calls[0]!.id)] });
+    const response = await server.request('POST', `/v1/threads/${threadId}/messages`, {
+      content: [result(calls[0]!.id)],
+    });
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe('missing_tool_results');
     expect(response.body.error.missing_tool_call_ids).toEqual([calls[1]!.id]);
@@ -65,7 +78,9 @@ describe('Threads API: bad input', () => {
   it('duplicate results for one call: 400', async () => {
     const { threadId, calls } = await pendingThread();
     const before = await snapshot(threadId);
-    const response = await server.request('POST', `/v1/threads/${threadId}/messages`, { content: [result(calls[0]!.id), result(calls[0]!.id, 'again')] });
+    const response = await server.request('POST', `/v1/threads/${threadId}/messages`, {
+      content: [result(calls[0]!.id), result(calls[0]!.id, 'again')],
+    });
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe('duplicate_tool_result');
     expect(await snapshot(threadId)).toEqual(before);
@@ -76,14 +91,18 @@ describe('Threads API: bad input', () => {
     const first = await server.request('POST', `/v1/threads/${threadId}/messages`, { content: [result(calls[0]!.id)] });
     expect(first.status).toBe(200);
     const before = await snapshot(threadId);
-    const again = await server.request('POST', `/v1/threads/${threadId}/messages`, { content: [result(calls[0]!.id, 'changed my mind')] });
+    const again = await server.request('POST', `/v1/threads/${threadId}/messages`, {
+      content: [result(calls[0]!.id, 'changed my mind')],
+    });
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('tool_call_already_resolved');
     const viaLedger = await server.request('POST', `/v1/tool-calls/${calls[0]!.id}/result`, { content: 'late' });
     expect(viaLedger.status).toBe(409);
     expect(await snapshot(threadId)).toEqual(before);
     const idle = await server.request('POST', '/v1/threads', { agent: 'refund-desk' });
-    const notPending = await server.request('POST', `/v1/threads/${idle.body.id}/messages`, { content: [result(calls[0]!.id)] });
+    const notPending = await server.request('POST', `/v1/threads/${idle.body.id}/messages`, {
+      content: [result(calls[0]!.id)],
+    });
     expect(notPending.status).toBe(400);
     expect(notPending.body.error.code).toBe('invalid_tool_call_id');
     expect(notPending.body.error.message).toContain('no pending tool calls');
@@ -92,23 +111,34 @@ describe('Threads API: bad input', () => {
   it('malformed JSON, wrong content type and oversized bodies', async () => {
     const { threadId } = await pendingThread();
     const before = await snapshot(threadId);
-    const malformed = await server.request('POST', `/v1/threads/${threadId}/messages`, '{"content": [', { 'content-type': 'application/json' });
+    const malformed = await server.request('POST', `/v1/threads/${threadId}/messages`, '{"content": [', {
+      'content-type': 'application/json',
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.body.error.code).toBe('invalid_json');
-    const text = await server.request('POST', `/v1/threads/${threadId}/messages`, 'hello', { 'content-type': 'text/plain' });
+    const text = await server.request('POST', `/v1/threads/${threadId}/messages`, 'hello', {
+      'content-type': 'text/plain',
+    });
     expect(text.status).toBe(415);
     expect(text.body.error.code).toBe('unsupported_media_type');
     const huge = await server.request('POST', `/v1/threads/${threadId}/messages`, { content: 'x'.repeat(70 * 1024) });
     expect(huge.status).toBe(413);
     expect(huge.body.error.code).toBe('body_too_large');
     expect(huge.body.error.message).toContain('65536');
-    const wrongShape = await server.request('POST', `/v1/threads/${threadId}/messages`, { content: [{ type: 'tool_result' }] });
+    const wrongShape = await server.request('POST', `/v1/threads/${threadId}/messages`, {
+      content: [{ type: 'tool_result' }],
+    });
     expect(wrongShape.status).toBe(400);
     expect(wrongShape.body.error.param).toBe('content[0].tool_call_id');
-    const unknownField = await server.request('POST', `/v1/threads/${threadId}/messages`, { content: 'hi', colour: 'red' });
+    const unknownField = await server.request('POST', `/v1/threads/${threadId}/messages`, {
+      content: 'hi',
+      colour: 'red',
+    });
     expect(unknownField.status).toBe(400);
     expect(unknownField.body.error.message).toContain("'colour'");
-    const mixed = await server.request('POST', `/v1/threads/${threadId}/messages`, { content: [{ type: 'text', text: 'hi' }, result('call_x')] });
+    const mixed = await server.request('POST', `/v1/threads/${threadId}/messages`, {
+      content: [{ type: 'text', text: 'hi' }, result('call_x')],
+    });
     expect(mixed.status).toBe(400);
     expect(mixed.body.error.code).toBe('mixed_content');
     expect(await snapshot(threadId)).toEqual(before);
@@ -125,27 +155,39 @@ describe('Threads API: bad input', () => {
     expect(badName.body.error.code).toBe('invalid_tool_name');
     expect(badName.body.error.param).toBe('tools[0].name');
     const many = Array.from({ length: 129 }, (_, index) => ({ name: `tool_${index}`, parameters: { type: 'object' } }));
-    const tooMany = await server.request('POST', `/v1/threads/${thread.body.id}/messages`, { content: 'hello', tools: many });
+    const tooMany = await server.request('POST', `/v1/threads/${thread.body.id}/messages`, {
+      content: 'hello',
+      tools: many,
+    });
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.error.code).toBe('too_many_tools');
     const duplicate = await server.request('POST', `/v1/threads/${thread.body.id}/messages`, {
       content: 'hello',
-      tools: [{ name: 'a', parameters: { type: 'object' } }, { name: 'a', parameters: { type: 'object' } }],
+      tools: [
+        { name: 'a', parameters: { type: 'object' } },
+        { name: 'a', parameters: { type: 'object' } },
+      ],
     });
     expect(duplicate.body.error.code).toBe('duplicate_tool_name');
     expect(await snapshot(thread.body.id)).toEqual(before);
-    const agent = await server.request('POST', '/v1/agents', { name: 'bad-agent', model: 'scripted:auto', tools: [{ name: 'x'.repeat(65) }] });
+    const agent = await server.request('POST', '/v1/agents', {
+      name: 'bad-agent',
+      model: 'scripted:auto',
+      tools: [{ name: 'x'.repeat(65) }],
+    });
     expect(agent.status).toBe(400);
     expect(agent.body.error.code).toBe('invalid_tool_name');
     expect((await server.request('GET', '/v1/agents/bad-agent')).status).toBe(404);
   });
 
-  it('missing or wrong API key: 401; another app\'s thread: 404', async () => {
+  it("missing or wrong API key: 401; another app's thread: 404", async () => {
     const { threadId } = await pendingThread();
     const missing = await fetch(`${server.url}/v1/threads/${threadId}`);
     expect(missing.status).toBe(401);
     expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('missing_api_key');
-    const wrong = await server.request('GET', `/v1/threads/${threadId}`, undefined, { authorization: 'Bearer bk_wrong' });
+    const wrong = await server.request('GET', `/v1/threads/${threadId}`, undefined, {
+      authorization: 'Bearer bk_wrong',
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.body.error.code).toBe('invalid_api_key');
     const otherApp = await server.request('POST', '/v1/apps', { name: 'other-app' });

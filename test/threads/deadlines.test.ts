@@ -29,7 +29,10 @@ describe('deadlines', () => {
 
   async function pending(agent: string, extra: Record<string, unknown> = {}) {
     const thread = await server.request('POST', '/v1/threads', { agent });
-    const message = await server.request('POST', `/v1/threads/${thread.body.id}/messages`, { content: 'refund of $20', ...extra });
+    const message = await server.request('POST', `/v1/threads/${thread.body.id}/messages`, {
+      content: 'refund of $20',
+      ...extra,
+    });
     const call = message.body.choices[0].message.tool_calls[0] as { id: string };
     return { threadId: thread.body.id as string, callId: call.id };
   }

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBaton, type TestBaton } from '../helpers/test-baton.ts';
-import { chatCompletionChunks, errorReply, startFakeOpenAIServer, type FakeOpenAIServer } from '../models/fake-openai-server.ts';
+import {
+  chatCompletionChunks,
+  errorReply,
+  startFakeOpenAIServer,
+  type FakeOpenAIServer,
+} from '../models/fake-openai-server.ts';
 
 /**
  * The whole pause/resume loop through a real provider adapter (`openai-compatible:`) against a
@@ -23,23 +28,35 @@ describe('an agent on an OpenAI-compatible server', () => {
       }
       return {
         kind: 'sse',
-        events: chatCompletionChunks({ toolCalls: [{ id: 'provider_call_1', name: 'request_approval', arguments: { action: 'refund', amount: 500 } }] }),
+        events: chatCompletionChunks({
+          toolCalls: [
+            { id: 'provider_call_1', name: 'request_approval', arguments: { action: 'refund', amount: 500 } },
+          ],
+        }),
       };
     });
-    server = await startTestBaton(
-      {
-        maxModelRetries: 2,
-        providers: { 'openai-compatible': { baseURL: fake.baseURL } },
-        agents: [
-          {
-            name: 'real-desk',
-            model: 'openai-compatible:test-model',
-            instructions: 'Ask for approval first.',
-            tools: [{ name: 'request_approval', description: 'Approval', parameters: { type: 'object', properties: { action: { type: 'string' }, amount: { type: 'number' } }, required: ['action', 'amount'] } }],
-          },
-        ],
-      },
-    );
+    server = await startTestBaton({
+      maxModelRetries: 2,
+      providers: { 'openai-compatible': { baseURL: fake.baseURL } },
+      agents: [
+        {
+          name: 'real-desk',
+          model: 'openai-compatible:test-model',
+          instructions: 'Ask for approval first.',
+          tools: [
+            {
+              name: 'request_approval',
+              description: 'Approval',
+              parameters: {
+                type: 'object',
+                properties: { action: { type: 'string' }, amount: { type: 'number' } },
+                required: ['action', 'amount'],
+              },
+            },
+          ],
+        },
+      ],
+    });
   });
   afterAll(async () => {
     await server.close();
@@ -48,7 +65,9 @@ describe('an agent on an OpenAI-compatible server', () => {
 
   it('pauses on the streamed tool call and resumes with a valid tool message', async () => {
     const thread = await server.request('POST', '/v1/threads', { agent: 'real-desk' });
-    const first = await server.request('POST', `/v1/threads/${thread.body.id}/messages`, { content: 'I need approval to process a $500 refund' });
+    const first = await server.request('POST', `/v1/threads/${thread.body.id}/messages`, {
+      content: 'I need approval to process a $500 refund',
+    });
     expect(first.body.choices[0].finish_reason).toBe('tool_use');
     const call = first.body.choices[0].message.tool_calls[0];
     expect(call).toMatchObject({ name: 'request_approval', input: { action: 'refund', amount: 500 } });
@@ -60,7 +79,9 @@ describe('an agent on an OpenAI-compatible server', () => {
     expect(firstRequest.body.messages[0]).toEqual({ role: 'system', content: 'Ask for approval first.' });
     expect(firstRequest.body.tools[0].function.name).toBe('request_approval');
 
-    const second = await server.request('POST', `/v1/threads/${thread.body.id}/messages`, { content: [{ type: 'tool_result', tool_call_id: call.id, content: 'yes' }] });
+    const second = await server.request('POST', `/v1/threads/${thread.body.id}/messages`, {
+      content: [{ type: 'tool_result', tool_call_id: call.id, content: 'yes' }],
+    });
     expect(second.body.choices[0].message.content).toBe('Approved: yes');
     const resumeRequest = fake.requests[fake.requests.length - 1]!;
     const roles = resumeRequest.body.messages.map((m: { role: string }) => m.role);

@@ -6,7 +6,11 @@ import { flakyAgent, invalidAgent, testPrograms, weatherAgent } from '../helpers
 describe('results, the ledger and the agent loop', () => {
   let server: TestBaton;
   beforeAll(async () => {
-    server = await startTestBaton({ scripted: testPrograms, agents: [DEMO_AGENT, weatherAgent, invalidAgent, flakyAgent], maxModelRetries: 2 });
+    server = await startTestBaton({
+      scripted: testPrograms,
+      agents: [DEMO_AGENT, weatherAgent, invalidAgent, flakyAgent],
+      maxModelRetries: 2,
+    });
   });
   afterAll(async () => server.close());
 
@@ -36,9 +40,14 @@ describe('results, the ledger and the agent loop', () => {
     expect(first.body.response.choices[0].finish_reason).toBe('stop');
 
     const messages = (await server.request('GET', `/v1/threads/${threadId}/messages`)).body.data;
-    const resultMessages = messages.filter((m: { content: unknown }) => Array.isArray(m.content) && (m.content as { type: string }[])[0]?.type === 'tool_result');
+    const resultMessages = messages.filter(
+      (m: { content: unknown }) =>
+        Array.isArray(m.content) && (m.content as { type: string }[])[0]?.type === 'tool_result',
+    );
     expect(resultMessages).toHaveLength(1);
-    expect(resultMessages[0].content.map((block: { tool_call_id: string }) => block.tool_call_id)).toEqual(calls.map((call) => call.id));
+    expect(resultMessages[0].content.map((block: { tool_call_id: string }) => block.tool_call_id)).toEqual(
+      calls.map((call) => call.id),
+    );
     expect((await server.request('GET', `/v1/threads/${threadId}`)).body.status).toBe('idle');
   });
 
@@ -48,7 +57,14 @@ describe('results, the ledger and the agent loop', () => {
     const image = Buffer.from('fake-jpeg-bytes').toString('base64');
     const response = await server.request('POST', `/v1/threads/${threadId}/messages`, {
       content: [
-        { type: 'tool_result', tool_call_id: a!.id, content: [{ type: 'text', text: 'Here is the map:' }, { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: image } }] },
+        {
+          type: 'tool_result',
+          tool_call_id: a!.id,
+          content: [
+            { type: 'text', text: 'Here is the map:' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: image } },
+          ],
+        },
         { type: 'tool_result', tool_call_id: b!.id },
       ],
     });
@@ -114,13 +130,23 @@ describe('results, the ledger and the agent loop', () => {
     await server.request('POST', '/v1/agents', { ...DEMO_AGENT, name: 'patient-desk', input_policy: 'queue' });
     const { threadId, message } = await start('patient-desk', 'refund of $20');
     const callId = message.body.choices[0].message.tool_calls[0].id;
-    const queued = await server.request('POST', `/v1/threads/${threadId}/messages`, { content: 'also, what is your name?' });
+    const queued = await server.request('POST', `/v1/threads/${threadId}/messages`, {
+      content: 'also, what is your name?',
+    });
     expect(queued.status).toBe(202);
-    expect(queued.body).toMatchObject({ object: 'thread.message.queued', status: 'queued', pending_tool_call_ids: [callId] });
-    await server.request('POST', `/v1/threads/${threadId}/messages`, { content: [{ type: 'tool_result', tool_call_id: callId, content: 'approved' }] });
+    expect(queued.body).toMatchObject({
+      object: 'thread.message.queued',
+      status: 'queued',
+      pending_tool_call_ids: [callId],
+    });
+    await server.request('POST', `/v1/threads/${threadId}/messages`, {
+      content: [{ type: 'tool_result', tool_call_id: callId, content: 'approved' }],
+    });
     await server.baton.engine.idle();
     const messages = (await server.request('GET', `/v1/threads/${threadId}/messages`)).body.data;
-    const userTexts = messages.filter((m: { role: string; content: unknown }) => m.role === 'user' && typeof m.content === 'string').map((m: { content: string }) => m.content);
+    const userTexts = messages
+      .filter((m: { role: string; content: unknown }) => m.role === 'user' && typeof m.content === 'string')
+      .map((m: { content: string }) => m.content);
     expect(userTexts).toEqual(['refund of $20', 'also, what is your name?']);
     expect(messages[messages.length - 2].content).toBe('also, what is your name?');
   });
@@ -131,12 +157,18 @@ describe('results, the ledger and the agent loop', () => {
     const cancelled = await server.request('POST', `/v1/threads/${threadId}/cancel`, {});
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.status).toBe('idle');
-    expect(cancelled.body.cancelled_tool_calls.map((entry: { id: string; state: string }) => [entry.id, entry.state])).toEqual(ids.map((id) => [id, 'cancelled']));
+    expect(
+      cancelled.body.cancelled_tool_calls.map((entry: { id: string; state: string }) => [entry.id, entry.state]),
+    ).toEqual(ids.map((id) => [id, 'cancelled']));
     const messages = (await server.request('GET', `/v1/threads/${threadId}/messages`)).body.data;
     const results = messages[messages.length - 1];
-    expect(results.content.map((block: { tool_call_id: string; is_error: boolean; synthetic: boolean }) => [block.tool_call_id, block.is_error, block.synthetic])).toEqual(
-      ids.map((id) => [id, true, true]),
-    );
+    expect(
+      results.content.map((block: { tool_call_id: string; is_error: boolean; synthetic: boolean }) => [
+        block.tool_call_id,
+        block.is_error,
+        block.synthetic,
+      ]),
+    ).toEqual(ids.map((id) => [id, true, true]));
     const again = await server.request('POST', `/v1/threads/${threadId}/cancel`, {});
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('thread_not_active');
@@ -150,14 +182,23 @@ describe('results, the ledger and the agent loop', () => {
     const { threadId, message } = await start('refund-desk', 'refund of $20');
     const callId = message.body.choices[0].message.tool_calls[0].id;
     const body = { content: [{ type: 'tool_result', tool_call_id: callId, content: 'approved' }] };
-    const first = await server.request('POST', `/v1/threads/${threadId}/messages`, body, { 'idempotency-key': 'submit-1' });
-    const replay = await server.request('POST', `/v1/threads/${threadId}/messages`, body, { 'idempotency-key': 'submit-1' });
+    const first = await server.request('POST', `/v1/threads/${threadId}/messages`, body, {
+      'idempotency-key': 'submit-1',
+    });
+    const replay = await server.request('POST', `/v1/threads/${threadId}/messages`, body, {
+      'idempotency-key': 'submit-1',
+    });
     expect(first.status).toBe(200);
     expect(replay.status).toBe(200);
     expect(replay.body).toEqual(first.body);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(first.headers.get('idempotent-replayed')).toBeNull();
-    const other = await server.request('POST', `/v1/threads/${threadId}/messages`, { content: 'different' }, { 'idempotency-key': 'submit-1' });
+    const other = await server.request(
+      'POST',
+      `/v1/threads/${threadId}/messages`,
+      { content: 'different' },
+      { 'idempotency-key': 'submit-1' },
+    );
     expect(other.status).toBe(422);
     expect(other.body.error.code).toBe('idempotency_key_reused');
     const messages = (await server.request('GET', `/v1/threads/${threadId}/messages`)).body.data;
@@ -167,8 +208,15 @@ describe('results, the ledger and the agent loop', () => {
 
   it('per-request tools are persisted with the turn and tool_choice must name a known tool', async () => {
     const thread = await server.request('POST', '/v1/threads', { agent: 'refund-desk' });
-    const lookup = { name: 'lookup_order', description: 'Looks up an order by id', parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } };
-    const bad = await server.request('POST', `/v1/threads/${thread.body.id}/messages`, { content: 'order ORD-12345', tool_choice: { type: 'tool', name: 'nope' } });
+    const lookup = {
+      name: 'lookup_order',
+      description: 'Looks up an order by id',
+      parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] },
+    };
+    const bad = await server.request('POST', `/v1/threads/${thread.body.id}/messages`, {
+      content: 'order ORD-12345',
+      tool_choice: { type: 'tool', name: 'nope' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('unknown_tool_choice');
     const first = await server.request('POST', `/v1/threads/${thread.body.id}/messages`, {
@@ -179,7 +227,9 @@ describe('results, the ledger and the agent loop', () => {
     const call = first.body.choices[0].message.tool_calls[0];
     expect(call).toMatchObject({ name: 'lookup_order', input: { order_id: 'ORD-12345' } });
     // The result message does not repeat the tools: they were stored with the turn.
-    const second = await server.request('POST', `/v1/threads/${thread.body.id}/messages`, { content: [{ type: 'tool_result', tool_call_id: call.id, content: 'shipped' }] });
+    const second = await server.request('POST', `/v1/threads/${thread.body.id}/messages`, {
+      content: [{ type: 'tool_result', tool_call_id: call.id, content: 'shipped' }],
+    });
     expect(second.status).toBe(200);
     expect(second.body.choices[0].message.content).toContain('shipped');
   });
@@ -212,7 +262,10 @@ describe('results, the ledger and the agent loop', () => {
     expect(JSON.parse(deltas)).toEqual(completed.choices[0].message.tool_calls[0].input);
 
     // An input error before the turn starts is plain JSON, not a stream.
-    const busy = await server.request('POST', `/v1/threads/${thread.body.id}/messages`, { content: 'more', stream: true });
+    const busy = await server.request('POST', `/v1/threads/${thread.body.id}/messages`, {
+      content: 'more',
+      stream: true,
+    });
     expect(busy.status).toBe(409);
     expect(busy.body.error.code).toBe('tool_calls_pending');
   });
@@ -225,11 +278,17 @@ describe('results, the ledger and the agent loop', () => {
     expect(duplicate.status).toBe(409);
     const { threadId, message } = await start('versioned', 'refund of $30');
     const callId = message.body.choices[0].message.tool_calls[0].id;
-    const updated = await server.request('PUT', '/v1/agents/versioned', { model: 'scripted:auto', tools: [], instructions: 'no tools now' });
+    const updated = await server.request('PUT', '/v1/agents/versioned', {
+      model: 'scripted:auto',
+      tools: [],
+      instructions: 'no tools now',
+    });
     expect(updated.body.version).toBe(2);
     const stale = await server.request('PUT', '/v1/agents/versioned', { model: 'scripted:auto', expected_version: 1 });
     expect(stale.status).toBe(409);
-    const resumed = await server.request('POST', `/v1/threads/${threadId}/messages`, { content: [{ type: 'tool_result', tool_call_id: callId, content: 'ok' }] });
+    const resumed = await server.request('POST', `/v1/threads/${threadId}/messages`, {
+      content: [{ type: 'tool_result', tool_call_id: callId, content: 'ok' }],
+    });
     expect(resumed.status).toBe(200);
     const badModel = await server.request('POST', '/v1/agents', { name: 'nowhere', model: 'nowhere:model' });
     expect(badModel.status).toBe(400);
@@ -243,7 +302,9 @@ describe('results, the ledger and the agent loop', () => {
 
   it('pages messages whole, in order, with a cursor chain that ends', async () => {
     const { threadId } = await start('weather', 'weather in SF and NYC');
-    const ids = (await server.request('GET', `/v1/tool-calls?thread_id=${threadId}&state=pending`)).body.data.map((entry: { id: string }) => entry.id);
+    const ids = (await server.request('GET', `/v1/tool-calls?thread_id=${threadId}&state=pending`)).body.data.map(
+      (entry: { id: string }) => entry.id,
+    );
     await server.request('POST', `/v1/threads/${threadId}/messages`, {
       content: ids.map((id: string) => ({ type: 'tool_result', tool_call_id: id, content: 'sunny' })),
     });

@@ -16,7 +16,10 @@ describe('Threads API: the seed flow', () => {
     expect(created.body.status).toBe('idle');
     const threadId = created.body.id as string;
 
-    const first = await server.request('POST', `/v1/threads/${threadId}/messages`, { role: 'user', content: 'I need approval to process a $500 refund' });
+    const first = await server.request('POST', `/v1/threads/${threadId}/messages`, {
+      role: 'user',
+      content: 'I need approval to process a $500 refund',
+    });
     expect(first.status).toBe(200);
     expect(first.body.thread_id).toBe(threadId);
     const choice = first.body.choices[0];
@@ -24,7 +27,11 @@ describe('Threads API: the seed flow', () => {
     expect(choice.message.role).toBe('assistant');
     expect(choice.message.tool_calls).toHaveLength(1);
     const call = choice.message.tool_calls[0];
-    expect(call).toMatchObject({ type: 'function', name: 'request_approval', input: { action: 'refund', amount: 500 } });
+    expect(call).toMatchObject({
+      type: 'function',
+      name: 'request_approval',
+      input: { action: 'refund', amount: 500 },
+    });
     expect(call.id).toMatch(/^call_/);
 
     const pending = await server.request('GET', `/v1/threads/${threadId}`);
@@ -33,7 +40,13 @@ describe('Threads API: the seed flow', () => {
 
     const second = await server.request('POST', `/v1/threads/${threadId}/messages`, {
       role: 'user',
-      content: [{ type: 'tool_result', tool_call_id: call.id, content: '{"approved": true, "approved_by": "manager@company.com"}' }],
+      content: [
+        {
+          type: 'tool_result',
+          tool_call_id: call.id,
+          content: '{"approved": true, "approved_by": "manager@company.com"}',
+        },
+      ],
     });
     expect(second.status).toBe(200);
     expect(second.body.choices[0].finish_reason).toBe('stop');
@@ -54,23 +67,46 @@ describe('Threads API: the seed flow', () => {
     expect(messages.body.data[3].content).toContain('manager@company.com');
 
     const ledger = await server.request('GET', `/v1/tool-calls/${call.id}`);
-    expect(ledger.body).toMatchObject({ id: call.id, state: 'completed', thread_id: threadId, agent: 'refund-desk', name: 'request_approval' });
+    expect(ledger.body).toMatchObject({
+      id: call.id,
+      state: 'completed',
+      thread_id: threadId,
+      agent: 'refund-desk',
+      name: 'request_approval',
+    });
     expect(ledger.body.submitted_by).toMatch(/^key_/);
   });
 
   it('accepts the key as x-api-key and role "tool" for results, as the seed shows both', async () => {
-    const created = await server.request('POST', '/v1/threads', { agent: 'refund-desk' }, { authorization: '', 'x-api-key': server.key });
+    const created = await server.request(
+      'POST',
+      '/v1/threads',
+      { agent: 'refund-desk' },
+      { authorization: '', 'x-api-key': server.key },
+    );
     expect(created.status).toBe(200);
-    const first = await server.request('POST', `/v1/threads/${created.body.id}/messages`, { content: 'refund of 20 dollars please' });
+    const first = await server.request('POST', `/v1/threads/${created.body.id}/messages`, {
+      content: 'refund of 20 dollars please',
+    });
     const callId = first.body.choices[0].message.tool_calls[0].id;
     const second = await server.request('POST', `/v1/threads/${created.body.id}/messages`, {
       role: 'tool',
-      content: [{ type: 'tool_result', tool_call_id: callId, content: 'Order #12345 was not found or is not eligible for refund.', is_error: true }],
+      content: [
+        {
+          type: 'tool_result',
+          tool_call_id: callId,
+          content: 'Order #12345 was not found or is not eligible for refund.',
+          is_error: true,
+        },
+      ],
     });
     expect(second.status).toBe(200);
     expect(second.body.choices[0].message.content).toMatch(/error/i);
     const entry = await server.request('GET', `/v1/tool-calls/${callId}`);
     expect(entry.body.state).toBe('failed');
-    expect(entry.body.result).toEqual({ content: 'Order #12345 was not found or is not eligible for refund.', is_error: true });
+    expect(entry.body.result).toEqual({
+      content: 'Order #12345 was not found or is not eligible for refund.',
+      is_error: true,
+    });
   });
 });

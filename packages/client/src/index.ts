@@ -8,12 +8,36 @@
 export const VERSION = '0.1.0';
 
 export { Baton, DEFAULT_BASE_URL, normalizeBaseURL, type BatonOptions } from './baton.ts';
-export { BatonConnectionError, BatonError, BatonRunError, BatonTimeoutError, isAbortError, type BatonRunErrorCode } from './errors.ts';
+export {
+  BatonConnectionError,
+  BatonError,
+  BatonRunError,
+  BatonTimeoutError,
+  isAbortError,
+  type BatonRunErrorCode,
+} from './errors.ts';
 
-export { defineTool, type DefinedTool, type ToolContext, type ToolEntry, type ToolHandler, type ToolInput, type ToolsInput } from './tools/define-tool.ts';
+export {
+  defineTool,
+  type DefinedTool,
+  type ToolContext,
+  type ToolEntry,
+  type ToolHandler,
+  type ToolInput,
+  type ToolsInput,
+} from './tools/define-tool.ts';
 export type { FromSchema, JsonSchema } from './tools/from-schema.ts';
 
-export type { ApprovalContext, ApprovalHandler, RunCall, RunEvent, RunMessage, RunOptions, RunResult, ToolCallRecord } from './runner/run-types.ts';
+export type {
+  ApprovalContext,
+  ApprovalHandler,
+  RunCall,
+  RunEvent,
+  RunMessage,
+  RunOptions,
+  RunResult,
+  ToolCallRecord,
+} from './runner/run-types.ts';
 export type { ThreadReply } from './runner/thread-steps.ts';
 export type { CesReply } from './runner/ces-face.ts';
 export type { ThreadMessageSettings } from './runner/threads-face.ts';

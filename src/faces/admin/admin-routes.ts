@@ -1,14 +1,24 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { EngineError } from '../../engine/engine-error.ts';
-import { createApiKey, DEFAULT_LOCATION, DEFAULT_PROJECT, generateApiKeySecret, newAppRecord } from '../../server/api-keys.ts';
+import {
+  createApiKey,
+  DEFAULT_LOCATION,
+  DEFAULT_PROJECT,
+  generateApiKeySecret,
+  newAppRecord,
+} from '../../server/api-keys.ts';
 import type { FaceContext } from '../../server/build-server.ts';
 import { appResourceName } from '../ces/app-access.ts';
 import type { Principal } from '../../server/authenticate.ts';
 import { parseRequest } from '../../server/parse-request.ts';
 
-const createAppBody = z.object({ name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'names must match ^[a-zA-Z0-9_-]{1,64}$') }).strict();
-const createKeyBody = z.object({ name: z.string().max(200).optional(), role: z.enum(['admin', 'member']).optional() }).strict();
+const createAppBody = z
+  .object({ name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'names must match ^[a-zA-Z0-9_-]{1,64}$') })
+  .strict();
+const createKeyBody = z
+  .object({ name: z.string().max(200).optional(), role: z.enum(['admin', 'member']).optional() })
+  .strict();
 
 function requireAdmin(principal: Principal): void {
   if (principal.role !== 'admin') {
@@ -26,7 +36,12 @@ export function registerAdminRoutes(app: FastifyInstance, face: FaceContext): vo
     }
     // A new app joins the project of the key that creates it (admin keys manage their project).
     const creator = await face.store.apps.get(request.principal.appId);
-    const record = newAppRecord(body.name, creator?.project ?? DEFAULT_PROJECT, creator?.location ?? DEFAULT_LOCATION, new Date().toISOString());
+    const record = newAppRecord(
+      body.name,
+      creator?.project ?? DEFAULT_PROJECT,
+      creator?.location ?? DEFAULT_LOCATION,
+      new Date().toISOString(),
+    );
     await face.store.apps.insert(record);
     const secret = generateApiKeySecret();
     const key = await createApiKey(face.store, record.id, secret, 'admin', `first key of ${body.name}`);
@@ -43,10 +58,21 @@ export function registerAdminRoutes(app: FastifyInstance, face: FaceContext): vo
   app.get('/v1/me', async (request) => {
     const { appId, keyId, role } = request.principal;
     const record = await face.store.apps.get(appId);
-    if (!record) throw new EngineError('forbidden', 'app_deleted', 'The app of this API key no longer exists; use a key of another app.');
+    if (!record)
+      throw new EngineError(
+        'forbidden',
+        'app_deleted',
+        'The app of this API key no longer exists; use a key of another app.',
+      );
     return {
       object: 'principal',
-      app: { id: record.id, name: record.name, project: record.project, location: record.location, resource_name: appResourceName(record) },
+      app: {
+        id: record.id,
+        name: record.name,
+        project: record.project,
+        location: record.location,
+        resource_name: appResourceName(record),
+      },
       key: { id: keyId, role },
     };
   });
@@ -55,7 +81,15 @@ export function registerAdminRoutes(app: FastifyInstance, face: FaceContext): vo
     requireAdmin(request.principal);
     const body = parseRequest(createKeyBody, request.body);
     const secret = generateApiKeySecret();
-    const key = await createApiKey(face.store, request.principal.appId, secret, body.role ?? 'member', body.name ?? null);
-    return reply.status(201).send({ object: 'api_key', id: key.id, key: secret, role: key.role, name: key.name, created_at: key.createdAt });
+    const key = await createApiKey(
+      face.store,
+      request.principal.appId,
+      secret,
+      body.role ?? 'member',
+      body.name ?? null,
+    );
+    return reply
+      .status(201)
+      .send({ object: 'api_key', id: key.id, key: secret, role: key.role, name: key.name, created_at: key.createdAt });
   });
 }

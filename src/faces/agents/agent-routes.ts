@@ -5,7 +5,10 @@ import { parseRequest } from '../../server/parse-request.ts';
 import { agentFromWire, agentToWire, agentWireSchema } from './agent-wire.ts';
 import { pageQuerySchema, toPageRequest } from '../page-query.ts';
 
-const replaceBody = agentWireSchema.omit({ name: true }).extend({ name: z.string().optional(), expected_version: z.number().int().optional() }).strict();
+const replaceBody = agentWireSchema
+  .omit({ name: true })
+  .extend({ name: z.string().optional(), expected_version: z.number().int().optional() })
+  .strict();
 
 /** `/v1/agents`: CRUD; each update is a new version, and paused turns keep the version they started with. */
 export function registerAgentRoutes(app: FastifyInstance, face: FaceContext): void {
@@ -18,10 +21,17 @@ export function registerAgentRoutes(app: FastifyInstance, face: FaceContext): vo
   app.get('/v1/agents', async (request) => {
     const query = parseRequest(pageQuerySchema, request.query, 'query');
     const page = await face.agents.list(request.principal.appId, toPageRequest(query));
-    return { object: 'list', data: page.data.map(agentToWire), has_more: page.nextCursor !== null, next_cursor: page.nextCursor };
+    return {
+      object: 'list',
+      data: page.data.map(agentToWire),
+      has_more: page.nextCursor !== null,
+      next_cursor: page.nextCursor,
+    };
   });
 
-  app.get<{ Params: { name: string } }>('/v1/agents/:name', async (request) => agentToWire(await face.agents.get(request.principal.appId, request.params.name)));
+  app.get<{ Params: { name: string } }>('/v1/agents/:name', async (request) =>
+    agentToWire(await face.agents.get(request.principal.appId, request.params.name)),
+  );
 
   app.put<{ Params: { name: string } }>('/v1/agents/:name', async (request) => {
     const body = parseRequest(replaceBody, request.body);

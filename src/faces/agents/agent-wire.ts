@@ -47,7 +47,8 @@ export function toolFromWire(tool: ToolWire): ClientToolDefinition {
     description: tool.description ?? '',
     parameters: (tool.parameters ?? { type: 'object', properties: {} }) as ClientToolDefinition['parameters'],
   };
-  if (tool.response_schema !== undefined) definition.responseSchema = tool.response_schema as ClientToolDefinition['parameters'];
+  if (tool.response_schema !== undefined)
+    definition.responseSchema = tool.response_schema as ClientToolDefinition['parameters'];
   if (tool.timeout_seconds !== undefined) definition.timeoutSeconds = tool.timeout_seconds;
   if (tool.timeout_policy !== undefined) definition.timeoutPolicy = tool.timeout_policy;
   return definition;

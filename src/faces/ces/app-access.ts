@@ -19,7 +19,8 @@ export function appResourceName(app: Pick<AppRecord, 'project' | 'location' | 'n
  */
 export async function principalProject(store: Store, principal: Principal): Promise<AppRecord> {
   const home = await store.apps.get(principal.appId);
-  if (!home) throw cesError('PERMISSION_DENIED', 'APP_DELETED', `The app of this API key no longer exists; use another key.`);
+  if (!home)
+    throw cesError('PERMISSION_DENIED', 'APP_DELETED', `The app of this API key no longer exists; use another key.`);
   return home;
 }
 
@@ -28,7 +29,12 @@ export function canUse(principal: Principal, home: AppRecord, app: AppRecord): b
 }
 
 /** Checks that the caller may list (or, with `write`, create and delete) apps in `project`. */
-export async function assertProjectAccess(store: Store, principal: Principal, project: string, write: boolean): Promise<AppRecord> {
+export async function assertProjectAccess(
+  store: Store,
+  principal: Principal,
+  project: string,
+  write: boolean,
+): Promise<AppRecord> {
   const home = await principalProject(store, principal);
   if (home.project !== project) {
     throw cesError(
@@ -39,21 +45,39 @@ export async function assertProjectAccess(store: Store, principal: Principal, pr
     );
   }
   if (write && principal.role !== 'admin') {
-    throw cesError('PERMISSION_DENIED', 'ADMIN_KEY_REQUIRED', `Creating or deleting apps needs an admin API key of project '${project}'.`);
+    throw cesError(
+      'PERMISSION_DENIED',
+      'ADMIN_KEY_REQUIRED',
+      `Creating or deleting apps needs an admin API key of project '${project}'.`,
+    );
   }
   return home;
 }
 
 /** Resolves `projects/{p}/locations/{l}/apps/{a}` to an app the caller may use, or NOT_FOUND / PERMISSION_DENIED. */
-export async function resolveApp(store: Store, principal: Principal, project: string, location: string, appId: string): Promise<AppRecord> {
+export async function resolveApp(
+  store: Store,
+  principal: Principal,
+  project: string,
+  location: string,
+  appId: string,
+): Promise<AppRecord> {
   const app = await store.apps.getByName(appId);
   const name = `${locationName(project, location)}/apps/${appId}`;
   if (!app || app.project !== project || app.location !== location) {
-    throw cesError('NOT_FOUND', 'APP_NOT_FOUND', `App '${name}' was not found. List apps with GET /v1/${locationName(project, location)}/apps.`);
+    throw cesError(
+      'NOT_FOUND',
+      'APP_NOT_FOUND',
+      `App '${name}' was not found. List apps with GET /v1/${locationName(project, location)}/apps.`,
+    );
   }
   const home = await principalProject(store, principal);
   if (!canUse(principal, home, app)) {
-    throw cesError('PERMISSION_DENIED', 'APP_ACCESS_DENIED', `This API key belongs to another app and cannot use '${name}'; use a key of that app or an admin key of project '${app.project}'.`);
+    throw cesError(
+      'PERMISSION_DENIED',
+      'APP_ACCESS_DENIED',
+      `This API key belongs to another app and cannot use '${name}'; use a key of that app or an admin key of project '${app.project}'.`,
+    );
   }
   return app;
 }

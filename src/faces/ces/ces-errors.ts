@@ -67,7 +67,11 @@ export function cesError(
 ): EngineError {
   return new EngineError(KIND_FOR_STATUS[status], reason.toLowerCase(), message, {
     param: options.field ?? null,
-    details: { grpcStatus: status, status: GRPC_STATUS[status].http, ...(options.metadata ? { metadata: options.metadata } : {}) },
+    details: {
+      grpcStatus: status,
+      status: GRPC_STATUS[status].http,
+      ...(options.metadata ? { metadata: options.metadata } : {}),
+    },
   });
 }
 
@@ -95,9 +99,19 @@ export function googleErrorBody(error: EngineError): { status: number; body: obj
   const status = grpcStatusOf(error);
   // 413 and 415 keep their precise HTTP status; everything else follows the google.rpc mapping.
   const http = typeof error.details.status === 'number' ? error.details.status : GRPC_STATUS[status].http;
-  const details: object[] = [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: error.code.toUpperCase(), domain: 'baton', metadata: metadataOf(error) }];
+  const details: object[] = [
+    {
+      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+      reason: error.code.toUpperCase(),
+      domain: 'baton',
+      metadata: metadataOf(error),
+    },
+  ];
   if (error.param) {
-    details.push({ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: error.param, description: error.message }] });
+    details.push({
+      '@type': 'type.googleapis.com/google.rpc.BadRequest',
+      fieldViolations: [{ field: error.param, description: error.message }],
+    });
   }
   return { status: http, body: { error: { code: http, message: error.message, status, details } } };
 }

@@ -25,11 +25,22 @@ function readQuery(query: unknown, allowed: Record<string, QueryKind>): Record<s
     const kind = allowed[key];
     if (kind === undefined) {
       const known = Object.keys(allowed);
-      throw cesError('INVALID_ARGUMENT', 'UNKNOWN_QUERY_PARAMETER', `Unknown query parameter '${key}'. ${known.length > 0 ? `This method takes: ${known.join(', ')}.` : 'This method takes none.'}`, {
-        field: key,
-      });
+      throw cesError(
+        'INVALID_ARGUMENT',
+        'UNKNOWN_QUERY_PARAMETER',
+        `Unknown query parameter '${key}'. ${known.length > 0 ? `This method takes: ${known.join(', ')}.` : 'This method takes none.'}`,
+        {
+          field: key,
+        },
+      );
     }
-    if (typeof value !== 'string') throw cesError('INVALID_ARGUMENT', 'REPEATED_QUERY_PARAMETER', `Query parameter '${key}' was given more than once.`, { field: key });
+    if (typeof value !== 'string')
+      throw cesError(
+        'INVALID_ARGUMENT',
+        'REPEATED_QUERY_PARAMETER',
+        `Query parameter '${key}' was given more than once.`,
+        { field: key },
+      );
     if (kind === 'number' && /^\s*-?\d+\s*$/.test(value)) result[key] = Number(value);
     else if (kind === 'boolean' && (value === 'true' || value === 'false')) result[key] = value === 'true';
     else result[key] = value;
@@ -38,11 +49,17 @@ function readQuery(query: unknown, allowed: Record<string, QueryKind>): Record<s
 }
 
 function objectBody(body: unknown, what: string): JsonObject {
-  if (!isJsonObject(body)) throw cesError('INVALID_ARGUMENT', 'INVALID_BODY', `The request body must be a JSON object: the ${what} resource.`);
+  if (!isJsonObject(body))
+    throw cesError('INVALID_ARGUMENT', 'INVALID_BODY', `The request body must be a JSON object: the ${what} resource.`);
   return body;
 }
 
-const LIST_QUERY: Record<string, QueryKind> = { pageSize: 'number', pageToken: 'string', filter: 'string', orderBy: 'string' };
+const LIST_QUERY: Record<string, QueryKind> = {
+  pageSize: 'number',
+  pageToken: 'string',
+  filter: 'string',
+  orderBy: 'string',
+};
 const MASK_QUERY: Record<string, QueryKind> = { updateMask: 'string' };
 
 /** The five methods every resource family has, each `(principal, request message) → response`. */
@@ -70,17 +87,29 @@ function registerCollection(app: FastifyInstance, collection: Collection): void 
   const itemName = (params: Params) => `${parent(params)}/${path.split('/').at(-1)}/${params.id}`;
   const params = (request: FastifyRequest) => request.params as Params;
 
-  app.get(path, async (request) => service.list(request.principal, { parent: parent(params(request)), ...readQuery(request.query, LIST_QUERY) }));
+  app.get(path, async (request) =>
+    service.list(request.principal, { parent: parent(params(request)), ...readQuery(request.query, LIST_QUERY) }),
+  );
   app.post(path, async (request) =>
-    service.create(request.principal, { parent: parent(params(request)), ...readQuery(request.query, { [idParam]: 'string' }), [field]: objectBody(request.body, field) }),
+    service.create(request.principal, {
+      parent: parent(params(request)),
+      ...readQuery(request.query, { [idParam]: 'string' }),
+      [field]: objectBody(request.body, field),
+    }),
   );
   app.get(`${path}/:id`, async (request) => service.get(request.principal, { name: itemName(params(request)) }));
   // The path names the resource; a `name` in the body cannot retarget the update.
   app.patch(`${path}/:id`, async (request) =>
-    service.update(request.principal, { [field]: { ...objectBody(request.body, field), name: itemName(params(request)) }, ...readQuery(request.query, MASK_QUERY) }),
+    service.update(request.principal, {
+      [field]: { ...objectBody(request.body, field), name: itemName(params(request)) },
+      ...readQuery(request.query, MASK_QUERY),
+    }),
   );
   app.delete(`${path}/:id`, async (request) =>
-    service.delete(request.principal, { name: itemName(params(request)), ...readQuery(request.query, collection.deleteQuery) }),
+    service.delete(request.principal, {
+      name: itemName(params(request)),
+      ...readQuery(request.query, collection.deleteQuery),
+    }),
   );
 }
 
@@ -88,36 +117,96 @@ function registerCollection(app: FastifyInstance, collection: Collection): void 
  * `/v1/projects/{p}/locations/{l}/apps[/{app}[/agents|tools|toolsets|secrets[/{id}]]]`. Errors
  * under `/v1/projects/` (auth, bad JSON, unknown routes, 413/415 too) are google.rpc.Status bodies.
  */
-export function registerCesResourceRoutes(app: FastifyInstance, services: CesResourceServices, retrieveTools?: RetrieveToolsService): void {
+export function registerCesResourceRoutes(
+  app: FastifyInstance,
+  services: CesResourceServices,
+  retrieveTools?: RetrieveToolsService,
+): void {
   const location = (params: Params) => `projects/${params.project}/locations/${params.location}`;
   const appName = (params: Params) => `${location(params)}/apps/${params.app}`;
   const apps = '/v1/projects/:project/locations/:location/apps';
 
   // Apps are children of the location; their item parameter is `:app` so app routes can nest below it.
-  app.get(apps, async (request) => services.apps.list(request.principal, { parent: location(request.params as Params), ...readQuery(request.query, LIST_QUERY) }));
+  app.get(apps, async (request) =>
+    services.apps.list(request.principal, {
+      parent: location(request.params as Params),
+      ...readQuery(request.query, LIST_QUERY),
+    }),
+  );
   app.post(apps, async (request) =>
-    services.apps.create(request.principal, { parent: location(request.params as Params), ...readQuery(request.query, { appId: 'string' }), app: objectBody(request.body, 'app') }),
+    services.apps.create(request.principal, {
+      parent: location(request.params as Params),
+      ...readQuery(request.query, { appId: 'string' }),
+      app: objectBody(request.body, 'app'),
+    }),
   );
-  app.get(`${apps}/:app`, async (request) => services.apps.get(request.principal, { name: appName(request.params as Params) }));
+  app.get(`${apps}/:app`, async (request) =>
+    services.apps.get(request.principal, { name: appName(request.params as Params) }),
+  );
   app.patch(`${apps}/:app`, async (request) =>
-    services.apps.update(request.principal, { app: { ...objectBody(request.body, 'app'), name: appName(request.params as Params) }, ...readQuery(request.query, MASK_QUERY) }),
+    services.apps.update(request.principal, {
+      app: { ...objectBody(request.body, 'app'), name: appName(request.params as Params) },
+      ...readQuery(request.query, MASK_QUERY),
+    }),
   );
-  app.delete(`${apps}/:app`, async (request) => services.apps.delete(request.principal, { name: appName(request.params as Params), ...readQuery(request.query, { etag: 'string' }) }));
+  app.delete(`${apps}/:app`, async (request) =>
+    services.apps.delete(request.principal, {
+      name: appName(request.params as Params),
+      ...readQuery(request.query, { etag: 'string' }),
+    }),
+  );
 
   const referencedDelete: Record<string, QueryKind> = { force: 'boolean', etag: 'string' };
-  registerCollection(app, { path: `${apps}/:app/agents`, parent: appName, field: 'agent', idParam: 'agentId', deleteQuery: referencedDelete, service: services.agents });
-  registerCollection(app, { path: `${apps}/:app/tools`, parent: appName, field: 'tool', idParam: 'toolId', deleteQuery: referencedDelete, service: services.tools });
-  registerCollection(app, { path: `${apps}/:app/toolsets`, parent: appName, field: 'toolset', idParam: 'toolsetId', deleteQuery: referencedDelete, service: services.toolsets });
-  registerCollection(app, { path: `${apps}/:app/secrets`, parent: appName, field: 'secret', idParam: 'secretId', deleteQuery: { etag: 'string' }, service: services.secrets });
+  registerCollection(app, {
+    path: `${apps}/:app/agents`,
+    parent: appName,
+    field: 'agent',
+    idParam: 'agentId',
+    deleteQuery: referencedDelete,
+    service: services.agents,
+  });
+  registerCollection(app, {
+    path: `${apps}/:app/tools`,
+    parent: appName,
+    field: 'tool',
+    idParam: 'toolId',
+    deleteQuery: referencedDelete,
+    service: services.tools,
+  });
+  registerCollection(app, {
+    path: `${apps}/:app/toolsets`,
+    parent: appName,
+    field: 'toolset',
+    idParam: 'toolsetId',
+    deleteQuery: referencedDelete,
+    service: services.toolsets,
+  });
+  registerCollection(app, {
+    path: `${apps}/:app/secrets`,
+    parent: appName,
+    field: 'secret',
+    idParam: 'secretId',
+    deleteQuery: { etag: 'string' },
+    service: services.secrets,
+  });
 
   // Custom method `toolsets/{toolset}:retrieveTools` (ToolService.RetrieveTools); the body may be empty.
   if (!retrieveTools) return;
   app.post(`${apps}/:app/toolsets/:toolsetAction`, async (request) => {
     const { toolsetAction, ...params } = request.params as Params;
     const match = /^(.+):retrieveTools$/.exec(toolsetAction ?? '');
-    if (!match) throw cesError('NOT_FOUND', 'METHOD_NOT_FOUND', `No method '${toolsetAction}': call toolsets/{toolset}:retrieveTools.`);
+    if (!match)
+      throw cesError(
+        'NOT_FOUND',
+        'METHOD_NOT_FOUND',
+        `No method '${toolsetAction}': call toolsets/{toolset}:retrieveTools.`,
+      );
     readQuery(request.query, {});
-    const body = request.body === undefined || request.body === null ? {} : objectBody(request.body, 'RetrieveToolsRequest');
-    return retrieveTools.retrieveTools(request.principal, { ...body, toolset: `${appName(params)}/toolsets/${match[1]}` });
+    const body =
+      request.body === undefined || request.body === null ? {} : objectBody(request.body, 'RetrieveToolsRequest');
+    return retrieveTools.retrieveTools(request.principal, {
+      ...body,
+      toolset: `${appName(params)}/toolsets/${match[1]}`,
+    });
   });
 }

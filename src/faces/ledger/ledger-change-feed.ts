@@ -46,7 +46,13 @@ export class LedgerChangeFeed {
   subscribe(appId: string, listener: LedgerChangeListener): () => void {
     let watch = this.apps.get(appId);
     if (!watch) {
-      watch = { listeners: new Set(), since: this.clock.now().toISOString(), seen: new Map(), timer: null, polling: false };
+      watch = {
+        listeners: new Set(),
+        since: this.clock.now().toISOString(),
+        seen: new Map(),
+        timer: null,
+        polling: false,
+      };
       this.apps.set(appId, watch);
       this.schedule(appId, watch);
     }
@@ -90,7 +96,8 @@ export class LedgerChangeFeed {
       for (const row of fresh) watch.seen.set(`${row.id}:${row.state}`, row.updatedAt);
       const latest = rows.at(-1)?.updatedAt;
       // A full batch means more rows wait: move the bound to the last row so the next poll progresses.
-      if (latest !== undefined && (full || latest > watch.since)) watch.since = full ? new Date(Date.parse(latest) + this.settings.lookbackMs).toISOString() : latest;
+      if (latest !== undefined && (full || latest > watch.since))
+        watch.since = full ? new Date(Date.parse(latest) + this.settings.lookbackMs).toISOString() : latest;
       this.forget(watch);
       if (fresh.length > 0) for (const listener of [...watch.listeners]) listener(fresh);
     } catch (error) {

@@ -30,9 +30,14 @@ function eventId(entry: LedgerEntryRecord): string {
 function parseEventId(value: string): { at: string; id: string } {
   const match = EVENT_ID.exec(value);
   if (!match?.[1] || !match[2]) {
-    throw new EngineError('invalid_request', 'invalid_last_event_id', `Last-Event-ID '${value.slice(0, 80)}' is not an id this stream sent; reconnect without it to start from now.`, {
-      param: 'Last-Event-ID',
-    });
+    throw new EngineError(
+      'invalid_request',
+      'invalid_last_event_id',
+      `Last-Event-ID '${value.slice(0, 80)}' is not an id this stream sent; reconnect without it to start from now.`,
+      {
+        param: 'Last-Event-ID',
+      },
+    );
   }
   return { at: match[1], id: match[2] };
 }
@@ -42,8 +47,14 @@ function parseEventId(value: string): { at: string; id: string } {
  * live. `tool_call.created` when a call starts waiting, `tool_call.resolved` when it is answered,
  * decided, expired or cancelled; each carries the call as `GET /v1/tool-calls/{id}` shows it.
  */
-export function registerLedgerEventRoutes(app: FastifyInstance, face: FaceContext, settings?: LedgerChangeFeedSettings): void {
-  const feed = new LedgerChangeFeed(face.store.ledger, face.engine.context.clock, settings, (error) => app.log.error({ err: error }, 'ledger change feed failed'));
+export function registerLedgerEventRoutes(
+  app: FastifyInstance,
+  face: FaceContext,
+  settings?: LedgerChangeFeedSettings,
+): void {
+  const feed = new LedgerChangeFeed(face.store.ledger, face.engine.context.clock, settings, (error) =>
+    app.log.error({ err: error }, 'ledger change feed failed'),
+  );
   const open = new Set<() => void>();
   app.addHook('preClose', async () => {
     for (const close of [...open]) close();
@@ -57,9 +68,15 @@ export function registerLedgerEventRoutes(app: FastifyInstance, face: FaceContex
     const resumeFrom = lastEventId !== undefined ? parseEventId(lastEventId) : null;
     const { appId } = request.principal;
     if (open.size >= MAX_OPEN_STREAMS) {
-      throw new EngineError('unavailable', 'too_many_streams', `This server has ${MAX_OPEN_STREAMS} ledger event streams open; close one, or retry in a minute.`);
+      throw new EngineError(
+        'unavailable',
+        'too_many_streams',
+        `This server has ${MAX_OPEN_STREAMS} ledger event streams open; close one, or retry in a minute.`,
+      );
     }
-    const wanted = (entry: LedgerEntryRecord) => (query.agent === undefined || entry.agentName === query.agent) && (query.tool === undefined || entry.toolName === query.tool);
+    const wanted = (entry: LedgerEntryRecord) =>
+      (query.agent === undefined || entry.agentName === query.agent) &&
+      (query.tool === undefined || entry.toolName === query.tool);
 
     reply.hijack();
     const writer = new SseWriter(reply.raw);
@@ -70,7 +87,11 @@ export function registerLedgerEventRoutes(app: FastifyInstance, face: FaceContex
         if (!wanted(entry) || sent.has(key)) continue;
         if (sent.size >= 10_000) sent.clear();
         sent.add(key);
-        writer.event(entry.state === 'pending' ? 'tool_call.created' : 'tool_call.resolved', ledgerEntryView(entry), eventId(entry));
+        writer.event(
+          entry.state === 'pending' ? 'tool_call.created' : 'tool_call.resolved',
+          ledgerEntryView(entry),
+          eventId(entry),
+        );
       }
     };
     // Subscribe before catching up, so nothing falls between the two; `sent` removes overlaps.
@@ -89,7 +110,11 @@ export function registerLedgerEventRoutes(app: FastifyInstance, face: FaceContex
     writer.event('ready', { object: 'tool_call.stream', agent: query.agent ?? null, tool: query.tool ?? null });
     if (resumeFrom) {
       const missed = await feed.changesSince(appId, resumeFrom.at);
-      send(missed.filter((entry) => entry.updatedAt > resumeFrom.at || (entry.updatedAt === resumeFrom.at && entry.id > resumeFrom.id)));
+      send(
+        missed.filter(
+          (entry) => entry.updatedAt > resumeFrom.at || (entry.updatedAt === resumeFrom.at && entry.id > resumeFrom.id),
+        ),
+      );
     }
   });
 }

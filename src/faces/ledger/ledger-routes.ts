@@ -14,7 +14,9 @@ const listQuery = pageQuerySchema
     agent: z.string().max(64).optional(),
     thread_id: z.string().max(200).optional(),
     tool: z.string().max(64).optional(),
-    created_before: z.iso.datetime({ offset: true, error: 'created_before must be an ISO 8601 time, e.g. 2026-01-01T12:00:00Z' }).optional(),
+    created_before: z.iso
+      .datetime({ offset: true, error: 'created_before must be an ISO 8601 time, e.g. 2026-01-01T12:00:00Z' })
+      .optional(),
   })
   .strict();
 
@@ -56,7 +58,12 @@ export function registerLedgerRoutes(app: FastifyInstance, face: FaceContext): v
       },
       toPageRequest(query),
     );
-    return { object: 'list', data: page.data.map(ledgerEntryView), has_more: page.nextCursor !== null, next_cursor: page.nextCursor };
+    return {
+      object: 'list',
+      data: page.data.map(ledgerEntryView),
+      has_more: page.nextCursor !== null,
+      next_cursor: page.nextCursor,
+    };
   });
 
   // The tool a call was made to: its arguments' schema and, for client functions, the schema
@@ -75,7 +82,9 @@ export function registerLedgerRoutes(app: FastifyInstance, face: FaceContext): v
     };
   });
 
-  app.get<{ Params: { id: string } }>('/v1/tool-calls/:id', async (request) => ledgerEntryView(await engine.getCall(request.principal.appId, request.params.id)));
+  app.get<{ Params: { id: string } }>('/v1/tool-calls/:id', async (request) =>
+    ledgerEntryView(await engine.getCall(request.principal.appId, request.params.id)),
+  );
 
   app.post<{ Params: { id: string } }>('/v1/tool-calls/:id/result', async (request) => {
     const body = parseRequest(resultBody, request.body);
@@ -91,7 +100,8 @@ export function registerLedgerRoutes(app: FastifyInstance, face: FaceContext): v
       ],
     });
     const parsed = parsePostedMessage(message);
-    if (parsed.kind !== 'results' || !parsed.results[0]) throw new Error('unreachable: a tool_result block parses as results');
+    if (parsed.kind !== 'results' || !parsed.results[0])
+      throw new Error('unreachable: a tool_result block parses as results');
     const { entry, outcome } = await engine.submitCallResult(
       request.principal.appId,
       request.params.id,
@@ -110,7 +120,11 @@ export function registerLedgerRoutes(app: FastifyInstance, face: FaceContext): v
     const { entry, outcome } = await engine.decideApproval(
       request.principal.appId,
       request.params.id,
-      { approve: body.approve, ...(body.reason !== undefined ? { reason: body.reason } : {}), ...(body.arguments !== undefined ? { arguments: body.arguments as JsonValue } : {}) },
+      {
+        approve: body.approve,
+        ...(body.reason !== undefined ? { reason: body.reason } : {}),
+        ...(body.arguments !== undefined ? { arguments: body.arguments as JsonValue } : {}),
+      },
       { submission: { actor: request.principal.keyId, idempotencyKey: request.idempotency?.key ?? null } },
     );
     return {

@@ -3,7 +3,8 @@ import { familyTools } from './management-tools.ts';
 import type { McpTool } from './mcp-tool.ts';
 
 const APP = '`projects/{project}/locations/{location}/apps/{app}`';
-const SECRETS = 'Credentials are never pasted: `apiKeySecretVersion` and `clientSecretVersion` name a secret of the app (`…/apps/{app}/secrets/{id}`, created over REST), and a bearer token is `$context.variables.NAME`.';
+const SECRETS =
+  'Credentials are never pasted: `apiKeySecretVersion` and `clientSecretVersion` name a secret of the app (`…/apps/{app}/secrets/{id}`, created over REST), and a bearer token is `$context.variables.NAME`.';
 
 /**
  * The management tools of the CES MCP server, as CES names them: create_/get_/list_/update_/
@@ -14,25 +15,30 @@ export function cesManagementTools(services: CesResourceServices): McpTool[] {
     ...familyTools({
       singular: 'app',
       plural: 'apps',
-      about: 'An app holds agents, tools, toolsets, secrets and conversations; `rootAgent` is the agent new sessions talk to.',
+      about:
+        'An app holds agents, tools, toolsets, secrets and conversations; `rootAgent` is the agent new sessions talk to.',
       parent: '`projects/{project}/locations/{location}` (the project of your API key; creating needs an admin key)',
-      createHint: '`app.displayName` is required. The result is a finished long-running operation whose `response` is the app.',
+      createHint:
+        '`app.displayName` is required. The result is a finished long-running operation whose `response` is the app.',
       service: services.apps,
       requests: CES_REQUEST_SCHEMAS.apps,
     }),
     ...familyTools({
       singular: 'agent',
       plural: 'agents',
-      about: 'An agent has an `instruction`, `modelSettings.model` (e.g. "scripted:auto" or "openai:gpt-4o-mini"), the app tools it may call (`tools`: tool resource names) and toolsets (`toolsets`: {toolset, toolIds}).',
+      about:
+        'An agent has an `instruction`, `modelSettings.model` (e.g. "scripted:auto" or "openai:gpt-4o-mini"), the app tools it may call (`tools`: tool resource names) and toolsets (`toolsets`: {toolset, toolIds}).',
       parent: `the app, ${APP}`,
-      createHint: '`agent.displayName` is required; tools and toolsets must already exist in the app (the system tool `…/tools/end_session` always does).',
+      createHint:
+        '`agent.displayName` is required; tools and toolsets must already exist in the app (the system tool `…/tools/end_session` always does).',
       service: services.agents,
       requests: CES_REQUEST_SCHEMAS.agents,
     }),
     ...familyTools({
       singular: 'tool',
       plural: 'tools',
-      about: 'A tool is exactly one of `clientFunction` (run by the client application: the session pauses until it sends the result), `openApiTool` or `jsFunction` (sandboxed JavaScript); `executionType` ASYNCHRONOUS lets the session go on while a client function runs.',
+      about:
+        'A tool is exactly one of `clientFunction` (run by the client application: the session pauses until it sends the result), `openApiTool` or `jsFunction` (sandboxed JavaScript); `executionType` ASYNCHRONOUS lets the session go on while a client function runs.',
       parent: `the app, ${APP}`,
       createHint: `A clientFunction needs \`name\` (letters, digits, '_' and '-') and usually \`description\` and \`parameters\` (a JSON Schema or CES Schema object). ${SECRETS}`,
       service: services.tools,
@@ -41,7 +47,8 @@ export function cesManagementTools(services: CesResourceServices): McpTool[] {
     ...familyTools({
       singular: 'toolset',
       plural: 'toolsets',
-      about: 'A toolset is a group of tools served by one source: exactly one of `mcpToolset` (an MCP server over Streamable HTTP) or `openApiToolset` (an OpenAPI 3 document).',
+      about:
+        'A toolset is a group of tools served by one source: exactly one of `mcpToolset` (an MCP server over Streamable HTTP) or `openApiToolset` (an OpenAPI 3 document).',
       parent: `the app, ${APP}`,
       createHint: `\`toolset.displayName\` must be unique in the app. An mcpToolset needs \`serverAddress\` (e.g. "https://example.com/mcp/"); an openApiToolset needs \`openApiSchema\` (the document as JSON or YAML text). ${SECRETS}`,
       service: services.toolsets,

@@ -28,8 +28,18 @@ export interface ResourceFamily {
 
 // Annotations as CES publishes them (its create_toolset and delete_* pages): writes are
 // destructive and not idempotent, reads are read-only and idempotent; nothing leaves Baton.
-const WRITE: McpToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
-const READ: McpToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const WRITE: McpToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: false,
+};
+const READ: McpToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
 
 function inputSchemaOf(schema: z.ZodType): McpInputSchema {
   const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
@@ -44,7 +54,13 @@ function inputSchemaOf(schema: z.ZodType): McpInputSchema {
 export function familyTools(family: ResourceFamily): McpTool[] {
   const { singular, plural, about, parent, service, requests } = family;
   const a = /^[aeiou]/.test(singular) ? `an ${singular}` : `a ${singular}`;
-  const tool = (name: string, description: string, request: z.ZodType, annotations: McpToolAnnotations, run: (principal: Principal, args: unknown) => Promise<unknown>): McpTool => ({
+  const tool = (
+    name: string,
+    description: string,
+    request: z.ZodType,
+    annotations: McpToolAnnotations,
+    run: (principal: Principal, args: unknown) => Promise<unknown>,
+  ): McpTool => ({
     name,
     description,
     inputSchema: inputSchemaOf(request),
@@ -59,8 +75,12 @@ export function familyTools(family: ResourceFamily): McpTool[] {
       WRITE,
       (principal, args) => service.create(principal, args),
     ),
-    tool(`get_${singular}`, `Reads one ${singular} by its resource name (\`name\`, as returned by create_${singular} or list_${plural}). ${about}`, requests.get, READ, (principal, args) =>
-      service.get(principal, args),
+    tool(
+      `get_${singular}`,
+      `Reads one ${singular} by its resource name (\`name\`, as returned by create_${singular} or list_${plural}). ${about}`,
+      requests.get,
+      READ,
+      (principal, args) => service.get(principal, args),
     ),
     tool(
       `list_${plural}`,

@@ -36,9 +36,18 @@ function validatorFor(schema: object): ValidateFunction {
 
 /** `/tools/0/name` → `tools[0].name`, Baton's param notation. */
 function fieldPath(instancePath: string, child?: string): string {
-  const segments = instancePath === '' ? [] : instancePath.slice(1).split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments =
+    instancePath === ''
+      ? []
+      : instancePath
+          .slice(1)
+          .split('/')
+          .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (child !== undefined) segments.push(child);
-  return segments.reduce((path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : path === '' ? segment : `${path}.${segment}`), '');
+  return segments.reduce(
+    (path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : path === '' ? segment : `${path}.${segment}`),
+    '',
+  );
 }
 
 function describe(error: ErrorObject): { field: string; text: string } {
@@ -52,7 +61,10 @@ function describe(error: ErrorObject): { field: string; text: string } {
     return { field, text: `'${field}' is not a known argument` };
   }
   const field = fieldPath(error.instancePath);
-  const allowed = error.keyword === 'enum' && Array.isArray(params['allowedValues']) ? `: ${params['allowedValues'].map((value) => JSON.stringify(value)).join(', ')}` : '';
+  const allowed =
+    error.keyword === 'enum' && Array.isArray(params['allowedValues'])
+      ? `: ${params['allowedValues'].map((value) => JSON.stringify(value)).join(', ')}`
+      : '';
   return { field, text: `${field === '' ? 'the arguments' : `'${field}'`} ${error.message ?? 'is invalid'}${allowed}` };
 }
 
@@ -66,13 +78,26 @@ export function checkToolArguments(tool: McpTool, args: Record<string, unknown>)
     validate = validatorFor(tool.inputSchema);
   } catch (error) {
     // The tool's own schema is broken: a server bug, not the caller's.
-    return new EngineError('internal', 'invalid_tool_schema', `Tool '${tool.name}' has an invalid input schema; this is a server bug.`, { cause: error });
+    return new EngineError(
+      'internal',
+      'invalid_tool_schema',
+      `Tool '${tool.name}' has an invalid input schema; this is a server bug.`,
+      { cause: error },
+    );
   }
   if (validate(args)) return null;
   const problems = (validate.errors ?? []).map(describe);
   const first = problems[0];
-  const text = problems.length === 0 ? 'the arguments do not match the input schema' : [...new Set(problems.map((problem) => problem.text))].join('; ');
-  return new EngineError('invalid_request', 'invalid_argument', `Invalid arguments for tool '${tool.name}': ${text}. Call tools/list for its inputSchema.`, {
-    param: first && first.field !== '' ? first.field : null,
-  });
+  const text =
+    problems.length === 0
+      ? 'the arguments do not match the input schema'
+      : [...new Set(problems.map((problem) => problem.text))].join('; ');
+  return new EngineError(
+    'invalid_request',
+    'invalid_argument',
+    `Invalid arguments for tool '${tool.name}': ${text}. Call tools/list for its inputSchema.`,
+    {
+      param: first && first.field !== '' ? first.field : null,
+    },
+  );
 }

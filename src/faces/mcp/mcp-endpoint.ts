@@ -19,7 +19,13 @@ import type { Principal } from '../../server/authenticate.ts';
 import type { FaceContext } from '../../server/build-server.ts';
 import { toEngineError } from '../../server/http-error.ts';
 import { checkToolArguments, mcpAjv } from './mcp-arguments.ts';
-import { JsonRpcErrorCode, jsonRpcErrorBody, renderJsonRpcHttpError, toolErrorResult, toolSuccessResult } from './mcp-errors.ts';
+import {
+  JsonRpcErrorCode,
+  jsonRpcErrorBody,
+  renderJsonRpcHttpError,
+  toolErrorResult,
+  toolSuccessResult,
+} from './mcp-errors.ts';
 import type { McpErrorRenderer, McpTool } from './mcp-tool.ts';
 
 export const MCP_PATH = '/mcp';
@@ -72,7 +78,12 @@ export function registerMcpEndpoint(app: FastifyInstance, options: McpEndpointOp
     url: MCP_PATH,
     onSend: addBearerChallenge,
     handler: async (request, reply) => {
-      if (!request.principal) throw new EngineError('unauthorized', 'missing_api_key', 'Missing API key: send Authorization: Bearer <key> or x-api-key: <key>.');
+      if (!request.principal)
+        throw new EngineError(
+          'unauthorized',
+          'missing_api_key',
+          'Missing API key: send Authorization: Bearer <key> or x-api-key: <key>.',
+        );
       assertJsonRpcBody(request.body);
       // The SDK writes the reply past Fastify's onSend, where an Idempotency-Key response would be
       // stored, so the key is released rather than left reserved. JSON-RPC ids correlate instead.
@@ -133,7 +144,14 @@ async function serveMcpRequest(request: FastifyRequest, reply: FastifyReply, ser
       return;
     }
     reply.raw.writeHead(500, { 'content-type': 'application/json' });
-    reply.raw.end(JSON.stringify(jsonRpcErrorBody(JsonRpcErrorCode.InternalError, 'Internal server error. The failure was logged with the request id; retry later.')));
+    reply.raw.end(
+      JSON.stringify(
+        jsonRpcErrorBody(
+          JsonRpcErrorCode.InternalError,
+          'Internal server error. The failure was logged with the request id; retry later.',
+        ),
+      ),
+    );
   }
 }
 
@@ -167,11 +185,16 @@ export function createMcpServer(options: McpServerOptions, principal: Principal,
       return options.tools(principal);
     } catch (error) {
       log.error({ err: error }, 'listing MCP tools failed');
-      throw new McpError(ErrorCode.InternalError, 'Internal error while listing tools. The failure was logged; retry later.');
+      throw new McpError(
+        ErrorCode.InternalError,
+        'Internal error while listing tools. The failure was logged; retry later.',
+      );
     }
   };
 
-  server.setRequestHandler(ListToolsRequestSchema, async (): Promise<ListToolsResult> => ({ tools: toolsFor().map(describeTool) }));
+  server.setRequestHandler(ListToolsRequestSchema, async (): Promise<ListToolsResult> => ({
+    tools: toolsFor().map(describeTool),
+  }));
 
   server.setRequestHandler(ToolsCallMethodSchema, async (loose): Promise<CallToolResult> => {
     const request = CallToolRequestSchema.parse(loose); // already checked by Server: cannot throw
@@ -181,14 +204,20 @@ export function createMcpServer(options: McpServerOptions, principal: Principal,
     const tool = tools.find((candidate) => candidate.name === name);
     if (!tool) {
       const known = tools.map((candidate) => candidate.name).join(', ');
-      const error = new EngineError('not_found', 'tool_not_found', `Unknown tool '${name}'. ${known ? `Available tools: ${known}.` : 'This server has no tools.'} Call tools/list for their input schemas.`, {
-        param: 'name',
-      });
+      const error = new EngineError(
+        'not_found',
+        'tool_not_found',
+        `Unknown tool '${name}'. ${known ? `Available tools: ${known}.` : 'This server has no tools.'} Call tools/list for their input schemas.`,
+        {
+          param: 'name',
+        },
+      );
       return toolErrorResult(error, options.renderError);
     }
     const invalid = checkToolArguments(tool, args);
     if (invalid) {
-      if (invalid.kind === 'internal') log.error({ err: invalid.cause, tool: name }, 'MCP tool input schema does not compile');
+      if (invalid.kind === 'internal')
+        log.error({ err: invalid.cause, tool: name }, 'MCP tool input schema does not compile');
       return toolErrorResult(invalid, options.renderError);
     }
     try {

@@ -46,7 +46,10 @@ export function jsonRpcCodeOf(error: EngineError): number {
  * type, idempotency): a JSON-RPC error envelope with `id: null`, the face's rendered body as
  * `error.data`, and the status Baton uses for the error.
  */
-export function renderJsonRpcHttpError(error: EngineError, renderError: McpErrorRenderer): { status: number; body: JsonRpcErrorBody } {
+export function renderJsonRpcHttpError(
+  error: EngineError,
+  renderError: McpErrorRenderer,
+): { status: number; body: JsonRpcErrorBody } {
   return { status: statusOf(error), body: jsonRpcErrorBody(jsonRpcCodeOf(error), error.message, renderError(error)) };
 }
 

@@ -57,7 +57,8 @@ export class ConnectionResponseCache implements ConnectionResponses {
       this.records.delete(oldest.id);
       // A chain continued on the same conversation still needs it for its newer responses; it is
       // purged when the last of them leaves the cache (or at close).
-      if (this.conversations.has(oldest.conversationId) && !this.usedBy(oldest.conversationId)) this.purge(oldest.conversationId);
+      if (this.conversations.has(oldest.conversationId) && !this.usedBy(oldest.conversationId))
+        this.purge(oldest.conversationId);
     }
   }
 
@@ -95,7 +96,10 @@ export class ConnectionResponseCache implements ConnectionResponses {
       } catch (error) {
         // Already gone (e.g. deleted through the Threads API) is the outcome we wanted.
         if (error instanceof EngineError && error.kind === 'not_found') return;
-        this.log.warn({ err: error, conversationId }, 'could not purge the conversation of a store:false WebSocket response');
+        this.log.warn(
+          { err: error, conversationId },
+          'could not purge the conversation of a store:false WebSocket response',
+        );
       }
     });
   }

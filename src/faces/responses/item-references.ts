@@ -11,15 +11,22 @@ export interface ItemReference {
 }
 
 function notFound(id: string, param: string): EngineError {
-  return new EngineError('invalid_request', 'item_not_found', `${param} references item '${id}', which does not exist in this app (item ids are the ids of output and input items: msg_…, fc_…, fco_…, btc_…, btr_…).`, {
-    param,
-  });
+  return new EngineError(
+    'invalid_request',
+    'item_not_found',
+    `${param} references item '${id}', which does not exist in this app (item ids are the ids of output and input items: msg_…, fc_…, fco_…, btc_…, btr_…).`,
+    {
+      param,
+    },
+  );
 }
 
 function toInputItem(item: ItemRecord): InputItem {
   const payload = item.payload;
-  if (payload.type === 'function_call') return { type: 'function_call', callId: payload.callId, name: payload.name, arguments: payload.arguments };
-  if (payload.type === 'function_call_output') return { type: 'function_call_output', callId: payload.callId, output: payload.output, isError: payload.isError };
+  if (payload.type === 'function_call')
+    return { type: 'function_call', callId: payload.callId, name: payload.name, arguments: payload.arguments };
+  if (payload.type === 'function_call_output')
+    return { type: 'function_call_output', callId: payload.callId, output: payload.output, isError: payload.isError };
   return payload;
 }
 
@@ -37,7 +44,9 @@ export async function resolveItemReference(store: Store, appId: string, id: stri
     const entry = await store.ledger.get(appId, callId);
     if (entry) {
       const wanted = call[1] === 'fc' || call[1] === 'btc' ? 'function_call' : 'function_call_output';
-      candidates = (await store.items.listByTurn(entry.turnId)).filter((item) => item.payload.type === wanted && 'callId' in item.payload && item.payload.callId === callId);
+      candidates = (await store.items.listByTurn(entry.turnId)).filter(
+        (item) => item.payload.type === wanted && 'callId' in item.payload && item.payload.callId === callId,
+      );
     }
   } else {
     candidates = (await store.items.listByGroup(id)).filter((item) => item.payload.type === 'message');

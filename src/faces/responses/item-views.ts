@@ -21,8 +21,10 @@ export const toolResultItemId = (callId: string): string => `btr_${idSuffix(call
 
 export function inputPartView(part: ContentPart): JsonObject {
   if (part.type === 'text') return { type: 'input_text', text: part.text };
-  if (part.type === 'image') return { type: 'input_image', image_url: `data:${part.mediaType};base64,${part.data}`, detail: 'auto' };
-  if (part.mediaType.startsWith('image/') && part.url !== null) return { type: 'input_image', image_url: part.url, detail: 'auto' };
+  if (part.type === 'image')
+    return { type: 'input_image', image_url: `data:${part.mediaType};base64,${part.data}`, detail: 'auto' };
+  if (part.mediaType.startsWith('image/') && part.url !== null)
+    return { type: 'input_image', image_url: part.url, detail: 'auto' };
   return {
     type: 'input_file',
     ...(part.filename !== null ? { filename: part.filename } : {}),
@@ -58,7 +60,11 @@ export function approvalView(entry: LedgerEntryRecord): JsonObject {
 }
 
 /** One stored item as a Responses item; `calls` says which calls Baton executed and their ledger rows. */
-export function itemView(item: RenderItem, status: 'completed' | 'incomplete' = 'completed', calls: ServerCallIndex = NO_SERVER_CALLS): JsonObject {
+export function itemView(
+  item: RenderItem,
+  status: 'completed' | 'incomplete' = 'completed',
+  calls: ServerCallIndex = NO_SERVER_CALLS,
+): JsonObject {
   const payload = item.payload;
   switch (payload.type) {
     case 'message':
@@ -67,13 +73,23 @@ export function itemView(item: RenderItem, status: 'completed' | 'incomplete' = 
         id: item.groupId,
         status,
         role: payload.role,
-        content: payload.role === 'assistant' ? [outputTextPart(payload.content.map((part) => (part.type === 'text' ? part.text : '')).join(''))] : payload.content.map(inputPartView),
+        content:
+          payload.role === 'assistant'
+            ? [outputTextPart(payload.content.map((part) => (part.type === 'text' ? part.text : '')).join(''))]
+            : payload.content.map(inputPartView),
         ...(payload.phase ? { phase: payload.phase } : {}),
       };
     case 'function_call': {
       const executor = payload.executor;
       if (executor !== 'server' && executor !== 'fake') {
-        return { type: 'function_call', id: functionCallItemId(payload.callId), call_id: payload.callId, name: payload.name, arguments: payload.arguments, status: 'completed' };
+        return {
+          type: 'function_call',
+          id: functionCallItemId(payload.callId),
+          call_id: payload.callId,
+          name: payload.name,
+          arguments: payload.arguments,
+          status: 'completed',
+        };
       }
       const entry = calls.ledger.get(payload.callId);
       return {
@@ -90,8 +106,21 @@ export function itemView(item: RenderItem, status: 'completed' | 'incomplete' = 
     }
     case 'function_call_output':
       if (calls.executors.has(payload.callId)) {
-        return { type: 'baton:tool_result', id: toolResultItemId(payload.callId), call_id: payload.callId, output: toolOutputView(payload.output), is_error: payload.isError, status: 'completed' };
+        return {
+          type: 'baton:tool_result',
+          id: toolResultItemId(payload.callId),
+          call_id: payload.callId,
+          output: toolOutputView(payload.output),
+          is_error: payload.isError,
+          status: 'completed',
+        };
       }
-      return { type: 'function_call_output', id: functionCallOutputItemId(payload.callId), call_id: payload.callId, output: toolOutputView(payload.output), status: 'completed' };
+      return {
+        type: 'function_call_output',
+        id: functionCallOutputItemId(payload.callId),
+        call_id: payload.callId,
+        output: toolOutputView(payload.output),
+        status: 'completed',
+      };
   }
 }

@@ -28,9 +28,14 @@ export function encodeCompaction(lines: string[]): string {
 /** Decodes a compaction item into the input it stands for; a malformed one is a 400 naming it. */
 export function decodeCompaction(encrypted: string, param: string): InputItem[] {
   const bad = () =>
-    new EngineError('invalid_request', 'invalid_compaction', `${param} is not a compaction produced by this server: send back the compaction item exactly as POST /v1/responses/compact returned it.`, {
-      param,
-    });
+    new EngineError(
+      'invalid_request',
+      'invalid_compaction',
+      `${param} is not a compaction produced by this server: send back the compaction item exactly as POST /v1/responses/compact returned it.`,
+      {
+        param,
+      },
+    );
   if (!encrypted.startsWith(PREFIX)) throw bad();
   let payload: unknown;
   try {
@@ -41,7 +46,13 @@ export function decodeCompaction(encrypted: string, param: string): InputItem[] 
   const lines = (payload as Partial<CompactionPayload> | null)?.lines;
   if (!Array.isArray(lines) || !lines.every((line) => typeof line === 'string')) throw bad();
   if (lines.length === 0) return [];
-  return [{ type: 'message', role: 'assistant', content: [{ type: 'text', text: `Summary of the earlier part of this conversation:\n${lines.join('\n')}` }] }];
+  return [
+    {
+      type: 'message',
+      role: 'assistant',
+      content: [{ type: 'text', text: `Summary of the earlier part of this conversation:\n${lines.join('\n')}` }],
+    },
+  ];
 }
 
 function clip(text: string): string {
@@ -58,6 +69,8 @@ export function compactionLine(item: InputItem): string | null {
     case 'function_call':
       return clip(`Called ${item.name}(${item.arguments}) [${item.callId}]`);
     case 'function_call_output':
-      return clip(`Result of ${item.callId}${item.isError ? ' (error)' : ''}: ${item.output.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ')}`);
+      return clip(
+        `Result of ${item.callId}${item.isError ? ' (error)' : ''}: ${item.output.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ')}`,
+      );
   }
 }

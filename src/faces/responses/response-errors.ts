@@ -27,28 +27,53 @@ export function toResponsesError(error: EngineError): EngineError {
   switch (error.code) {
     case 'invalid_tool_call_id': {
       const callId = /'([^']+)'/.exec(error.message)?.[1] ?? '';
-      return new EngineError('invalid_request', 'tool_output_without_call', `No tool call found for function call output with call_id ${callId}.`, { param, details: error.details });
+      return new EngineError(
+        'invalid_request',
+        'tool_output_without_call',
+        `No tool call found for function call output with call_id ${callId}.`,
+        { param, details: error.details },
+      );
     }
     case 'missing_tool_results':
-      return new EngineError('invalid_request', 'tool_call_without_output', `No tool output found for function call ${ids('missing_tool_call_ids').join(', ')}.`, {
-        param: 'input',
-        details: error.details,
-      });
+      return new EngineError(
+        'invalid_request',
+        'tool_call_without_output',
+        `No tool output found for function call ${ids('missing_tool_call_ids').join(', ')}.`,
+        {
+          param: 'input',
+          details: error.details,
+        },
+      );
     case 'thread_busy':
     case 'concurrent_update':
       // Two requests continued the same response at once; the other one won.
-      return new EngineError('conflict', error.code, 'Another request is continuing the same conversation right now; wait for its response, then continue from it.', {
-        param: 'previous_response_id',
-      });
+      return new EngineError(
+        'conflict',
+        error.code,
+        'Another request is continuing the same conversation right now; wait for its response, then continue from it.',
+        {
+          param: 'previous_response_id',
+        },
+      );
     case 'agent_not_found':
       return new EngineError('not_found', 'model_not_found', error.message, { param: 'model' });
     default:
-      return param === error.param ? error : new EngineError(error.kind, error.code, error.message, { param, details: error.details });
+      return param === error.param
+        ? error
+        : new EngineError(error.kind, error.code, error.message, { param, details: error.details });
   }
 }
 
 export function responsesErrorBody(error: EngineError): OpenAIErrorBody {
   const translated = toResponsesError(error);
   const { status: _status, ...details } = translated.details;
-  return { error: { message: translated.message, type: typeFor(statusOf(translated)), param: translated.param, code: translated.code, ...details } };
+  return {
+    error: {
+      message: translated.message,
+      type: typeFor(statusOf(translated)),
+      param: translated.param,
+      code: translated.code,
+      ...details,
+    },
+  };
 }

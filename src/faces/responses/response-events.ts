@@ -93,17 +93,32 @@ export class ResponseEventTranslator {
       const outputIndex = this.nextOutputIndex++;
       this.message = { id: groupId, outputIndex, text: '', committed: false };
       this.announced.add(groupId);
-      this.emit('response.output_item.added', { output_index: outputIndex, item: { type: 'message', id: groupId, status: 'in_progress', role: 'assistant', content: [] } });
-      this.emit('response.content_part.added', { item_id: groupId, output_index: outputIndex, content_index: 0, part: outputTextPart('') });
+      this.emit('response.output_item.added', {
+        output_index: outputIndex,
+        item: { type: 'message', id: groupId, status: 'in_progress', role: 'assistant', content: [] },
+      });
+      this.emit('response.content_part.added', {
+        item_id: groupId,
+        output_index: outputIndex,
+        content_index: 0,
+        part: outputTextPart(''),
+      });
     }
     this.message.text += delta;
-    this.emit('response.output_text.delta', { item_id: groupId, output_index: this.message.outputIndex, content_index: 0, delta, logprobs: [] });
+    this.emit('response.output_text.delta', {
+      item_id: groupId,
+      output_index: this.message.outputIndex,
+      content_index: 0,
+      delta,
+      logprobs: [],
+    });
   }
 
   private onItem(item: ItemRecord): void {
     if (isHiddenItem(item)) return;
     const payload = item.payload;
-    if (payload.type === 'function_call' && isServerExecutor(payload.executor)) this.serverCalls.set(payload.callId, payload.executor);
+    if (payload.type === 'function_call' && isServerExecutor(payload.executor))
+      this.serverCalls.set(payload.callId, payload.executor);
     if (this.held.length > 0 || (payload.type === 'function_call' && isServerExecutor(payload.executor))) {
       this.held.push(item);
       return;
@@ -133,9 +148,19 @@ export class ResponseEventTranslator {
     if (done['type'] === 'function_call' && payload.type === 'function_call') {
       const outputIndex = this.announce(done, { ...done, status: 'in_progress', arguments: '' });
       const id = done['id'] as string;
-      this.emit('response.function_call_arguments.delta', { item_id: id, output_index: outputIndex, delta: payload.arguments });
+      this.emit('response.function_call_arguments.delta', {
+        item_id: id,
+        output_index: outputIndex,
+        delta: payload.arguments,
+      });
       // `call_id` is not in the spec's event, but the seed's stream loop reads it there; extra keys are allowed.
-      this.emit('response.function_call_arguments.done', { item_id: id, output_index: outputIndex, name: payload.name, call_id: payload.callId, arguments: payload.arguments });
+      this.emit('response.function_call_arguments.done', {
+        item_id: id,
+        output_index: outputIndex,
+        name: payload.name,
+        call_id: payload.callId,
+        arguments: payload.arguments,
+      });
       this.emit('response.output_item.done', { output_index: outputIndex, item: done });
     } else {
       this.showWhole(done);
@@ -180,10 +205,18 @@ export class ResponseEventTranslator {
     // Results of server calls in a step that paused for the client are written only at resume;
     // the response shows them from the ledger (after the step's items), so the stream does too.
     const output = Array.isArray(response['output']) ? (response['output'] as JsonObject[]) : [];
-    for (const item of output) if (item['type'] === 'baton:tool_result' && !this.announced.has(item['id'] as string)) this.showWhole(item);
+    for (const item of output)
+      if (item['type'] === 'baton:tool_result' && !this.announced.has(item['id'] as string)) this.showWhole(item);
     if (status === 'failed') {
       const error = (response['error'] ?? {}) as JsonObject;
-      this.emit('error', { error: { type: 'server_error', code: (error['code'] as string) ?? 'server_error', message: (error['message'] as string) ?? 'The response failed.', param: null } });
+      this.emit('error', {
+        error: {
+          type: 'server_error',
+          code: (error['code'] as string) ?? 'server_error',
+          message: (error['message'] as string) ?? 'The response failed.',
+          param: null,
+        },
+      });
       this.emit('response.failed', { response });
     } else if (status === 'incomplete') {
       this.emit('response.incomplete', { response });
@@ -198,6 +231,8 @@ export class ResponseEventTranslator {
     this.release([]);
     this.closeMessage('incomplete');
     this.emit('error', { error: error as unknown as JsonObject });
-    this.emit('response.failed', { response: { ...this.snapshot(), status: 'failed', error: { code: error.code, message: error.message } } });
+    this.emit('response.failed', {
+      response: { ...this.snapshot(), status: 'failed', error: { code: error.code, message: error.message } },
+    });
   }
 }

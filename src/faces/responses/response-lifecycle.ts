@@ -33,9 +33,14 @@ export class ResponseLifecycle {
   async cancel(appId: string, id: string, actor: string | null): Promise<JsonObject> {
     const record = await this.stored(appId, id);
     const state = await loadResponseState(this.store, record);
-    const active = !state.continuation && (state.turn.status === 'in_progress' || state.turn.status === 'requires_action');
+    const active =
+      !state.continuation && (state.turn.status === 'in_progress' || state.turn.status === 'requires_action');
     if (!active) {
-      throw new EngineError('conflict', 'response_not_cancellable', `Response '${id}' cannot be cancelled: it is ${String(responseView(state)['status'])}, with nothing running or waiting for tool outputs.`);
+      throw new EngineError(
+        'conflict',
+        'response_not_cancellable',
+        `Response '${id}' cannot be cancelled: it is ${String(responseView(state)['status'])}, with nothing running or waiting for tool outputs.`,
+      );
     }
     await this.engine.cancel(appId, record.conversationId, actor);
     return responseView(await loadResponseState(this.store, record));
@@ -50,7 +55,8 @@ export class ResponseLifecycle {
     const latest = await this.store.responses.latestInConversation(record.conversationId);
     if (latest?.id === id) {
       const state = await this.engine.getConversationState(appId, record.conversationId);
-      if (state.activeTurn?.id === record.turnId) await this.engine.cancel(appId, record.conversationId, actor).catch(() => {});
+      if (state.activeTurn?.id === record.turnId)
+        await this.engine.cancel(appId, record.conversationId, actor).catch(() => {});
     }
     await this.store.responses.hide(appId, id);
     if ((await this.store.responses.countStoredInConversation(record.conversationId)) === 0) {
@@ -74,10 +80,16 @@ export class ResponseLifecycle {
   }
 
   /** The items the request of a response added (its input), paged by item id. */
-  async inputItems(appId: string, id: string, query: { limit?: number | undefined; order?: 'asc' | 'desc' | undefined; after?: string | undefined }): Promise<JsonObject> {
+  async inputItems(
+    appId: string,
+    id: string,
+    query: { limit?: number | undefined; order?: 'asc' | 'desc' | undefined; after?: string | undefined },
+  ): Promise<JsonObject> {
     const record = await this.stored(appId, id);
     const span = record.inputLastSeq - record.inputFirstSeq + 1;
-    const items = (await this.store.items.listAfterSeq(record.conversationId, record.inputFirstSeq - 1, span)).filter((item) => !isHiddenItem(item));
+    const items = (await this.store.items.listAfterSeq(record.conversationId, record.inputFirstSeq - 1, span)).filter(
+      (item) => !isHiddenItem(item),
+    );
     // A resumed turn's input holds the outputs of the server calls it made too (`baton:tool_result`).
     const serverCalls = await loadServerCalls(this.store, items);
     const views = items.map((item) => itemView(item, 'completed', serverCalls));
@@ -85,7 +97,13 @@ export class ResponseLifecycle {
     let start = 0;
     if (query.after) {
       const index = views.findIndex((view) => view['id'] === query.after);
-      if (index === -1) throw new EngineError('invalid_request', 'invalid_cursor', `after '${query.after}' is not an input item of response '${id}'.`, { param: 'after' });
+      if (index === -1)
+        throw new EngineError(
+          'invalid_request',
+          'invalid_cursor',
+          `after '${query.after}' is not an input item of response '${id}'.`,
+          { param: 'after' },
+        );
       start = index + 1;
     }
     const limit = query.limit ?? 20;
@@ -108,10 +126,20 @@ export class ResponseLifecycle {
     if (body.previous_response_id) {
       const previous = await this.service.findContinuable(appId, body.previous_response_id);
       const next = await this.store.responses.nextInConversation(previous.conversationId, previous.inputLastSeq);
-      for (const item of await this.historyUpTo(previous.conversationId, next ? next.inputFirstSeq - 1 : Number.MAX_SAFE_INTEGER)) context.push(toInputItem(item));
+      for (const item of await this.historyUpTo(
+        previous.conversationId,
+        next ? next.inputFirstSeq - 1 : Number.MAX_SAFE_INTEGER,
+      ))
+        context.push(toInputItem(item));
     }
     context.push(...(await resolveInput(this.store, appId, toInputItems(body.input))).items);
-    if (context.length === 0) throw new EngineError('invalid_request', 'empty_input', 'Nothing to compact: send input items or a previous_response_id.', { param: 'input' });
+    if (context.length === 0)
+      throw new EngineError(
+        'invalid_request',
+        'empty_input',
+        'Nothing to compact: send input items or a previous_response_id.',
+        { param: 'input' },
+      );
     const output: JsonObject[] = [];
     const lines: string[] = [];
     let characters = 0;
@@ -124,20 +152,31 @@ export class ResponseLifecycle {
         if (line !== null) lines.push(line);
       }
     }
-    output.push({ type: 'compaction', id: newId('cmp'), encrypted_content: encodeCompaction(lines), created_by: 'baton' });
+    output.push({
+      type: 'compaction',
+      id: newId('cmp'),
+      encrypted_content: encodeCompaction(lines),
+      created_by: 'baton',
+    });
     const inputTokens = Math.ceil(characters / 4);
     return {
       id: newId('resp'),
       object: 'response.compaction',
       created_at: Math.floor(this.engine.context.clock.now().getTime() / 1000),
       output,
-      usage: { input_tokens: inputTokens, output_tokens: 0, total_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
+      usage: {
+        input_tokens: inputTokens,
+        output_tokens: 0,
+        total_tokens: inputTokens,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens_details: { reasoning_tokens: 0 },
+      },
     };
   }
 
   private async historyUpTo(conversationId: string, uptoSeq: number): Promise<ItemRecord[]> {
     const items: ItemRecord[] = [];
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = await this.store.items.listAfterSeq(conversationId, after, 500);
       const kept = page.filter((item) => item.seq <= uptoSeq && !isHiddenItem(item));
       items.push(...kept);
@@ -149,7 +188,9 @@ export class ResponseLifecycle {
 
 function toInputItem(item: ItemRecord): InputItem {
   const payload = item.payload;
-  if (payload.type === 'function_call') return { type: 'function_call', callId: payload.callId, name: payload.name, arguments: payload.arguments };
-  if (payload.type === 'function_call_output') return { type: 'function_call_output', callId: payload.callId, output: payload.output, isError: payload.isError };
+  if (payload.type === 'function_call')
+    return { type: 'function_call', callId: payload.callId, name: payload.name, arguments: payload.arguments };
+  if (payload.type === 'function_call_output')
+    return { type: 'function_call_output', callId: payload.callId, output: payload.output, isError: payload.isError };
   return payload;
 }

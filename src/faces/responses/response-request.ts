@@ -1,6 +1,14 @@
 import { EngineError } from '../../engine/engine-error.ts';
 import type { InputItem } from '../../engine/input-items.ts';
-import type { ClientToolDefinition, ContentPart, JsonObject, JsonSchema, ResponseFormat, ToolChoice, TurnOptions } from '../../store/records.ts';
+import type {
+  ClientToolDefinition,
+  ContentPart,
+  JsonObject,
+  JsonSchema,
+  ResponseFormat,
+  ToolChoice,
+  TurnOptions,
+} from '../../store/records.ts';
 import type { Store } from '../../store/store.ts';
 import { resolveItemReference, type ItemReference } from './item-references.ts';
 import { decodeCompaction } from './response-compaction.ts';
@@ -26,7 +34,11 @@ function invalid(param: string, message: string, code = 'invalid_value'): Engine
 }
 
 function unsupportedFileId(param: string): EngineError {
-  return invalid(param, `${param}.file_id is not supported: Baton has no Files API. Send the content inline (a base64 data URL or file_data) or by URL.`, 'unsupported_file_id');
+  return invalid(
+    param,
+    `${param}.file_id is not supported: Baton has no Files API. Send the content inline (a base64 data URL or file_data) or by URL.`,
+    'unsupported_file_id',
+  );
 }
 
 /** Converts one content part; assistant text and refusals become text. */
@@ -40,24 +52,40 @@ function toContentPart(part: ContentPartWire, param: string): ContentPart {
     case 'input_image': {
       if (part.file_id) throw unsupportedFileId(param);
       const url = part.image_url;
-      if (!url) throw invalid(`${param}.image_url`, `${param} needs an image_url (a data: URL with base64 content, or an http(s) URL).`);
+      if (!url)
+        throw invalid(
+          `${param}.image_url`,
+          `${param} needs an image_url (a data: URL with base64 content, or an http(s) URL).`,
+        );
       const data = DATA_URL.exec(url);
       if (data) return { type: 'image', mediaType: (data[1] ?? '').toLowerCase(), data: data[2] ?? '' };
       if (/^https?:\/\//i.test(url)) return { type: 'file', mediaType: 'image/*', data: null, url, filename: null };
-      throw invalid(`${param}.image_url`, `${param}.image_url must be a base64 data URL (data:image/png;base64,…) or an http(s) URL.`);
+      throw invalid(
+        `${param}.image_url`,
+        `${param}.image_url must be a base64 data URL (data:image/png;base64,…) or an http(s) URL.`,
+      );
     }
     case 'input_file': {
       if (part.file_id) throw unsupportedFileId(param);
       const filename = part.filename ?? null;
       if (part.file_data) {
         const data = DATA_URL.exec(part.file_data);
-        if (data) return { type: 'file', mediaType: (data[1] ?? '').toLowerCase(), data: data[2] ?? '', url: null, filename };
-        if (!/^[A-Za-z0-9+/]*={0,2}$/.test(part.file_data)) throw invalid(`${param}.file_data`, `${param}.file_data must be base64 or a base64 data URL.`);
+        if (data)
+          return { type: 'file', mediaType: (data[1] ?? '').toLowerCase(), data: data[2] ?? '', url: null, filename };
+        if (!/^[A-Za-z0-9+/]*={0,2}$/.test(part.file_data))
+          throw invalid(`${param}.file_data`, `${param}.file_data must be base64 or a base64 data URL.`);
         return { type: 'file', mediaType: mediaTypeOf(filename), data: part.file_data, url: null, filename };
       }
       if (part.file_url) {
-        if (!/^https?:\/\//i.test(part.file_url)) throw invalid(`${param}.file_url`, `${param}.file_url must be an http(s) URL.`);
-        return { type: 'file', mediaType: mediaTypeOf(filename ?? part.file_url), data: null, url: part.file_url, filename };
+        if (!/^https?:\/\//i.test(part.file_url))
+          throw invalid(`${param}.file_url`, `${param}.file_url must be an http(s) URL.`);
+        return {
+          type: 'file',
+          mediaType: mediaTypeOf(filename ?? part.file_url),
+          data: null,
+          url: part.file_url,
+          filename,
+        };
       }
       throw invalid(param, `${param} needs file_data (base64) or file_url.`);
     }
@@ -66,7 +94,18 @@ function toContentPart(part: ContentPartWire, param: string): ContentPart {
 
 function mediaTypeOf(name: string | null): string {
   const extension = name?.toLowerCase().match(/\.([a-z0-9]+)(?:\?.*)?$/)?.[1];
-  const known: Record<string, string> = { pdf: 'application/pdf', txt: 'text/plain', md: 'text/markdown', csv: 'text/csv', json: 'application/json', png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
+  const known: Record<string, string> = {
+    pdf: 'application/pdf',
+    txt: 'text/plain',
+    md: 'text/markdown',
+    csv: 'text/csv',
+    json: 'application/json',
+    png: 'image/png',
+    jpg: 'image/jpeg',
+    jpeg: 'image/jpeg',
+    gif: 'image/gif',
+    webp: 'image/webp',
+  };
   return (extension && known[extension]) ?? 'application/octet-stream';
 }
 
@@ -78,7 +117,8 @@ function outputToContent(output: string | ContentPartWire[], param: string): Con
 /** Converts `input` (a string or items) to engine input items. */
 export function toInputItems(input: CreateResponseBody['input']): UnresolvedInput {
   if (input === undefined || input === null) return { items: [], params: [] };
-  if (typeof input === 'string') return { items: [{ type: 'message', role: 'user', content: [{ type: 'text', text: input }] }], params: ['input'] };
+  if (typeof input === 'string')
+    return { items: [{ type: 'message', role: 'user', content: [{ type: 'text', text: input }] }], params: ['input'] };
   const items: (InputItem | ItemReference)[] = [];
   const params: string[] = [];
   input.forEach((item: InputItemWire, index) => {
@@ -92,7 +132,10 @@ export function toInputItems(input: CreateResponseBody['input']): UnresolvedInpu
         add({ type: 'item_reference', id: item.id });
         return;
       }
-      const content = typeof item.content === 'string' ? [{ type: 'text' as const, text: item.content }] : item.content.map((part, i) => toContentPart(part, `${param}.content[${i}]`));
+      const content =
+        typeof item.content === 'string'
+          ? [{ type: 'text' as const, text: item.content }]
+          : item.content.map((part, i) => toContentPart(part, `${param}.content[${i}]`));
       const role = item.role === 'developer' ? 'system' : item.role;
       add({ type: 'message', role, content, ...(item.phase ? { phase: item.phase } : {}) });
       return;
@@ -102,14 +145,24 @@ export function toInputItems(input: CreateResponseBody['input']): UnresolvedInpu
         add({ type: 'function_call', callId: item.call_id, name: item.name, arguments: item.arguments });
         return;
       case 'function_call_output':
-        add({ type: 'function_call_output', callId: item.call_id, output: outputToContent(item.output, param), isError: false });
+        add({
+          type: 'function_call_output',
+          callId: item.call_id,
+          output: outputToContent(item.output, param),
+          isError: false,
+        });
         return;
       // A replayed server call and its result are history, like a replayed client call and its output.
       case 'baton:tool_call':
         add({ type: 'function_call', callId: item.call_id, name: item.name, arguments: item.arguments });
         return;
       case 'baton:tool_result':
-        add({ type: 'function_call_output', callId: item.call_id, output: outputToContent(item.output, param), isError: item.is_error ?? false });
+        add({
+          type: 'function_call_output',
+          callId: item.call_id,
+          output: outputToContent(item.output, param),
+          isError: item.is_error ?? false,
+        });
         return;
       case 'reasoning':
         // Reasoning from another model run cannot be replayed to ours; it is context we may drop.
@@ -131,7 +184,10 @@ function parseTool(tool: unknown, index: number): FunctionToolWire {
   const issue = result.error.issues[0];
   const field = issue?.path.map(String).join('.') ?? '';
   const param = `tools[${index}]${field ? `.${field}` : ''}`;
-  const message = issue?.code === 'unrecognized_keys' ? `unknown field(s) ${issue.keys.map((key) => `'${key}'`).join(', ')}` : (issue?.message ?? 'invalid value');
+  const message =
+    issue?.code === 'unrecognized_keys'
+      ? `unknown field(s) ${issue.keys.map((key) => `'${key}'`).join(', ')}`
+      : (issue?.message ?? 'invalid value');
   throw invalid(param, `Invalid tool at ${param}: ${message}.`, 'invalid_request');
 }
 
@@ -139,13 +195,20 @@ function parseTool(tool: unknown, index: number): FunctionToolWire {
 export async function resolveInput(store: Store, appId: string, input: UnresolvedInput): Promise<ParsedInput> {
   const items: InputItem[] = [];
   for (const [index, item] of input.items.entries()) {
-    items.push(item.type === 'item_reference' ? await resolveItemReference(store, appId, item.id, input.params[index] ?? 'input') : item);
+    items.push(
+      item.type === 'item_reference'
+        ? await resolveItemReference(store, appId, item.id, input.params[index] ?? 'input')
+        : item,
+    );
   }
   return { items, params: input.params };
 }
 
 /** Parses `tools`: function tools only, each checked here for shape; names and schemas by the engine. */
-export function toFunctionTools(tools: CreateResponseBody['tools']): { wire: FunctionToolWire[]; definitions: ClientToolDefinition[] } {
+export function toFunctionTools(tools: CreateResponseBody['tools']): {
+  wire: FunctionToolWire[];
+  definitions: ClientToolDefinition[];
+} {
   const wire: FunctionToolWire[] = [];
   (tools ?? []).forEach((tool, index) => {
     const type = typeof tool === 'object' && tool !== null ? (tool as { type?: unknown }).type : undefined;
@@ -178,7 +241,12 @@ function toToolChoice(choice: CreateResponseBody['tool_choice']): { toolChoice?:
 function toResponseFormat(format: NonNullable<CreateResponseBody['text']>['format']): ResponseFormat | undefined {
   if (!format || format.type === 'text') return undefined;
   if (format.type === 'json_object') return { type: 'json' };
-  return { type: 'json', schema: format.schema as JsonSchema, name: format.name, ...(format.description ? { description: format.description } : {}) };
+  return {
+    type: 'json',
+    schema: format.schema as JsonSchema,
+    name: format.name,
+    ...(format.description ? { description: format.description } : {}),
+  };
 }
 
 /** The turn options a create request asks for. */
@@ -222,12 +290,23 @@ export function toEcho(body: CreateResponseBody, model: string, tools: FunctionT
   return {
     model,
     instructions: body.instructions ?? null,
-    tools: tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description ?? null, parameters: (tool.parameters ?? null) as JsonObject | null, strict: tool.strict ?? null })),
+    tools: tools.map((tool) => ({
+      type: 'function',
+      name: tool.name,
+      description: tool.description ?? null,
+      parameters: (tool.parameters ?? null) as JsonObject | null,
+      strict: tool.strict ?? null,
+    })),
     tool_choice: (body.tool_choice ?? 'auto') as JsonObject | string,
     parallel_tool_calls: body.parallel_tool_calls ?? true,
     max_tool_calls: body.max_tool_calls ?? null,
-    text: { format: (body.text?.format ?? { type: 'text' }) as JsonObject, ...(body.text?.verbosity ? { verbosity: body.text.verbosity } : {}) },
-    reasoning: body.reasoning ? { effort: body.reasoning.effort ?? null, summary: body.reasoning.summary ?? null } : null,
+    text: {
+      format: (body.text?.format ?? { type: 'text' }) as JsonObject,
+      ...(body.text?.verbosity ? { verbosity: body.text.verbosity } : {}),
+    },
+    reasoning: body.reasoning
+      ? { effort: body.reasoning.effort ?? null, summary: body.reasoning.summary ?? null }
+      : null,
     temperature: body.temperature ?? 1,
     top_p: body.top_p ?? 1,
     presence_penalty: body.presence_penalty ?? 0,

@@ -16,7 +16,10 @@ type ResponseParams = { Params: { id: string } };
 export function registerResponseRoutes(app: FastifyInstance, face: FaceContext): ResponseService {
   const service = new ResponseService(face.store, face.engine, face.agents);
   const lifecycle = new ResponseLifecycle(face.store, face.engine, service);
-  face.useErrorFormat('/v1/responses', (error) => ({ status: statusOf(toResponsesError(error)), body: responsesErrorBody(error) }));
+  face.useErrorFormat('/v1/responses', (error) => ({
+    status: statusOf(toResponsesError(error)),
+    body: responsesErrorBody(error),
+  }));
   face.addSweepChore(() => lifecycle.purgeAbandoned());
 
   app.post('/v1/responses', async (request, reply) => {
@@ -39,11 +42,17 @@ export function registerResponseRoutes(app: FastifyInstance, face: FaceContext):
     return lifecycle.compact(request.principal.appId, body);
   });
 
-  app.get<ResponseParams>('/v1/responses/:id', async (request) => service.get(request.principal.appId, request.params.id));
+  app.get<ResponseParams>('/v1/responses/:id', async (request) =>
+    service.get(request.principal.appId, request.params.id),
+  );
 
-  app.delete<ResponseParams>('/v1/responses/:id', async (request) => lifecycle.delete(request.principal.appId, request.params.id, request.principal.keyId));
+  app.delete<ResponseParams>('/v1/responses/:id', async (request) =>
+    lifecycle.delete(request.principal.appId, request.params.id, request.principal.keyId),
+  );
 
-  app.post<ResponseParams>('/v1/responses/:id/cancel', async (request) => lifecycle.cancel(request.principal.appId, request.params.id, request.principal.keyId));
+  app.post<ResponseParams>('/v1/responses/:id/cancel', async (request) =>
+    lifecycle.cancel(request.principal.appId, request.params.id, request.principal.keyId),
+  );
 
   app.get<ResponseParams>('/v1/responses/:id/input_items', async (request) => {
     const query = parseRequest(inputItemsQuery, request.query, 'query');
@@ -81,7 +90,8 @@ class LazySse {
 
   /** The service already sent `error` and `response.failed` on the stream; only close it. */
   async fail(error: unknown): Promise<void> {
-    if (!(error instanceof EngineError) || error.kind === 'internal') this.request.log.error({ err: error }, 'response stream failed');
+    if (!(error instanceof EngineError) || error.kind === 'internal')
+      this.request.log.error({ err: error }, 'response stream failed');
     if (this.sse.started) this.sse.open().done();
     await this.request.idempotency?.release();
     this.request.idempotency = undefined;

@@ -10,7 +10,15 @@ import type { JsonObject, ResponseRecord, TurnOptions } from '../../store/record
 import type { Store } from '../../store/store.ts';
 import { responsesErrorBody } from './response-errors.ts';
 import { ResponseEventTranslator, type ResponseEventSink } from './response-events.ts';
-import { resolveInput, statedTurnOptions, toEcho, toFunctionTools, toInputItems, toTurnOptions, type ParsedInput } from './response-request.ts';
+import {
+  resolveInput,
+  statedTurnOptions,
+  toEcho,
+  toFunctionTools,
+  toInputItems,
+  toTurnOptions,
+  type ParsedInput,
+} from './response-request.ts';
 import { baseResponseView, loadResponseState, responseView } from './response-views.ts';
 import { refuseOutputsForServerCalls, refuseWhileApprovalsPending } from './server-call-input.ts';
 import type { CreateResponseBody } from './response-wire.ts';
@@ -34,7 +42,12 @@ export interface ConnectionResponses {
 }
 
 export function previousNotFound(id: string): EngineError {
-  return new EngineError('invalid_request', 'previous_response_not_found', `Previous response with id '${id}' not found.`, { param: 'previous_response_id' });
+  return new EngineError(
+    'invalid_request',
+    'previous_response_not_found',
+    `Previous response with id '${id}' not found.`,
+    { param: 'previous_response_id' },
+  );
 }
 
 /**
@@ -65,7 +78,8 @@ export class ResponseService {
     try {
       return (await this.agents.ensureModelAgent(appId, model)).name;
     } catch (error) {
-      if (error instanceof EngineError && error.code === 'invalid_model') throw new EngineError('not_found', 'model_not_found', error.message, { param: 'model' });
+      if (error instanceof EngineError && error.code === 'invalid_model')
+        throw new EngineError('not_found', 'model_not_found', error.message, { param: 'model' });
       throw error;
     }
   }
@@ -80,14 +94,23 @@ export class ResponseService {
   async create(body: CreateResponseBody, request: CreateRequest): Promise<JsonObject> {
     let translator: ResponseEventTranslator | null = null;
     const sink = request.sink;
-    const openStream = sink ? (snapshot: () => JsonObject) => (translator = new ResponseEventTranslator(sink, snapshot)) : null;
+    const openStream = sink
+      ? (snapshot: () => JsonObject) => (translator = new ResponseEventTranslator(sink, snapshot))
+      : null;
     try {
       return await this.createResponse(body, request, openStream);
     } catch (error) {
       // Once events went out, the failure must arrive as events too: `error`, then `response.failed`.
       const started = translator as ResponseEventTranslator | null;
       if (started?.hasStarted) {
-        const engineError = error instanceof EngineError ? error : new EngineError('internal', 'internal_error', 'Internal server error while streaming; the failure was logged.');
+        const engineError =
+          error instanceof EngineError
+            ? error
+            : new EngineError(
+                'internal',
+                'internal_error',
+                'Internal server error while streaming; the failure was logged.',
+              );
         const { type, code, message, param } = responsesErrorBody(engineError).error;
         started.fail({ type, code: code ?? 'server_error', message, param });
       }
@@ -102,19 +125,35 @@ export class ResponseService {
   ): Promise<JsonObject> {
     const input = await resolveInput(this.store, request.appId, toInputItems(body.input));
     if (input.items.length === 0) {
-      throw new EngineError('invalid_request', 'empty_input', 'input is required: send a string or at least one input item.', { param: 'input' });
+      throw new EngineError(
+        'invalid_request',
+        'empty_input',
+        'input is required: send a string or at least one input item.',
+        { param: 'input' },
+      );
     }
     if (body.background && body.store === false) {
-      throw new EngineError('invalid_request', 'background_requires_store', 'background: true needs store: true, so the response can be read while it runs.', { param: 'background' });
+      throw new EngineError(
+        'invalid_request',
+        'background_requires_store',
+        'background: true needs store: true, so the response can be read while it runs.',
+        { param: 'background' },
+      );
     }
     const { wire: tools, definitions } = toFunctionTools(body.tools);
-    const previous = body.previous_response_id ? await this.findContinuable(request.appId, body.previous_response_id, request.connection) : null;
+    const previous = body.previous_response_id
+      ? await this.findContinuable(request.appId, body.previous_response_id, request.connection)
+      : null;
     const conversation = previous ? await this.engine.getConversation(request.appId, previous.conversationId) : null;
 
     let agentName: string;
     if (conversation) {
       agentName = conversation.agentName;
-      if (body.model && body.model !== previous?.echo['model'] && (await this.agentNameFor(request.appId, body.model)) !== agentName) {
+      if (
+        body.model &&
+        body.model !== previous?.echo['model'] &&
+        (await this.agentNameFor(request.appId, body.model)) !== agentName
+      ) {
         throw new EngineError(
           'invalid_request',
           'model_mismatch',
@@ -123,7 +162,13 @@ export class ResponseService {
         );
       }
     } else {
-      if (!body.model) throw new EngineError('invalid_request', 'missing_model', 'model is required: name an agent or a provider model such as scripted:auto.', { param: 'model' });
+      if (!body.model)
+        throw new EngineError(
+          'invalid_request',
+          'missing_model',
+          'model is required: name an agent or a provider model such as scripted:auto.',
+          { param: 'model' },
+        );
       // The engine checks all of this again; checking first keeps a refused request from leaving
       // an implicit `model:` agent behind.
       assertValidToolSet(definitions, 'tools');
@@ -138,10 +183,15 @@ export class ResponseService {
     const id = newId('resp');
     const createdAt = this.engine.context.clock.now().toISOString();
     const echoTools = body.tools === undefined && previous ? previous.echo['tools'] : undefined;
-    const echo = { ...toEcho(body, body.model ?? String(previous?.echo['model'] ?? agentName), tools), ...(echoTools !== undefined ? { tools: echoTools } : {}) };
+    const echo = {
+      ...toEcho(body, body.model ?? String(previous?.echo['model'] ?? agentName), tools),
+      ...(echoTools !== undefined ? { tools: echoTools } : {}),
+    };
     const stored = body.store !== false;
     let owns = !previous;
-    const translator = openStream ? openStream(() => baseResponseView({ id, createdAt, echo, previousResponseId: previous?.id ?? null })) : null;
+    const translator = openStream
+      ? openStream(() => baseResponseView({ id, createdAt, echo, previousResponseId: previous?.id ?? null }))
+      : null;
     const runOptions: RunOptions = {
       submission: { actor: request.actor, idempotencyKey: request.idempotencyKey },
       // A streamed background response still streams; it just is not tied to the client's wait.
@@ -151,7 +201,8 @@ export class ResponseService {
       onAccepted: async (tx, accepted) => {
         const first = accepted.inputItems[0];
         const last = accepted.inputItems[accepted.inputItems.length - 1];
-        if (!first || !last) throw new EngineError('internal', 'no_input_items', 'The response had no input items to record.');
+        if (!first || !last)
+          throw new EngineError('internal', 'no_input_items', 'The response had no input items to record.');
         await tx.responses.insert({
           id,
           appId: request.appId,
@@ -198,11 +249,22 @@ export class ResponseService {
         await this.branchFrom(previous, input, options, runOptions, request);
       } else if (state.status === 'pending') {
         refuseWhileApprovalsPending(previous.id, state.pendingCalls);
-        await this.answerPausedTurn(request.appId, conversation.id, input, runOptions, statedTurnOptions(body, definitions));
+        await this.answerPausedTurn(
+          request.appId,
+          conversation.id,
+          input,
+          runOptions,
+          statedTurnOptions(body, definitions),
+        );
       } else if (state.status === 'running') {
-        throw new EngineError('conflict', 'previous_response_in_progress', `Previous response '${previous.id}' is still in progress; wait for it to finish (GET /v1/responses/${previous.id}) before continuing it.`, {
-          param: 'previous_response_id',
-        });
+        throw new EngineError(
+          'conflict',
+          'previous_response_in_progress',
+          `Previous response '${previous.id}' is still in progress; wait for it to finish (GET /v1/responses/${previous.id}) before continuing it.`,
+          {
+            param: 'previous_response_id',
+          },
+        );
       } else {
         await this.engine.sendMessage(request.appId, conversation.id, { items: input.items, options }, runOptions);
       }
@@ -213,35 +275,59 @@ export class ResponseService {
     const view = responseView(await loadResponseState(this.store, record));
     translator?.finish(view);
     if (request.connection && !stored) request.connection.remember(record);
-    else if (!stored && owns && view['status'] !== 'in_progress') await this.engine.deleteConversation(request.appId, record.conversationId, request.actor);
+    else if (!stored && owns && view['status'] !== 'in_progress')
+      await this.engine.deleteConversation(request.appId, record.conversationId, request.actor);
     return view;
   }
 
   /** Results for the paused turn: `function_call_output` items answer it, messages follow them. */
-  private async answerPausedTurn(appId: string, conversationId: string, input: ParsedInput, runOptions: RunOptions, stated: Partial<TurnOptions>): Promise<void> {
+  private async answerPausedTurn(
+    appId: string,
+    conversationId: string,
+    input: ParsedInput,
+    runOptions: RunOptions,
+    stated: Partial<TurnOptions>,
+  ): Promise<void> {
     const results: ToolResultInput[] = [];
     const followUp: InputItem[] = [];
     input.items.forEach((item, index) => {
       const param = input.params[index] ?? 'input';
-      if (item.type === 'function_call_output') results.push({ callId: item.callId, output: item.output, isError: item.isError, param });
+      if (item.type === 'function_call_output')
+        results.push({ callId: item.callId, output: item.output, isError: item.isError, param });
       else if (item.type === 'message') followUp.push(item);
       else {
-        throw new EngineError('invalid_request', 'unexpected_function_call', `${param} is a function_call; with previous_response_id send only function_call_output items (and messages): the calls are already in the conversation.`, {
-          param,
-        });
+        throw new EngineError(
+          'invalid_request',
+          'unexpected_function_call',
+          `${param} is a function_call; with previous_response_id send only function_call_output items (and messages): the calls are already in the conversation.`,
+          {
+            param,
+          },
+        );
       }
     });
     if (results.length === 0) {
       const state = await this.engine.getConversationState(appId, conversationId);
-      throw new EngineError('invalid_request', 'tool_call_without_output', `No tool output found for function call ${state.pendingCalls.map((entry) => entry.id).join(', ')}.`, {
-        param: 'input',
-      });
+      throw new EngineError(
+        'invalid_request',
+        'tool_call_without_output',
+        `No tool output found for function call ${state.pendingCalls.map((entry) => entry.id).join(', ')}.`,
+        {
+          param: 'input',
+        },
+      );
     }
     await this.engine.submitResults(appId, conversationId, results, runOptions, followUp, stated);
   }
 
   /** Continues from an earlier response: a new conversation with the history up to that response. */
-  private async branchFrom(previous: ResponseRecord, input: ParsedInput, options: ReturnType<typeof toTurnOptions>, runOptions: RunOptions, request: CreateRequest): Promise<void> {
+  private async branchFrom(
+    previous: ResponseRecord,
+    input: ParsedInput,
+    options: ReturnType<typeof toTurnOptions>,
+    runOptions: RunOptions,
+    request: CreateRequest,
+  ): Promise<void> {
     const next = await this.store.responses.nextInConversation(previous.conversationId, previous.inputLastSeq);
     const upto = next ? next.inputFirstSeq - 1 : Number.MAX_SAFE_INTEGER;
     const branch = await this.engine.forkConversation(request.appId, previous.conversationId, upto);
@@ -261,5 +347,7 @@ export class ResponseService {
 }
 
 export function responseNotFound(id: string): EngineError {
-  return new EngineError('not_found', 'response_not_found', `No response found with id '${id}'.`, { param: 'response_id' });
+  return new EngineError('not_found', 'response_not_found', `No response found with id '${id}'.`, {
+    param: 'response_id',
+  });
 }

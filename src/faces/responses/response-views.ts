@@ -1,8 +1,21 @@
-import type { ItemRecord, JsonObject, LedgerEntryRecord, ResponseRecord, TurnRecord, TurnUsage } from '../../store/records.ts';
+import type {
+  ItemRecord,
+  JsonObject,
+  LedgerEntryRecord,
+  ResponseRecord,
+  TurnRecord,
+  TurnUsage,
+} from '../../store/records.ts';
 import type { Store } from '../../store/store.ts';
 import { blocksTurn } from '../../engine/pending-calls.ts';
 import { isHiddenItem, itemView } from './item-views.ts';
-import { loadServerCalls, pendingIdsByKind, withLedgerResults, type RenderItem, type ServerCallIndex } from './server-call-state.ts';
+import {
+  loadServerCalls,
+  pendingIdsByKind,
+  withLedgerResults,
+  type RenderItem,
+  type ServerCallIndex,
+} from './server-call-state.ts';
 
 /**
  * Renders Baton records as Open Responses objects. Every key of the spec's ResponseResource is
@@ -26,7 +39,9 @@ export function usageView(usage: TurnUsage): JsonObject {
 }
 
 /** The skeleton every view shares: the echoed request and the fields that start empty. */
-export function baseResponseView(record: Pick<ResponseRecord, 'id' | 'createdAt' | 'echo' | 'previousResponseId'>): JsonObject {
+export function baseResponseView(
+  record: Pick<ResponseRecord, 'id' | 'createdAt' | 'echo' | 'previousResponseId'>,
+): JsonObject {
   return {
     id: record.id,
     object: 'response',
@@ -70,10 +85,13 @@ const OUTPUT_PAGE = 200;
 
 /** Reads what a response consists of now: its output range and the state of its turn. */
 export async function loadResponseState(store: Store, record: ResponseRecord): Promise<ResponseState> {
-  const [turn, next] = await Promise.all([store.turns.get(record.turnId), store.responses.nextInConversation(record.conversationId, record.inputLastSeq)]);
+  const [turn, next] = await Promise.all([
+    store.turns.get(record.turnId),
+    store.responses.nextInConversation(record.conversationId, record.inputLastSeq),
+  ]);
   if (!turn) throw new Error(`turn ${record.turnId} of response ${record.id} is missing`);
   const stored: ItemRecord[] = [];
-  for (let after = record.inputLastSeq; ; ) {
+  for (let after = record.inputLastSeq; ;) {
     const page = await store.items.listAfterSeq(record.conversationId, after, OUTPUT_PAGE);
     const inRange = next ? page.filter((item) => item.seq < next.inputFirstSeq) : page;
     stored.push(...inRange.filter((item) => !isHiddenItem(item)));
@@ -118,7 +136,11 @@ export function responseView(state: ResponseState): JsonObject {
   const { record, turn, continuation } = state;
   const status = statusOf(state);
   const usageNow = continuation ? continuation.usageBefore : turn.usage;
-  const finishedAt = continuation ? continuation.createdAt : status === 'in_progress' ? null : (turn.completedAt ?? turn.updatedAt);
+  const finishedAt = continuation
+    ? continuation.createdAt
+    : status === 'in_progress'
+      ? null
+      : (turn.completedAt ?? turn.updatedAt);
   const lastIndex = state.output.length - 1;
   const run: RunView = {
     id: turn.id,
@@ -132,9 +154,20 @@ export function responseView(state: ResponseState): JsonObject {
     status,
     completed_at: finishedAt === null ? null : seconds(finishedAt),
     incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
-    output: state.output.map((item, index) => itemView(item, status === 'incomplete' && index === lastIndex ? 'incomplete' : 'completed', state.serverCalls)),
-    error: status === 'failed' ? { code: turn.error?.code ?? 'server_error', message: turn.error?.message ?? 'The response failed.' } : null,
-    usage: status === 'in_progress' ? null : usageView({ inputTokens: usageNow.inputTokens - record.usageBefore.inputTokens, outputTokens: usageNow.outputTokens - record.usageBefore.outputTokens }),
+    output: state.output.map((item, index) =>
+      itemView(item, status === 'incomplete' && index === lastIndex ? 'incomplete' : 'completed', state.serverCalls),
+    ),
+    error:
+      status === 'failed'
+        ? { code: turn.error?.code ?? 'server_error', message: turn.error?.message ?? 'The response failed.' }
+        : null,
+    usage:
+      status === 'in_progress'
+        ? null
+        : usageView({
+            inputTokens: usageNow.inputTokens - record.usageBefore.inputTokens,
+            outputTokens: usageNow.outputTokens - record.usageBefore.outputTokens,
+          }),
     baton_run: run as unknown as JsonObject,
   };
 }

@@ -47,7 +47,11 @@ export interface ResponseWebSocketOptions extends ResponseWebSocketSettings {
 
 /** The WebSocket error envelope, with the same status, type and code the HTTP face would use. */
 export function webSocketErrorEnvelope(error: EngineError): JsonObject {
-  return { type: 'error', status: statusOf(toResponsesError(error)), error: responsesErrorBody(error).error as unknown as JsonObject };
+  return {
+    type: 'error',
+    status: statusOf(toResponsesError(error)),
+    error: responsesErrorBody(error).error as unknown as JsonObject,
+  };
 }
 
 /**
@@ -56,7 +60,10 @@ export function webSocketErrorEnvelope(error: EngineError): JsonObject {
  * 'error'); messages get the same rule.
  */
 function poisonGuard(key: string, value: unknown): unknown {
-  if (key === '__proto__' || (key === 'constructor' && typeof value === 'object' && value !== null && 'prototype' in value)) {
+  if (
+    key === '__proto__' ||
+    (key === 'constructor' && typeof value === 'object' && value !== null && 'prototype' in value)
+  ) {
     throw new EngineError('invalid_request', 'invalid_json', `The message contains the forbidden key '${key}'.`);
   }
   return value;
@@ -76,21 +83,41 @@ export function parseCreateMessage(text: string): CreateResponseBody {
     );
   }
   if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-    throw new EngineError('invalid_request', 'invalid_message', 'A message must be a JSON object such as {"type":"response.create","model":"scripted:auto","input":"Hello"}.', { param: 'type' });
+    throw new EngineError(
+      'invalid_request',
+      'invalid_message',
+      'A message must be a JSON object such as {"type":"response.create","model":"scripted:auto","input":"Hello"}.',
+      { param: 'type' },
+    );
   }
   const { type, ...fields } = message as Record<string, unknown>;
   if (type !== 'response.create') {
-    throw new EngineError('invalid_request', 'unknown_message_type', `Unknown message type ${JSON.stringify(type ?? null)}: the only message a client sends is "response.create".`, { param: 'type' });
+    throw new EngineError(
+      'invalid_request',
+      'unknown_message_type',
+      `Unknown message type ${JSON.stringify(type ?? null)}: the only message a client sends is "response.create".`,
+      { param: 'type' },
+    );
   }
   // HTTP-only fields. Every WebSocket turn streams on this connection, so a background turn, or a
   // single JSON answer, has no meaning here; saying so beats silently doing something else.
   if (fields['background'] === true) {
-    throw new EngineError('invalid_request', 'background_not_supported', 'background is not available over WebSocket: a turn streams on the connection that asked for it. Use POST /v1/responses for background responses.', {
-      param: 'background',
-    });
+    throw new EngineError(
+      'invalid_request',
+      'background_not_supported',
+      'background is not available over WebSocket: a turn streams on the connection that asked for it. Use POST /v1/responses for background responses.',
+      {
+        param: 'background',
+      },
+    );
   }
   if (fields['stream'] === false) {
-    throw new EngineError('invalid_request', 'stream_required', 'Every WebSocket turn streams its events: omit stream, or use POST /v1/responses for one JSON response.', { param: 'stream' });
+    throw new EngineError(
+      'invalid_request',
+      'stream_required',
+      'Every WebSocket turn streams its events: omit stream, or use POST /v1/responses for one JSON response.',
+      { param: 'stream' },
+    );
   }
   return parseRequest(createResponseBody, fields, 'response.create message');
 }
@@ -109,7 +136,12 @@ function refuse(socket: Duplex, error: EngineError): void {
   }
   const status = statusOf(toResponsesError(error));
   const body = JSON.stringify(responsesErrorBody(error));
-  const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`, 'Connection: close', 'Content-Type: application/json; charset=utf-8', `Content-Length: ${Buffer.byteLength(body)}`];
+  const head = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
+    'Connection: close',
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+  ];
   socket.once('finish', () => socket.destroy());
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
 }
@@ -132,11 +164,21 @@ export function registerResponseWebSocket(app: FastifyInstance, options: Respons
     socket.on('error', onError);
     const path = (request.url ?? '').split('?')[0] ?? '';
     if (path !== RESPONSES_WEBSOCKET_PATH) {
-      refuse(socket, new EngineError('not_found', 'route_not_found', `No WebSocket endpoint at ${path}: WebSocket mode is on ${RESPONSES_WEBSOCKET_PATH}.`));
+      refuse(
+        socket,
+        new EngineError(
+          'not_found',
+          'route_not_found',
+          `No WebSocket endpoint at ${path}: WebSocket mode is on ${RESPONSES_WEBSOCKET_PATH}.`,
+        ),
+      );
       return;
     }
     if (closing) {
-      refuse(socket, new EngineError('unavailable', 'server_closing', 'The server is shutting down; reconnect shortly.'));
+      refuse(
+        socket,
+        new EngineError('unavailable', 'server_closing', 'The server is shutting down; reconnect shortly.'),
+      );
       return;
     }
     let principal: Principal;
@@ -246,14 +288,21 @@ class ResponseConnection {
     };
     const previousId = body.previous_response_id ?? null;
     try {
-      const view = await this.options.service.create(body, { appId: this.principal.appId, actor: this.principal.keyId, idempotencyKey: null, sink, connection: this.cache });
+      const view = await this.options.service.create(body, {
+        appId: this.principal.appId,
+        actor: this.principal.keyId,
+        idempotencyKey: null,
+        sink,
+        connection: this.cache,
+      });
       // A continuation that failed evicts what it continued (spec: any 4xx/5xx failure).
       if (previousId && view['status'] === 'failed') this.cache.forget(previousId);
     } catch (error) {
       if (previousId) this.cache.forget(previousId);
       // Once events went out, ResponseService already sent `error` + `response.failed`.
       if (!streamed) this.sendError(error);
-      else if (!(error instanceof EngineError) || error.kind === 'internal') this.log.error({ err: error }, 'WebSocket response failed');
+      else if (!(error instanceof EngineError) || error.kind === 'internal')
+        this.log.error({ err: error }, 'WebSocket response failed');
     }
   }
 
@@ -275,7 +324,11 @@ class ResponseConnection {
     this.enqueue(async () => {
       this.send(
         webSocketErrorEnvelope(
-          new EngineError('invalid_request', 'websocket_connection_limit_reached', `This WebSocket connection reached its limit of ${spoken}; open a new connection to continue (store: false responses do not carry over).`),
+          new EngineError(
+            'invalid_request',
+            'websocket_connection_limit_reached',
+            `This WebSocket connection reached its limit of ${spoken}; open a new connection to continue (store: false responses do not carry over).`,
+          ),
         ),
       );
       this.ws.resume();

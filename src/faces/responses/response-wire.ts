@@ -25,7 +25,14 @@ const inputFile = z
     filename: z.string().max(512).nullish(),
   })
   .strict();
-const outputText = z.object({ type: z.literal('output_text'), text, annotations: z.array(z.unknown()).optional(), logprobs: z.array(z.unknown()).optional() }).strict();
+const outputText = z
+  .object({
+    type: z.literal('output_text'),
+    text,
+    annotations: z.array(z.unknown()).optional(),
+    logprobs: z.array(z.unknown()).optional(),
+  })
+  .strict();
 const refusal = z.object({ type: z.literal('refusal'), refusal: text }).strict();
 
 export const contentPartWire = z.discriminatedUnion('type', [inputText, inputImage, inputFile, outputText, refusal]);
@@ -75,10 +82,15 @@ const batonToolCallItem = z
     name: z.string().min(1).max(64),
     arguments: z.string().max(1_000_000),
     executor: z.enum(['server', 'fake']).optional(),
-    approval: z.object({ status: z.string().max(32), decide_url: z.string().max(400).nullable() }).strict().nullish(),
+    approval: z
+      .object({ status: z.string().max(32), decide_url: z.string().max(400).nullable() })
+      .strict()
+      .nullish(),
   })
   .strict();
-const batonToolResultItem = functionCallOutputItem.extend({ type: z.literal('baton:tool_result'), is_error: z.boolean().optional() }).strict();
+const batonToolResultItem = functionCallOutputItem
+  .extend({ type: z.literal('baton:tool_result'), is_error: z.boolean().optional() })
+  .strict();
 const reasoningItem = z
   .object({
     type: z.literal('reasoning'),
@@ -90,13 +102,27 @@ const reasoningItem = z
   })
   .strict();
 const compactionItem = z
-  .object({ type: z.literal('compaction'), id: z.string().max(200).optional(), encrypted_content: z.string().max(20_000_000), created_by: z.string().optional() })
+  .object({
+    type: z.literal('compaction'),
+    id: z.string().max(200).optional(),
+    encrypted_content: z.string().max(20_000_000),
+    created_by: z.string().optional(),
+  })
   .strict();
-const itemReference = z.object({ type: z.literal('item_reference').optional(), id: z.string().min(1).max(200) }).strict();
+const itemReference = z
+  .object({ type: z.literal('item_reference').optional(), id: z.string().min(1).max(200) })
+  .strict();
 
 /** One input item. Messages may omit `type`, as OpenAI accepts; a bare `{id}` is an item reference. */
 export const inputItemWire = z.union([
-  z.discriminatedUnion('type', [functionCallItem, functionCallOutputItem, batonToolCallItem, batonToolResultItem, reasoningItem, compactionItem]),
+  z.discriminatedUnion('type', [
+    functionCallItem,
+    functionCallOutputItem,
+    batonToolCallItem,
+    batonToolResultItem,
+    reasoningItem,
+    compactionItem,
+  ]),
   messageItem,
   itemReference,
 ]);
@@ -144,13 +170,18 @@ const textFormat = z.union([
 ]);
 
 export const metadataWire = z
-  .record(z.string().max(64, 'metadata keys are at most 64 characters'), z.string().max(512, 'metadata values are at most 512 characters'))
+  .record(
+    z.string().max(64, 'metadata keys are at most 64 characters'),
+    z.string().max(512, 'metadata values are at most 512 characters'),
+  )
   .refine((value) => Object.keys(value).length <= 16, 'metadata holds at most 16 keys');
 
 export const createResponseBody = z
   .object({
     model: z.string().min(1).max(256).nullish(),
-    input: z.union([text, z.array(inputItemWire).max(MAX_INPUT_ITEMS, `input holds at most ${MAX_INPUT_ITEMS} items`)]).nullish(),
+    input: z
+      .union([text, z.array(inputItemWire).max(MAX_INPUT_ITEMS, `input holds at most ${MAX_INPUT_ITEMS} items`)])
+      .nullish(),
     instructions: text.nullish(),
     tools: z.array(z.unknown()).max(128, 'tools holds at most 128 tools').nullish(),
     tool_choice: toolChoiceWire.nullish(),
@@ -162,9 +193,15 @@ export const createResponseBody = z
     store: z.boolean().nullish(),
     background: z.boolean().nullish(),
     metadata: metadataWire.nullish(),
-    text: z.object({ format: textFormat.optional(), verbosity: z.enum(['low', 'medium', 'high']).nullish() }).strict().nullish(),
+    text: z
+      .object({ format: textFormat.optional(), verbosity: z.enum(['low', 'medium', 'high']).nullish() })
+      .strict()
+      .nullish(),
     reasoning: z
-      .object({ effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']).nullish(), summary: z.enum(['auto', 'concise', 'detailed']).nullish() })
+      .object({
+        effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']).nullish(),
+        summary: z.enum(['auto', 'concise', 'detailed']).nullish(),
+      })
       .strict()
       .nullish(),
     include: z.array(z.enum(['reasoning.encrypted_content', 'message.output_text.logprobs'])).nullish(),

@@ -29,8 +29,11 @@ export async function refuseOutputsForServerCalls(store: Store, appId: string, i
     // A resolved client call may have been answered by a tool fake: its call item says so.
     let items = turnItems.get(entry.turnId);
     if (!items) turnItems.set(entry.turnId, (items = await store.items.listByTurn(entry.turnId)));
-    const call = items.find((candidate) => candidate.payload.type === 'function_call' && candidate.payload.callId === item.callId);
-    if (call?.payload.type === 'function_call' && isServerExecutor(call.payload.executor)) throw serverCallOutput(param, entry);
+    const call = items.find(
+      (candidate) => candidate.payload.type === 'function_call' && candidate.payload.callId === item.callId,
+    );
+    if (call?.payload.type === 'function_call' && isServerExecutor(call.payload.executor))
+      throw serverCallOutput(param, entry);
   }
 }
 
@@ -58,8 +61,13 @@ export function refuseWhileApprovalsPending(previousId: string, blocking: readon
     clientCalls.length > 0
       ? `then continue from '${previousId}' with the function_call_output items of ${clientCalls.join(', ')}.`
       : `the turn then resumes by itself: read its outcome with GET /v1/responses/${previousId}.`;
-  throw new EngineError('conflict', 'approvals_pending', `Response '${previousId}' waits for a person to approve ${approvals.join(', ')} (${decide}); ${then}`, {
-    param: 'previous_response_id',
-    details: { pending_approval_ids: approvals, pending_tool_call_ids: clientCalls },
-  });
+  throw new EngineError(
+    'conflict',
+    'approvals_pending',
+    `Response '${previousId}' waits for a person to approve ${approvals.join(', ')} (${decide}); ${then}`,
+    {
+      param: 'previous_response_id',
+      details: { pending_approval_ids: approvals, pending_tool_call_ids: clientCalls },
+    },
+  );
 }

@@ -31,7 +31,11 @@ export type RenderItem = Pick<ItemRecord, 'payload' | 'groupId'>;
  * call may sit outside the list (a resumed turn's outputs are the next response's input), so
  * its turn's items are read for it; `extraLedger` saves a read the caller already made.
  */
-export async function loadServerCalls(store: Store, items: readonly ItemRecord[], extraLedger: readonly LedgerEntryRecord[] = []): Promise<ServerCallIndex> {
+export async function loadServerCalls(
+  store: Store,
+  items: readonly ItemRecord[],
+  extraLedger: readonly LedgerEntryRecord[] = [],
+): Promise<ServerCallIndex> {
   const executors = new Map<string, ServerExecutor>();
   const callTurns = new Set<string>();
   const calls = new Set<string>();
@@ -43,10 +47,15 @@ export async function loadServerCalls(store: Store, items: readonly ItemRecord[]
       callTurns.add(item.turnId);
     }
   }
-  const orphanTurns = new Set(items.flatMap((item) => (item.payload.type === 'function_call_output' && !calls.has(item.payload.callId) ? [item.turnId] : [])));
+  const orphanTurns = new Set(
+    items.flatMap((item) =>
+      item.payload.type === 'function_call_output' && !calls.has(item.payload.callId) ? [item.turnId] : [],
+    ),
+  );
   for (const turnId of orphanTurns) {
     for (const item of await store.items.listByTurn(turnId)) {
-      if (item.payload.type === 'function_call' && isServerExecutor(item.payload.executor)) executors.set(item.payload.callId, item.payload.executor);
+      if (item.payload.type === 'function_call' && isServerExecutor(item.payload.executor))
+        executors.set(item.payload.callId, item.payload.executor);
     }
   }
   const ledger = new Map<string, LedgerEntryRecord>();
@@ -67,11 +76,14 @@ export async function loadServerCalls(store: Store, items: readonly ItemRecord[]
  * step's other items — the same place it takes when the step needs nothing from the client.
  */
 export function withLedgerResults(items: readonly RenderItem[], index: ServerCallIndex): RenderItem[] {
-  const answered = new Set(items.flatMap((item) => (item.payload.type === 'function_call_output' ? [item.payload.callId] : [])));
+  const answered = new Set(
+    items.flatMap((item) => (item.payload.type === 'function_call_output' ? [item.payload.callId] : [])),
+  );
   const missing = new Map<string, LedgerEntryRecord[]>();
   for (const item of items) {
     const payload = item.payload;
-    if (payload.type !== 'function_call' || !index.executors.has(payload.callId) || answered.has(payload.callId)) continue;
+    if (payload.type !== 'function_call' || !index.executors.has(payload.callId) || answered.has(payload.callId))
+      continue;
     const entry = index.ledger.get(payload.callId);
     if (!entry || entry.state === 'pending') continue;
     missing.set(item.groupId, [...(missing.get(item.groupId) ?? []), entry]);
@@ -85,7 +97,14 @@ export function withLedgerResults(items: readonly RenderItem[], index: ServerCal
     for (const entry of [...(entries ?? [])].sort((a, b) => a.callIndex - b.callIndex)) {
       result.push({
         groupId: `${item.groupId}_server`,
-        payload: { type: 'function_call_output', callId: entry.id, name: entry.toolName, output: entry.result ?? [], isError: entry.isError, synthetic: false },
+        payload: {
+          type: 'function_call_output',
+          callId: entry.id,
+          name: entry.toolName,
+          output: entry.result ?? [],
+          isError: entry.isError,
+          synthetic: false,
+        },
       });
     }
   });
@@ -93,7 +112,10 @@ export function withLedgerResults(items: readonly RenderItem[], index: ServerCal
 }
 
 /** The ids of a paused turn's blocking calls, split by who can resolve them. */
-export function pendingIdsByKind(blocking: readonly LedgerEntryRecord[]): { clientCallIds: string[]; approvalIds: string[] } {
+export function pendingIdsByKind(blocking: readonly LedgerEntryRecord[]): {
+  clientCallIds: string[];
+  approvalIds: string[];
+} {
   // Only `client` calls are answered with function_call_output; approvals are decided by a person.
   return {
     clientCallIds: blocking.filter((entry) => entry.kind === 'client').map((entry) => entry.id),

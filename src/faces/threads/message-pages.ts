@@ -11,7 +11,13 @@ function encodeCursor(seq: number): string {
 function decodeCursor(cursor: string): number {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const match = /^seq:(\d{1,15})$/.exec(text);
-  if (!match) throw new EngineError('invalid_request', 'invalid_cursor', 'Invalid cursor in `after`: pass the next_cursor value from a previous page.', { param: 'after' });
+  if (!match)
+    throw new EngineError(
+      'invalid_request',
+      'invalid_cursor',
+      'Invalid cursor in `after`: pass the next_cursor value from a previous page.',
+      { param: 'after' },
+    );
   return Number(match[1]);
 }
 
@@ -19,7 +25,12 @@ function decodeCursor(cursor: string): number {
  * A page of whole messages: items are read in batches and cut only between groups, so a message
  * never straddles two pages. The cursor is the position of the last item returned.
  */
-export async function listMessagePage(store: Store, conversationId: string, limit: number, after: string | null): Promise<{ items: ItemRecord[]; nextCursor: string | null }> {
+export async function listMessagePage(
+  store: Store,
+  conversationId: string,
+  limit: number,
+  after: string | null,
+): Promise<{ items: ItemRecord[]; nextCursor: string | null }> {
   let afterSeq = after === null ? 0 : decodeCursor(after);
   const items: ItemRecord[] = [];
   const groups: string[] = [];

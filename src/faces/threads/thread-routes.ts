@@ -17,7 +17,12 @@ type ThreadParams = { Params: { id: string } };
 
 const messagesQuery = z
   .object({
-    limit: z.coerce.number().int().min(1, 'limit must be at least 1').max(1000, 'limit must be at most 1000').optional(),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1, 'limit must be at least 1')
+      .max(1000, 'limit must be at most 1000')
+      .optional(),
     after: z.string().max(200).optional(),
   })
   .strict();
@@ -63,17 +68,32 @@ export function registerThreadRoutes(app: FastifyInstance, face: FaceContext): v
   // Every conversation of the app (threads, Responses chains, CES sessions), newest first.
   app.get('/v1/threads', async (request) => {
     const query = parseRequest(threadsQuery, request.query, 'query');
-    const page = await engine.listConversations({ appId: request.principal.appId, ...(query.agent ? { agentName: query.agent } : {}) }, toPageRequest(query));
-    return { object: 'list', data: page.data.map(threadView), has_more: page.nextCursor !== null, next_cursor: page.nextCursor };
+    const page = await engine.listConversations(
+      { appId: request.principal.appId, ...(query.agent ? { agentName: query.agent } : {}) },
+      toPageRequest(query),
+    );
+    return {
+      object: 'list',
+      data: page.data.map(threadView),
+      has_more: page.nextCursor !== null,
+      next_cursor: page.nextCursor,
+    };
   });
 
-  app.get<ThreadParams>('/v1/threads/:id', async (request) => threadView(await engine.getConversationState(request.principal.appId, request.params.id)));
+  app.get<ThreadParams>('/v1/threads/:id', async (request) =>
+    threadView(await engine.getConversationState(request.principal.appId, request.params.id)),
+  );
 
   app.get<ThreadParams>('/v1/threads/:id/messages', async (request) => {
     const query = parseRequest(messagesQuery, request.query, 'query');
     await engine.getConversation(request.principal.appId, request.params.id);
     const page = await listMessagePage(face.store, request.params.id, query.limit ?? 100, query.after ?? null);
-    return { object: 'list', data: messagesView(page.items), has_more: page.nextCursor !== null, next_cursor: page.nextCursor };
+    return {
+      object: 'list',
+      data: messagesView(page.items),
+      has_more: page.nextCursor !== null,
+      next_cursor: page.nextCursor,
+    };
   });
 
   app.post<ThreadParams>('/v1/threads/:id/messages', async (request, reply) => {
@@ -86,8 +106,16 @@ export function registerThreadRoutes(app: FastifyInstance, face: FaceContext): v
     try {
       const outcome =
         parsed.kind === 'results'
-          ? await engine.submitResults(appId, threadId, parsed.results, { submission, ...(stream ? { listener: stream.listener } : {}) })
-          : await engine.sendMessage(appId, threadId, { items: [{ type: 'message', role: 'user', content: parsed.content }], options: parsed.options }, { submission, ...(stream ? { listener: stream.listener } : {}) });
+          ? await engine.submitResults(appId, threadId, parsed.results, {
+              submission,
+              ...(stream ? { listener: stream.listener } : {}),
+            })
+          : await engine.sendMessage(
+              appId,
+              threadId,
+              { items: [{ type: 'message', role: 'user', content: parsed.content }], options: parsed.options },
+              { submission, ...(stream ? { listener: stream.listener } : {}) },
+            );
       if (isQueuedOutcome(outcome)) {
         if (stream?.started) return await stream.finish(202, queuedView(threadId, outcome));
         return reply.status(202).send(queuedView(threadId, outcome));
@@ -103,9 +131,17 @@ export function registerThreadRoutes(app: FastifyInstance, face: FaceContext): v
   });
 
   app.post<ThreadParams>('/v1/threads/:id/cancel', async (request) => {
-    const { turn, cancelledCalls } = await engine.cancel(request.principal.appId, request.params.id, request.principal.keyId);
+    const { turn, cancelledCalls } = await engine.cancel(
+      request.principal.appId,
+      request.params.id,
+      request.principal.keyId,
+    );
     const state = await engine.getConversationState(request.principal.appId, request.params.id);
-    return { ...threadView(state), cancelled_turn_id: turn.id, cancelled_tool_calls: cancelledCalls.map(ledgerEntryView) };
+    return {
+      ...threadView(state),
+      cancelled_turn_id: turn.id,
+      cancelled_tool_calls: cancelledCalls.map(ledgerEntryView),
+    };
   });
 }
 
@@ -137,7 +173,12 @@ class ThreadStream {
         writer.event('message.delta', { id: event.groupId, delta: { content: event.delta } });
         break;
       case 'call.started':
-        writer.event('tool_call.created', { message_id: event.groupId, id: event.callId, type: 'function', name: event.name });
+        writer.event('tool_call.created', {
+          message_id: event.groupId,
+          id: event.callId,
+          type: 'function',
+          name: event.name,
+        });
         break;
       case 'call.arguments.delta':
         writer.event('tool_call.delta', { id: event.callId, delta: { input: event.delta } });
@@ -156,13 +197,19 @@ class ThreadStream {
     if (failure) writer.event('error', nativeErrorBody(failure));
     writer.event('message.completed', body);
     writer.done();
-    await this.request.idempotency?.complete(failure ? 502 : status, JSON.stringify(failure ? nativeErrorBody(failure) : body));
+    await this.request.idempotency?.complete(
+      failure ? 502 : status,
+      JSON.stringify(failure ? nativeErrorBody(failure) : body),
+    );
     this.request.idempotency = undefined;
   }
 
   async fail(error: unknown): Promise<void> {
     const writer = this.open();
-    const engineError = error instanceof EngineError ? error : new EngineError('internal', 'internal_error', 'Internal server error while streaming.');
+    const engineError =
+      error instanceof EngineError
+        ? error
+        : new EngineError('internal', 'internal_error', 'Internal server error while streaming.');
     if (engineError.kind === 'internal') this.request.log.error({ err: error }, 'stream failed');
     writer.event('error', nativeErrorBody(engineError));
     writer.done();

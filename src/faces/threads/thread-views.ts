@@ -7,10 +7,18 @@ import type { ContentPart, ItemRecord, JsonValue, LedgerEntryRecord } from '../.
 export function contentBlocks(parts: readonly ContentPart[]) {
   return parts.map((part) => {
     if (part.type === 'text') return { type: 'text', text: part.text };
-    if (part.type === 'image') return { type: 'image', source: { type: 'base64', media_type: part.mediaType, data: part.data } };
+    if (part.type === 'image')
+      return { type: 'image', source: { type: 'base64', media_type: part.mediaType, data: part.data } };
     // Files arrive through the Responses face; shown as Anthropic-style document blocks.
-    const source = part.url !== null ? { type: 'url', url: part.url } : { type: 'base64', media_type: part.mediaType, data: part.data };
-    return { type: part.mediaType.startsWith('image/') ? 'image' : 'document', source, ...(part.filename !== null ? { title: part.filename } : {}) };
+    const source =
+      part.url !== null
+        ? { type: 'url', url: part.url }
+        : { type: 'base64', media_type: part.mediaType, data: part.data };
+    return {
+      type: part.mediaType.startsWith('image/') ? 'image' : 'document',
+      source,
+      ...(part.filename !== null ? { title: part.filename } : {}),
+    };
   });
 }
 
@@ -23,7 +31,13 @@ export function contentValue(parts: readonly ContentPart[]): string | ReturnType
 
 /** A pending call; an approval says so, since it is decided through the ledger rather than answered. */
 export function toolCallView(entry: LedgerEntryRecord) {
-  return { id: entry.id, type: 'function' as const, name: entry.toolName, input: entry.arguments, ...(entry.kind === 'approval' ? { kind: 'approval' as const } : {}) };
+  return {
+    id: entry.id,
+    type: 'function' as const,
+    name: entry.toolName,
+    input: entry.arguments,
+    ...(entry.kind === 'approval' ? { kind: 'approval' as const } : {}),
+  };
 }
 
 export function threadView(state: ConversationState) {
@@ -97,16 +111,37 @@ export function messagesView(items: readonly ItemRecord[]): MessageView[] {
     if (payload.type === 'function_call_output' && item.groupId.endsWith('_invalid')) continue;
     let message = byGroup.get(item.groupId);
     if (!message) {
-      const role = payload.type === 'function_call' || (payload.type === 'message' && payload.role === 'assistant') ? 'assistant' : payload.type === 'message' && payload.role === 'system' ? 'system' : 'user';
-      message = { id: item.groupId, object: 'thread.message', role, content: role === 'assistant' ? null : [], turn_id: item.turnId, created_at: item.createdAt };
+      const role =
+        payload.type === 'function_call' || (payload.type === 'message' && payload.role === 'assistant')
+          ? 'assistant'
+          : payload.type === 'message' && payload.role === 'system'
+            ? 'system'
+            : 'user';
+      message = {
+        id: item.groupId,
+        object: 'thread.message',
+        role,
+        content: role === 'assistant' ? null : [],
+        turn_id: item.turnId,
+        created_at: item.createdAt,
+      };
       byGroup.set(item.groupId, message);
       messages.push(message);
     }
     if (payload.type === 'message') {
-      message.content = message.role === 'assistant' ? payload.content.map((part) => (part.type === 'text' ? part.text : '')).join('') : contentValue(payload.content);
+      message.content =
+        message.role === 'assistant'
+          ? payload.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
+          : contentValue(payload.content);
     } else if (payload.type === 'function_call') {
       // Calls Baton ran itself are shown too, marked, so a client never mistakes them for its own.
-      (message.tool_calls ??= []).push({ id: payload.callId, type: 'function', name: payload.name, input: parseInput(payload.arguments), ...(payload.executor !== 'client' ? { executor: payload.executor } : {}) });
+      (message.tool_calls ??= []).push({
+        id: payload.callId,
+        type: 'function',
+        name: payload.name,
+        input: parseInput(payload.arguments),
+        ...(payload.executor !== 'client' ? { executor: payload.executor } : {}),
+      });
     } else {
       (message.content as unknown[]).push({
         type: 'tool_result',

@@ -46,7 +46,10 @@ export const postMessageBody = z
     content: z.union([z.string(), z.array(block).min(1, 'content must hold at least one block')]),
     tools: z.array(toolWireSchema).optional(),
     tool_choice: z
-      .union([z.enum(['auto', 'none', 'required']), z.object({ type: z.enum(['tool', 'function']), name: z.string() }).strict()])
+      .union([
+        z.enum(['auto', 'none', 'required']),
+        z.object({ type: z.enum(['tool', 'function']), name: z.string() }).strict(),
+      ])
       .optional(),
     parallel_tool_calls: z.boolean().optional(),
     tool_timeout_seconds: z.number().positive().optional(),
@@ -60,12 +63,13 @@ export type PostMessageBody = z.infer<typeof postMessageBody>;
 type Block = z.infer<typeof block>;
 
 function toContentPart(part: Exclude<Block, { type: 'tool_result' }>): ContentPart {
-  return part.type === 'text' ? { type: 'text', text: part.text } : { type: 'image', mediaType: part.source.media_type, data: part.source.data };
+  return part.type === 'text'
+    ? { type: 'text', text: part.text }
+    : { type: 'image', mediaType: part.source.media_type, data: part.source.data };
 }
 
 export type ParsedMessage =
-  | { kind: 'input'; content: ContentPart[]; options: TurnOptions }
-  | { kind: 'results'; results: ToolResultInput[] };
+  { kind: 'input'; content: ContentPart[]; options: TurnOptions } | { kind: 'results'; results: ToolResultInput[] };
 
 /**
  * Splits a posted message into new user input or tool results. A message carries one or the
@@ -76,30 +80,50 @@ export function parsePostedMessage(body: PostMessageBody): ParsedMessage {
   const results = blocks.filter((entry) => entry.type === 'tool_result');
   if (results.length > 0) {
     if (results.length !== blocks.length) {
-      throw new EngineError('invalid_request', 'mixed_content', 'A message carries either tool_result blocks or user content (text, images), not both: send the results first, then the new input.', {
-        param: 'content',
-      });
+      throw new EngineError(
+        'invalid_request',
+        'mixed_content',
+        'A message carries either tool_result blocks or user content (text, images), not both: send the results first, then the new input.',
+        {
+          param: 'content',
+        },
+      );
     }
     return {
       kind: 'results',
       results: blocks.map((entry, index) => {
         const result = entry as z.infer<typeof toolResultBlock>;
         const output: ContentPart[] =
-          result.content === undefined ? [] : typeof result.content === 'string' ? [{ type: 'text', text: result.content }] : result.content.map(toContentPart);
+          result.content === undefined
+            ? []
+            : typeof result.content === 'string'
+              ? [{ type: 'text', text: result.content }]
+              : result.content.map(toContentPart);
         return { callId: result.tool_call_id, output, isError: result.is_error ?? false, param: `content[${index}]` };
       }),
     };
   }
   if (body.role === 'tool') {
-    throw new EngineError('invalid_request', 'invalid_role', "role 'tool' is only for messages of tool_result blocks; send new input with role 'user'.", { param: 'role' });
+    throw new EngineError(
+      'invalid_request',
+      'invalid_role',
+      "role 'tool' is only for messages of tool_result blocks; send new input with role 'user'.",
+      { param: 'role' },
+    );
   }
   const content = blocks.map((entry) => toContentPart(entry as Exclude<Block, { type: 'tool_result' }>));
   if (content.every((part) => part.type === 'text' && part.text.trim() === '')) {
-    throw new EngineError('invalid_request', 'empty_content', 'content must not be empty: send the user message text.', { param: 'content' });
+    throw new EngineError(
+      'invalid_request',
+      'empty_content',
+      'content must not be empty: send the user message text.',
+      { param: 'content' },
+    );
   }
   const options: TurnOptions = { tools: (body.tools ?? []).map(toolFromWire) };
   if (body.tool_choice !== undefined) {
-    options.toolChoice = typeof body.tool_choice === 'string' ? body.tool_choice : { type: 'tool', name: body.tool_choice.name };
+    options.toolChoice =
+      typeof body.tool_choice === 'string' ? body.tool_choice : { type: 'tool', name: body.tool_choice.name };
   }
   if (body.parallel_tool_calls !== undefined) options.parallelToolCalls = body.parallel_tool_calls;
   if (body.tool_timeout_seconds !== undefined) options.toolTimeoutSeconds = body.tool_timeout_seconds;

@@ -60,7 +60,11 @@ export interface BuildOptions {
   readonly foundOnly?: boolean;
 }
 
-export function buildArguments(schema: JsonSchema, source: ArgumentSource, options: BuildOptions = {}): Record<string, unknown> {
+export function buildArguments(
+  schema: JsonSchema,
+  source: ArgumentSource,
+  options: BuildOptions = {},
+): Record<string, unknown> {
   const builder = new ArgumentBuilder(schema, source, options.foundOnly ?? false);
   return builder.buildRoot(options.preset);
 }
@@ -127,9 +131,7 @@ class ArgumentBuilder {
         const kind = stringKind(name, property);
         if ((kindsInUse.get(fanOutKey(kind)) ?? 0) > 1 || arrayKinds.has(kind)) continue;
         values =
-          kind === 'text' || kind === 'plain'
-            ? findQuoted(this.source.text)
-            : this.stringCandidates(kind, property);
+          kind === 'text' || kind === 'plain' ? findQuoted(this.source.text) : this.stringCandidates(kind, property);
       }
       const distinct = uniqueBy(values, (found) => JSON.stringify(found.value));
       if (distinct.length >= 2) return { property: name, values: distinct };
@@ -215,7 +217,8 @@ class ArgumentBuilder {
     // Free-text fields ("reason", "query"…) get the request itself: the closest thing a model
     // would write there, and always a valid string.
     if (kind === 'text') {
-      const text = schema.maxLength === undefined ? this.source.text.trim() : truncate(this.source.text, schema.maxLength - 1);
+      const text =
+        schema.maxLength === undefined ? this.source.text.trim() : truncate(this.source.text, schema.maxLength - 1);
       if (text !== '' && accept(text)) return text;
     }
     return undefined;
@@ -272,11 +275,17 @@ class ArgumentBuilder {
       const type = schemaType(items);
       if (type === 'string') {
         const kind = stringKind(singular(name), items);
-        const found = kind === 'text' || kind === 'plain' ? findQuoted(this.source.text) : this.stringCandidates(kind, items);
-        values = uniqueBy(found.filter((value) => this.isFree(value)), (value) => value.value).map((value) => this.take(value).value);
+        const found =
+          kind === 'text' || kind === 'plain' ? findQuoted(this.source.text) : this.stringCandidates(kind, items);
+        values = uniqueBy(
+          found.filter((value) => this.isFree(value)),
+          (value) => value.value,
+        ).map((value) => this.take(value).value);
       } else if (type === 'number' || type === 'integer') {
         values = findNumbers(this.source.text)
-          .filter((found) => this.isFree(found) && (type === 'number' || found.integer) && withinBounds(found.value, items))
+          .filter(
+            (found) => this.isFree(found) && (type === 'number' || found.integer) && withinBounds(found.value, items),
+          )
           .map((found) => this.take<number, FoundNumber>(found).value);
       } else {
         values = [];
@@ -348,7 +357,9 @@ class ArgumentBuilder {
   /** Positions of words naming the property (from its name and description) in the text. */
   private anchors(name: string, schema: JsonSchema): number[] {
     const words = propertyWords(name, schema);
-    return this.tokens.filter((token) => words.some((word) => wordsMatch(token.lower, word))).map((token) => token.index);
+    return this.tokens
+      .filter((token) => words.some((word) => wordsMatch(token.lower, word)))
+      .map((token) => token.index);
   }
 
   /** Word distance from a value to the nearest anchor; 0 when there are no anchors (order decides). */

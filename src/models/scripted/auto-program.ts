@@ -149,7 +149,10 @@ export function scoreTool(tool: LanguageModelV3FunctionTool, text: string): numb
   return score;
 }
 
-function bestTool(tools: readonly LanguageModelV3FunctionTool[], text: string): LanguageModelV3FunctionTool | undefined {
+function bestTool(
+  tools: readonly LanguageModelV3FunctionTool[],
+  text: string,
+): LanguageModelV3FunctionTool | undefined {
   let best: LanguageModelV3FunctionTool | undefined;
   let bestScore = 0;
   for (const tool of tools) {
@@ -182,7 +185,9 @@ export function summariseResults(results: readonly ScriptedToolResult[]): string
   const lines: string[] = [];
   for (const result of results) {
     if (result.status === 'error') {
-      lines.push(`The tool ${result.toolName} reported an error: ${sentence(truncate(result.text) || 'unknown error')}`);
+      lines.push(
+        `The tool ${result.toolName} reported an error: ${sentence(truncate(result.text) || 'unknown error')}`,
+      );
     } else if (result.status === 'denied') {
       lines.push(`The tool ${result.toolName} was not executed: ${sentence(truncate(result.text))}`);
     }

@@ -9,7 +9,7 @@ export function orderedProperties(schema: JsonSchema): Array<[string, JsonSchema
 }
 
 export function schemaType(schema: JsonSchema): string | undefined {
-  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') ?? schema.type[0] : schema.type;
+  const type = Array.isArray(schema.type) ? (schema.type.find((t) => t !== 'null') ?? schema.type[0]) : schema.type;
   if (type !== undefined) return type;
   if (schema.properties !== undefined) return 'object';
   if (schema.items !== undefined) return 'array';
@@ -48,9 +48,11 @@ export function matchesStringConstraints(value: string, schema: JsonSchema): boo
 /** 0, unless the bounds exclude it; then the nearest valid whole number. */
 export function numberPlaceholder(schema: JsonSchema): number {
   if (schema.minimum !== undefined && schema.minimum > 0) return Math.ceil(schema.minimum);
-  if (schema.exclusiveMinimum !== undefined && schema.exclusiveMinimum >= 0) return Math.floor(schema.exclusiveMinimum) + 1;
+  if (schema.exclusiveMinimum !== undefined && schema.exclusiveMinimum >= 0)
+    return Math.floor(schema.exclusiveMinimum) + 1;
   if (schema.maximum !== undefined && schema.maximum < 0) return Math.floor(schema.maximum);
-  if (schema.exclusiveMaximum !== undefined && schema.exclusiveMaximum <= 0) return Math.ceil(schema.exclusiveMaximum) - 1;
+  if (schema.exclusiveMaximum !== undefined && schema.exclusiveMaximum <= 0)
+    return Math.ceil(schema.exclusiveMaximum) - 1;
   return 0;
 }
 
@@ -82,7 +84,10 @@ export function stringPlaceholder(name: string, schema: JsonSchema): string {
 export function resolvePointer(root: JsonSchema, ref: string): JsonSchemaDefinition | undefined {
   if (!ref.startsWith('#')) return undefined;
   let current: unknown = root;
-  for (const raw of ref.slice(1).split('/').filter((segment) => segment !== '')) {
+  for (const raw of ref
+    .slice(1)
+    .split('/')
+    .filter((segment) => segment !== '')) {
     const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
     if (current === null || typeof current !== 'object') return undefined;
     current = (current as Record<string, unknown>)[segment];

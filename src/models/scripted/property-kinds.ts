@@ -12,25 +12,86 @@ const KIND_WORDS: ReadonlyArray<readonly [StringKind, ReadonlySet<string>]> = [
   [
     'name',
     new Set([
-      'city', 'cities', 'name', 'names', 'location', 'locations', 'country', 'countries', 'place',
-      'destination', 'origin', 'town', 'region', 'person', 'company', 'recipient', 'customer',
-      'airport', 'venue', 'team', 'author', 'user', 'owner', 'assignee', 'contact',
+      'city',
+      'cities',
+      'name',
+      'names',
+      'location',
+      'locations',
+      'country',
+      'countries',
+      'place',
+      'destination',
+      'origin',
+      'town',
+      'region',
+      'person',
+      'company',
+      'recipient',
+      'customer',
+      'airport',
+      'venue',
+      'team',
+      'author',
+      'user',
+      'owner',
+      'assignee',
+      'contact',
     ]),
   ],
   [
     'text',
     new Set([
-      'reason', 'description', 'message', 'query', 'text', 'content', 'body', 'note', 'notes',
-      'comment', 'comments', 'prompt', 'question', 'summary', 'details', 'explanation',
-      'instructions', 'search', 'q', 'input', 'justification', 'topic', 'subject', 'request',
+      'reason',
+      'description',
+      'message',
+      'query',
+      'text',
+      'content',
+      'body',
+      'note',
+      'notes',
+      'comment',
+      'comments',
+      'prompt',
+      'question',
+      'summary',
+      'details',
+      'explanation',
+      'instructions',
+      'search',
+      'q',
+      'input',
+      'justification',
+      'topic',
+      'subject',
+      'request',
     ]),
   ],
 ];
 
 /** Words that mark a numeric field as money, so "$500" wins over other numbers. */
 export const CURRENCY_WORDS: ReadonlySet<string> = new Set([
-  'amount', 'price', 'cost', 'total', 'usd', 'eur', 'gbp', 'dollar', 'dollars', 'budget', 'fee',
-  'payment', 'salary', 'balance', 'refund', 'sum', 'charge', 'money', 'currency', 'credit',
+  'amount',
+  'price',
+  'cost',
+  'total',
+  'usd',
+  'eur',
+  'gbp',
+  'dollar',
+  'dollars',
+  'budget',
+  'fee',
+  'payment',
+  'salary',
+  'balance',
+  'refund',
+  'sum',
+  'charge',
+  'money',
+  'currency',
+  'credit',
 ]);
 
 /** Free-text and unclassified strings both take quoted values, so they compete for them. */
@@ -62,7 +123,11 @@ export function stringKind(name: string, schema: JsonSchema): StringKind {
 
 /** Words that may appear near the property's value in a request: its name and description. */
 export function propertyWords(name: string, schema: JsonSchema): string[] {
-  const words = [...splitIdentifier(name), ...splitIdentifier(schema.description ?? ''), ...splitIdentifier(schema.title ?? '')];
+  const words = [
+    ...splitIdentifier(name),
+    ...splitIdentifier(schema.description ?? ''),
+    ...splitIdentifier(schema.title ?? ''),
+  ];
   return [...new Set(words.filter((word) => !STOP_WORDS.has(word) && word.length > 1))];
 }
 

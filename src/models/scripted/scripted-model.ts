@@ -135,7 +135,10 @@ export class ScriptedLanguageModel implements LanguageModelV3 {
         toolName: plan.toolName,
         input: JSON.stringify(plan.input),
       }));
-      const outputTokens = calls.reduce((sum, call) => sum + 1 + countTokens(call.input.replace(/[{}[\]",:]/g, ' ')), 0);
+      const outputTokens = calls.reduce(
+        (sum, call) => sum + 1 + countTokens(call.input.replace(/[{}[\]",:]/g, ' ')),
+        0,
+      );
       return {
         kind: 'tool-calls',
         calls,
@@ -189,7 +192,8 @@ function promptTokens(prompt: LanguageModelV3Prompt): number {
     }
     for (const part of message.content) {
       if (part.type === 'text' || part.type === 'reasoning') count += countTokens(part.text);
-      else if (part.type === 'tool-call') count += countTokens(part.toolName) + countTokens(JSON.stringify(part.input) ?? '');
+      else if (part.type === 'tool-call')
+        count += countTokens(part.toolName) + countTokens(JSON.stringify(part.input) ?? '');
       else if (part.type === 'tool-result') count += countTokens(JSON.stringify(part.output) ?? '');
     }
   }

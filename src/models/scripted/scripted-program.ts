@@ -36,7 +36,11 @@ const whenSchema = z
       try {
         new RegExp(when.user.slice(3), 'i');
       } catch (error) {
-        ctx.addIssue({ code: 'custom', path: ['user'], message: `invalid regular expression: ${(error as Error).message}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['user'],
+          message: `invalid regular expression: ${(error as Error).message}`,
+        });
       }
     }
   });
@@ -101,7 +105,9 @@ export function parseScriptedProgram(source: string | unknown, name: string): Sc
     try {
       raw = parseYaml(source) as unknown;
     } catch (error) {
-      throw new Error(`Invalid scripted program "${name}": YAML syntax error: ${(error as Error).message}`);
+      throw new Error(`Invalid scripted program "${name}": YAML syntax error: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
   const parsed = programSchema.safeParse(raw);
@@ -118,9 +124,7 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined) path.push(issue.keys[0]);
   if (path[0] === 'rules' && typeof path[1] === 'number') {
     const field = path.slice(2).map(String).join('.');
-    return field === ''
-      ? `rule ${path[1]}: ${issue.message}`
-      : `rule ${path[1]}, field "${field}": ${issue.message}`;
+    return field === '' ? `rule ${path[1]}: ${issue.message}` : `rule ${path[1]}, field "${field}": ${issue.message}`;
   }
   const field = path.map(String).join('.');
   return field === '' ? issue.message : `field "${field}": ${issue.message}`;

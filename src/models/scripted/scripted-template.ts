@@ -32,7 +32,8 @@ export function renderTemplate(template: string, values: TemplateValues): string
   return template.replace(PLACEHOLDER, (_whole, name: string) => {
     if (name === 'user') return values.user;
     if (name === 'result') return values.resultText;
-    if (name.startsWith('result.')) return renderValue(lookup(values.resultValue, name.slice('result.'.length).split('.')));
+    if (name.startsWith('result.'))
+      return renderValue(lookup(values.resultValue, name.slice('result.'.length).split('.')));
     return '';
   });
 }
@@ -42,9 +43,7 @@ export function renderTemplatesDeep(value: unknown, values: TemplateValues): unk
   if (typeof value === 'string') return renderTemplate(value, values);
   if (Array.isArray(value)) return value.map((item) => renderTemplatesDeep(item, values));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, renderTemplatesDeep(item, values)]),
-    );
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, renderTemplatesDeep(item, values)]));
   }
   return value;
 }

@@ -52,9 +52,7 @@ export function readScriptedTurn(options: LanguageModelV3CallOptions): ScriptedT
         if (part.type === 'tool-call') callNames.set(part.toolCallId, part.toolName);
       }
     } else if (message.role === 'user') {
-      lastUserText = message.content
-        .flatMap((part) => (part.type === 'text' ? [part.text] : []))
-        .join('\n');
+      lastUserText = message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
     }
   }
 
@@ -70,9 +68,7 @@ export function readScriptedTurn(options: LanguageModelV3CallOptions): ScriptedT
     }
   }
 
-  const tools = (options.tools ?? []).filter(
-    (tool): tool is LanguageModelV3FunctionTool => tool.type === 'function',
-  );
+  const tools = (options.tools ?? []).filter((tool): tool is LanguageModelV3FunctionTool => tool.type === 'function');
   const scriptedOptions = options.providerOptions?.['scripted'];
 
   return {

@@ -11,13 +11,92 @@
  * request contains them, so they would make every tool look relevant.
  */
 export const STOP_WORDS: ReadonlySet<string> = new Set([
-  'a', 'about', 'all', 'also', 'am', 'an', 'and', 'any', 'are', 'as', 'at', 'be', 'been', 'both',
-  'but', 'by', 'can', 'could', 'did', 'do', 'does', 'for', 'from', 'get', 'give', 'got', 'had',
-  'has', 'have', 'hello', 'help', 'hi', 'how', 'i', 'if', 'in', 'into', 'is', 'it', 'its', 'just',
-  'let', 'like', 'me', 'my', 'need', 'of', 'on', 'or', 'our', 'please', 'plus', 'set', 'should',
-  'so', 'some', 'than', 'that', 'the', 'their', 'them', 'then', 'there', 'these', 'they', 'this',
-  'those', 'to', 'up', 'us', 'use', 'want', 'was', 'we', 'what', 'whats', 'when', 'where', 'which',
-  'who', 'why', 'will', 'with', 'would', 'you', 'your',
+  'a',
+  'about',
+  'all',
+  'also',
+  'am',
+  'an',
+  'and',
+  'any',
+  'are',
+  'as',
+  'at',
+  'be',
+  'been',
+  'both',
+  'but',
+  'by',
+  'can',
+  'could',
+  'did',
+  'do',
+  'does',
+  'for',
+  'from',
+  'get',
+  'give',
+  'got',
+  'had',
+  'has',
+  'have',
+  'hello',
+  'help',
+  'hi',
+  'how',
+  'i',
+  'if',
+  'in',
+  'into',
+  'is',
+  'it',
+  'its',
+  'just',
+  'let',
+  'like',
+  'me',
+  'my',
+  'need',
+  'of',
+  'on',
+  'or',
+  'our',
+  'please',
+  'plus',
+  'set',
+  'should',
+  'so',
+  'some',
+  'than',
+  'that',
+  'the',
+  'their',
+  'them',
+  'then',
+  'there',
+  'these',
+  'they',
+  'this',
+  'those',
+  'to',
+  'up',
+  'us',
+  'use',
+  'want',
+  'was',
+  'we',
+  'what',
+  'whats',
+  'when',
+  'where',
+  'which',
+  'who',
+  'why',
+  'will',
+  'with',
+  'would',
+  'you',
+  'your',
 ]);
 
 /**
@@ -25,9 +104,32 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
  * Paris"): without this list they would be taken as city or person names.
  */
 const COMMON_SENTENCE_STARTERS: ReadonlySet<string> = new Set([
-  'book', 'cancel', 'check', 'compute', 'convert', 'create', 'delete', 'find', 'fetch', 'look',
-  'lookup', 'make', 'ok', 'okay', 'open', 'order', 'schedule', 'search', 'send', 'show', 'tell',
-  'thanks', 'thank', 'update', 'yes', 'no',
+  'book',
+  'cancel',
+  'check',
+  'compute',
+  'convert',
+  'create',
+  'delete',
+  'find',
+  'fetch',
+  'look',
+  'lookup',
+  'make',
+  'ok',
+  'okay',
+  'open',
+  'order',
+  'schedule',
+  'search',
+  'send',
+  'show',
+  'tell',
+  'thanks',
+  'thank',
+  'update',
+  'yes',
+  'no',
 ]);
 
 export interface WordToken {
@@ -156,8 +258,7 @@ export function findNumbers(text: string): FoundNumber[] {
     if (!Number.isFinite(value)) continue;
     const end = match.index + match[0].length;
     const after = text.slice(end, end + 12).toLowerCase();
-    const currency =
-      match[1] !== undefined || /^\s?(?:usd|eur|gbp|dollars?|euros?|pounds?|bucks)\b/.test(after);
+    const currency = match[1] !== undefined || /^\s?(?:usd|eur|gbp|dollars?|euros?|pounds?|bucks)\b/.test(after);
     found.push({ value, start: match.index, end, currency, integer: decimals === '' });
   }
   return found;
@@ -191,9 +292,9 @@ export function findUrls(text: string): FoundValue<string>[] {
 }
 
 export function findDates(text: string): FoundValue<string>[] {
-  return [...text.matchAll(/\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?\b/g)].map(
-    (match) => ({ value: match[0], start: match.index, end: match.index + match[0].length }),
-  );
+  return [
+    ...text.matchAll(/\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?\b/g),
+  ].map((match) => ({ value: match[0], start: match.index, end: match.index + match[0].length }));
 }
 
 /**
@@ -202,7 +303,7 @@ export function findDates(text: string): FoundValue<string>[] {
  */
 export function findIds(text: string): FoundValue<string>[] {
   const found: FoundValue<string>[] = [];
-  const re = /(?<![\p{L}\p{N}_@.$€£\-])#?([\p{L}\p{N}]+(?:[-_][\p{L}\p{N}]+)*)(?![\p{L}\p{N}_@\-]|\.\p{L})/gu;
+  const re = /(?<![\p{L}\p{N}_@.$€£-])#?([\p{L}\p{N}]+(?:[-_][\p{L}\p{N}]+)*)(?![\p{L}\p{N}_@-]|\.\p{L})/gu;
   for (const match of text.matchAll(re)) {
     const token = match[1] ?? '';
     const hasDigit = /\d/.test(token);
@@ -278,7 +379,19 @@ export function countTokens(text: string): number {
   let inWord = false;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
-    const isSpace = code === 32 || (code >= 9 && code <= 13) || code === 160 || code === 0x2028 || code === 0x2029 || code === 0xfeff || (code >= 0x2000 && code <= 0x200a) || code === 0x1680 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0x85;
+    const isSpace =
+      code === 32 ||
+      (code >= 9 && code <= 13) ||
+      code === 160 ||
+      code === 0x2028 ||
+      code === 0x2029 ||
+      code === 0xfeff ||
+      (code >= 0x2000 && code <= 0x200a) ||
+      code === 0x1680 ||
+      code === 0x202f ||
+      code === 0x205f ||
+      code === 0x3000 ||
+      code === 0x85;
     if (isSpace) inWord = false;
     else if (!inWord) {
       inWord = true;

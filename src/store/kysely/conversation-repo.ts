@@ -59,11 +59,21 @@ export function createConversationRepo(db: Kysely<Database>): ConversationRepo {
       if (filter.agentName !== undefined) query = query.where('agent_name', '=', filter.agentName);
       if (before) {
         query = query.where((eb) =>
-          eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]),
+          eb.or([
+            eb('created_at', '<', before.createdAt),
+            eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)]),
+          ]),
         );
       }
-      const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(fetchSize(page.limit)).execute();
-      return toPage(rows.map(toRecord), page.limit, (conversation) => ({ createdAt: conversation.createdAt, id: conversation.id }));
+      const rows = await query
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(fetchSize(page.limit))
+        .execute();
+      return toPage(rows.map(toRecord), page.limit, (conversation) => ({
+        createdAt: conversation.createdAt,
+        id: conversation.id,
+      }));
     },
 
     async get(appId, id) {

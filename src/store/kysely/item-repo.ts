@@ -78,7 +78,13 @@ export function createItemRepo(db: Kysely<Database>): ItemRepo {
         .orderBy('seq', 'desc')
         .limit(limit)
         .execute();
-      return rows.map((row) => ({ seq: Number(row.seq), groupId: row.group_id, payload: fromJsonText<ItemPayload>(row.payload) })).reverse();
+      return rows
+        .map((row) => ({
+          seq: Number(row.seq),
+          groupId: row.group_id,
+          payload: fromJsonText<ItemPayload>(row.payload),
+        }))
+        .reverse();
     },
 
     async listAfterSeq(conversationId, afterSeq, limit) {

@@ -1,12 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type {
-  ContentPart,
-  JsonValue,
-  LedgerEntryRecord,
-  LedgerKind,
-  LedgerState,
-  TimeoutPolicy,
-} from '../records.ts';
+import type { ContentPart, JsonValue, LedgerEntryRecord, LedgerKind, LedgerState, TimeoutPolicy } from '../records.ts';
 import type { LedgerRepo } from '../store.ts';
 import type { Database, LedgerEntriesTable } from './database-schema.ts';
 import { insertOrDuplicate } from './duplicate-key.ts';
@@ -20,7 +13,12 @@ interface LedgerCursor {
 }
 
 function isLedgerCursor(value: unknown): value is LedgerCursor {
-  return isObject(value) && typeof value.createdAt === 'string' && typeof value.callIndex === 'number' && typeof value.id === 'string';
+  return (
+    isObject(value) &&
+    typeof value.createdAt === 'string' &&
+    typeof value.callIndex === 'number' &&
+    typeof value.id === 'string'
+  );
 }
 
 function toRecord(row: Selectable<LedgerEntriesTable>): LedgerEntryRecord {
@@ -109,12 +107,25 @@ export function createLedgerRepo(db: Kysely<Database>): LedgerRepo {
           eb.or([
             eb('created_at', '>', after.createdAt),
             eb.and([eb('created_at', '=', after.createdAt), eb('call_index', '>', after.callIndex)]),
-            eb.and([eb('created_at', '=', after.createdAt), eb('call_index', '=', after.callIndex), eb('id', '>', after.id)]),
+            eb.and([
+              eb('created_at', '=', after.createdAt),
+              eb('call_index', '=', after.callIndex),
+              eb('id', '>', after.id),
+            ]),
           ]),
         );
       }
-      const rows = await query.orderBy('created_at').orderBy('call_index').orderBy('id').limit(fetchSize(page.limit)).execute();
-      return toPage(rows.map(toRecord), page.limit, (entry) => ({ createdAt: entry.createdAt, callIndex: entry.callIndex, id: entry.id }));
+      const rows = await query
+        .orderBy('created_at')
+        .orderBy('call_index')
+        .orderBy('id')
+        .limit(fetchSize(page.limit))
+        .execute();
+      return toPage(rows.map(toRecord), page.limit, (entry) => ({
+        createdAt: entry.createdAt,
+        callIndex: entry.callIndex,
+        id: entry.id,
+      }));
     },
 
     async listByTurn(turnId) {

@@ -45,7 +45,9 @@ export function createResourceRepo(db: Kysely<Database>): ResourceRepo {
 
     async getMany(appId, collection, ids) {
       if (ids.length === 0) return [];
-      const rows = await scoped(appId, collection).where('id', 'in', [...ids]).execute();
+      const rows = await scoped(appId, collection)
+        .where('id', 'in', [...ids])
+        .execute();
       const byId = new Map(rows.map((row) => [row.id, toRecord(row)]));
       return ids.flatMap((id) => {
         const record = byId.get(id);
@@ -72,7 +74,11 @@ export function createResourceRepo(db: Kysely<Database>): ResourceRepo {
     },
 
     async delete(appId, collection, id, expectedRevision) {
-      let query = db.deleteFrom('app_resources').where('app_id', '=', appId).where('collection', '=', collection).where('id', '=', id);
+      let query = db
+        .deleteFrom('app_resources')
+        .where('app_id', '=', appId)
+        .where('collection', '=', collection)
+        .where('id', '=', id);
       if (expectedRevision !== undefined) query = query.where('revision', '=', expectedRevision);
       const result = await query.executeTakeFirst();
       return (result.numDeletedRows ?? 0n) > 0n;

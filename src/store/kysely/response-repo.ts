@@ -101,11 +101,20 @@ export function createResponseRepo(db: Kysely<Database>): ResponseRepo {
       return Number(row.n);
     },
     async hide(appId, id) {
-      const result = await db.updateTable('responses').set({ stored: 0, owns_conversation: 0 }).where('app_id', '=', appId).where('id', '=', id).executeTakeFirst();
+      const result = await db
+        .updateTable('responses')
+        .set({ stored: 0, owns_conversation: 0 })
+        .where('app_id', '=', appId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       return (result.numUpdatedRows ?? 0n) > 0n;
     },
     async delete(appId, id) {
-      const result = await db.deleteFrom('responses').where('app_id', '=', appId).where('id', '=', id).executeTakeFirst();
+      const result = await db
+        .deleteFrom('responses')
+        .where('app_id', '=', appId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       return (result.numDeletedRows ?? 0n) > 0n;
     },
 

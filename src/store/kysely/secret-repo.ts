@@ -36,7 +36,12 @@ export function createSecretRepo(db: Kysely<Database>): SecretRepo {
     },
 
     async get(appId, id) {
-      const row = await db.selectFrom('secrets').selectAll().where('app_id', '=', appId).where('id', '=', id).executeTakeFirst();
+      const row = await db
+        .selectFrom('secrets')
+        .selectAll()
+        .where('app_id', '=', appId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       return row && toRecord(row);
     },
 
@@ -48,7 +53,12 @@ export function createSecretRepo(db: Kysely<Database>): SecretRepo {
     async update(appId, id, expectedRevision, patch, updatedAt) {
       const row = await db
         .updateTable('secrets')
-        .set((eb) => ({ ciphertext: patch.ciphertext, display_name: patch.displayName, revision: eb('revision', '+', 1), updated_at: updatedAt }))
+        .set((eb) => ({
+          ciphertext: patch.ciphertext,
+          display_name: patch.displayName,
+          revision: eb('revision', '+', 1),
+          updated_at: updatedAt,
+        }))
         .where('app_id', '=', appId)
         .where('id', '=', id)
         .where('revision', '=', expectedRevision)

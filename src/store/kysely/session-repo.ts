@@ -39,12 +39,21 @@ export function createSessionRepo(db: Kysely<Database>): SessionRepo {
     },
 
     async get(appId, id) {
-      const row = await db.selectFrom('ces_sessions').selectAll().where('app_id', '=', appId).where('id', '=', id).executeTakeFirst();
+      const row = await db
+        .selectFrom('ces_sessions')
+        .selectAll()
+        .where('app_id', '=', appId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       return row && toRecord(row);
     },
 
     async getByConversation(conversationId) {
-      const row = await db.selectFrom('ces_sessions').selectAll().where('conversation_id', '=', conversationId).executeTakeFirst();
+      const row = await db
+        .selectFrom('ces_sessions')
+        .selectAll()
+        .where('conversation_id', '=', conversationId)
+        .executeTakeFirst();
       return row && toRecord(row);
     },
 

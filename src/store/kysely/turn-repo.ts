@@ -105,7 +105,15 @@ export function createTurnRepo(db: Kysely<Database>): TurnRepo {
         .where('status', '=', 'requires_action')
         .where('updated_at', '<', before)
         .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('ledger_entries').select('ledger_entries.id').whereRef('ledger_entries.turn_id', '=', 'turns.id').where('ledger_entries.state', '=', 'pending').where('ledger_entries.kind', '!=', 'client_async'))),
+          not(
+            exists(
+              selectFrom('ledger_entries')
+                .select('ledger_entries.id')
+                .whereRef('ledger_entries.turn_id', '=', 'turns.id')
+                .where('ledger_entries.state', '=', 'pending')
+                .where('ledger_entries.kind', '!=', 'client_async'),
+            ),
+          ),
         )
         .orderBy('updated_at')
         .limit(limit)

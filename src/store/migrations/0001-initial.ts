@@ -29,7 +29,7 @@ export function createInitialMigration(dialect: MigrationDialect): Migration {
   const serialType = dialect === 'postgres' ? 'bigint' : 'integer';
 
   return {
-    async up(db: Kysely<any>): Promise<void> {
+    async up(db: Kysely<unknown>): Promise<void> {
       await db.schema
         .createTable('apps')
         .addColumn('id', 'text', (col) => col.primaryKey())
@@ -114,7 +114,11 @@ export function createInitialMigration(dialect: MigrationDialect): Migration {
           fk.deferrable().initiallyDeferred(),
         )
         .execute();
-      await db.schema.createIndex('turns_status_updated_idx').on('turns').columns(['status', 'updated_at', 'id']).execute();
+      await db.schema
+        .createIndex('turns_status_updated_idx')
+        .on('turns')
+        .columns(['status', 'updated_at', 'id'])
+        .execute();
       await db.schema.createIndex('turns_conversation_idx').on('turns').column('conversation_id').execute();
 
       await db.schema
@@ -135,7 +139,11 @@ export function createInitialMigration(dialect: MigrationDialect): Migration {
         )
         .execute();
       // Serves paging forwards and listWindow walking backwards from the newest item.
-      await db.schema.createIndex('items_conversation_seq_idx').on('items').columns(['conversation_id', 'seq']).execute();
+      await db.schema
+        .createIndex('items_conversation_seq_idx')
+        .on('items')
+        .columns(['conversation_id', 'seq'])
+        .execute();
       await db.schema.createIndex('items_turn_seq_idx').on('items').columns(['turn_id', 'seq']).execute();
 
       await db.schema
@@ -224,7 +232,7 @@ export function createInitialMigration(dialect: MigrationDialect): Migration {
         .execute();
     },
 
-    async down(db: Kysely<any>): Promise<void> {
+    async down(db: Kysely<unknown>): Promise<void> {
       // Children before parents, so foreign keys never block a drop.
       for (const table of [
         'queued_inputs',

@@ -16,7 +16,7 @@ export function createResponsesMigration(dialect: MigrationDialect): Migration {
   const seqType = dialect === 'postgres' ? 'bigint' : 'integer';
 
   return {
-    async up(db: Kysely<any>): Promise<void> {
+    async up(db: Kysely<unknown>): Promise<void> {
       await db.schema
         .createTable('responses')
         .addColumn('id', 'text', (col) => sortKey(col).primaryKey())
@@ -52,7 +52,7 @@ export function createResponsesMigration(dialect: MigrationDialect): Migration {
         .execute();
     },
 
-    async down(db: Kysely<any>): Promise<void> {
+    async down(db: Kysely<unknown>): Promise<void> {
       await db.schema.dropTable('responses').execute();
     },
   };

@@ -6,10 +6,10 @@ import type { Kysely, Migration } from 'kysely';
  */
 export function createItemGroupsMigration(): Migration {
   return {
-    async up(db: Kysely<any>): Promise<void> {
+    async up(db: Kysely<unknown>): Promise<void> {
       await db.schema.createIndex('items_group_idx').on('items').column('group_id').execute();
     },
-    async down(db: Kysely<any>): Promise<void> {
+    async down(db: Kysely<unknown>): Promise<void> {
       await db.schema.dropIndex('items_group_idx').execute();
     },
   };

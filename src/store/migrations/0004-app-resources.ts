@@ -14,11 +14,23 @@ export function createAppResourcesMigration(dialect: MigrationDialect): Migratio
     dialect === 'postgres' ? col.modifyFront(sql`collate "C"`) : col;
 
   return {
-    async up(db: Kysely<any>): Promise<void> {
-      await db.schema.alterTable('apps').addColumn('project', 'text', (col) => col.notNull().defaultTo('default')).execute();
-      await db.schema.alterTable('apps').addColumn('location', 'text', (col) => col.notNull().defaultTo('global')).execute();
-      await db.schema.alterTable('apps').addColumn('settings', 'text', (col) => col.notNull().defaultTo('{}')).execute();
-      await db.schema.alterTable('apps').addColumn('revision', 'integer', (col) => col.notNull().defaultTo(1)).execute();
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .alterTable('apps')
+        .addColumn('project', 'text', (col) => col.notNull().defaultTo('default'))
+        .execute();
+      await db.schema
+        .alterTable('apps')
+        .addColumn('location', 'text', (col) => col.notNull().defaultTo('global'))
+        .execute();
+      await db.schema
+        .alterTable('apps')
+        .addColumn('settings', 'text', (col) => col.notNull().defaultTo('{}'))
+        .execute();
+      await db.schema
+        .alterTable('apps')
+        .addColumn('revision', 'integer', (col) => col.notNull().defaultTo(1))
+        .execute();
       await db.schema.alterTable('apps').addColumn('updated_at', 'text').execute();
 
       await db.schema
@@ -31,7 +43,9 @@ export function createAppResourcesMigration(dialect: MigrationDialect): Migratio
         .addColumn('created_at', 'text', (col) => col.notNull())
         .addColumn('updated_at', 'text', (col) => col.notNull())
         .addPrimaryKeyConstraint('app_resources_pk', ['app_id', 'collection', 'id'])
-        .addForeignKeyConstraint('app_resources_app_fk', ['app_id'], 'apps', ['id'], (fk) => fk.deferrable().initiallyDeferred())
+        .addForeignKeyConstraint('app_resources_app_fk', ['app_id'], 'apps', ['id'], (fk) =>
+          fk.deferrable().initiallyDeferred(),
+        )
         .execute();
 
       await db.schema
@@ -44,7 +58,9 @@ export function createAppResourcesMigration(dialect: MigrationDialect): Migratio
         .addColumn('created_at', 'text', (col) => col.notNull())
         .addColumn('updated_at', 'text', (col) => col.notNull())
         .addPrimaryKeyConstraint('secrets_pk', ['app_id', 'id'])
-        .addForeignKeyConstraint('secrets_app_fk', ['app_id'], 'apps', ['id'], (fk) => fk.deferrable().initiallyDeferred())
+        .addForeignKeyConstraint('secrets_app_fk', ['app_id'], 'apps', ['id'], (fk) =>
+          fk.deferrable().initiallyDeferred(),
+        )
         .execute();
 
       await db.schema
@@ -64,7 +80,7 @@ export function createAppResourcesMigration(dialect: MigrationDialect): Migratio
         .execute();
     },
 
-    async down(db: Kysely<any>): Promise<void> {
+    async down(db: Kysely<unknown>): Promise<void> {
       await db.schema.dropTable('ces_sessions').execute();
       await db.schema.dropTable('secrets').execute();
       await db.schema.dropTable('app_resources').execute();

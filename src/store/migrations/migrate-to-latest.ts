@@ -4,7 +4,7 @@ import type { MigrationDialect } from './migration-dialect.ts';
 import { migrationsFor } from './migrations.ts';
 
 /** Applies every pending migration; throws (naming the failed one) if any fails. */
-export async function migrateToLatest(db: Kysely<any>, dialect: MigrationDialect): Promise<void> {
+export async function migrateToLatest(db: Kysely<unknown>, dialect: MigrationDialect): Promise<void> {
   const migrations = migrationsFor(dialect);
   const migrator = new Migrator({
     db,

@@ -27,7 +27,10 @@ export function contextVariableText(
   const value = Object.hasOwn(variables, name) ? variables[name] : undefined;
   const refers = `${field} refers to session variable '${name}'`;
   if (value === undefined) {
-    throw new AuthError('missing_variable', `${refers}, which this session has not set; send it in the session's variables.`);
+    throw new AuthError(
+      'missing_variable',
+      `${refers}, which this session has not set; send it in the session's variables.`,
+    );
   }
   let text: string | undefined;
   if (typeof value === 'string') text = value.trim();
@@ -39,7 +42,10 @@ export function contextVariableText(
     );
   }
   if (text === '') {
-    throw new AuthError('missing_variable', `${refers}, which is empty; set it to a non-empty string in the session's variables.`);
+    throw new AuthError(
+      'missing_variable',
+      `${refers}, which is empty; set it to a non-empty string in the session's variables.`,
+    );
   }
   return text;
 }
@@ -73,7 +79,12 @@ export function resolveContextVariables(
  * and that value is a credential.
  */
 export function isHeaderSafe(value: string): boolean {
-  return !/[\u0000-\u0008\u000a-\u001f\u007f]|[^\u0000-\u00ff]/.test(value);
+  for (let index = 0; index < value.length; index++) {
+    const code = value.charCodeAt(index);
+    // Tab (0x09) is the one control character a header value may hold.
+    if ((code < 0x20 && code !== 0x09) || code === 0x7f || code > 0xff) return false;
+  }
+  return true;
 }
 
 /** Throws 'missing_variable' for a session variable that cannot be sent as a header value. */

@@ -14,6 +14,10 @@ export function redactCredentials(text: string, auth: RequestAuth): string {
 function credentialsOf(auth: RequestAuth): string[] {
   const values = [...Object.values(auth.headers ?? {}), ...Object.values(auth.query ?? {})];
   const tokens = values.flatMap((value) => /^Bearer (.+)$/.exec(value)?.[1] ?? []);
-  const forms = [...values, ...tokens].flatMap((value) => [value, encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2)]);
+  const forms = [...values, ...tokens].flatMap((value) => [
+    value,
+    encodeURIComponent(value),
+    new URLSearchParams({ v: value }).toString().slice(2),
+  ]);
   return [...new Set(forms)].sort((a, b) => b.length - a.length);
 }

@@ -117,15 +117,22 @@ function parseTokenResponse(body: string, endpoint: string): IssuedToken {
     new AuthError('token_response_invalid', `The token endpoint ${endpoint} answered 2xx but ${what}.`);
   // The body of a 2xx answer holds the token, so no message below quotes it; key names are safe.
   const json = parseJsonObject(body);
-  if (!json) throw invalid('not with a JSON object (RFC 6749 §5.1); check that oauthConfig.tokenEndpoint is the token endpoint');
+  if (!json)
+    throw invalid('not with a JSON object (RFC 6749 §5.1); check that oauthConfig.tokenEndpoint is the token endpoint');
   const token = json.access_token;
   if (typeof token !== 'string' || token === '') {
     const keys = Object.keys(json).slice(0, 10).join(', ') || 'none';
     throw invalid(`its JSON has no access_token string (keys: ${keys})`);
   }
-  if (!/^[\x21-\x7e]+$/.test(token)) throw invalid('its access_token has characters that cannot be sent in an Authorization header');
-  if (json.token_type !== undefined && (typeof json.token_type !== 'string' || json.token_type.toLowerCase() !== 'bearer')) {
-    throw invalid(`with token_type ${JSON.stringify(json.token_type)}; Baton sends access tokens only as Bearer tokens`);
+  if (!/^[\x21-\x7e]+$/.test(token))
+    throw invalid('its access_token has characters that cannot be sent in an Authorization header');
+  if (
+    json.token_type !== undefined &&
+    (typeof json.token_type !== 'string' || json.token_type.toLowerCase() !== 'bearer')
+  ) {
+    throw invalid(
+      `with token_type ${JSON.stringify(json.token_type)}; Baton sends access tokens only as Bearer tokens`,
+    );
   }
   return { accessToken: token, expiresInSeconds: parseExpiresIn(json.expires_in) };
 }
@@ -151,7 +158,9 @@ function fullHref(url: string): string | undefined {
 function parseJsonObject(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

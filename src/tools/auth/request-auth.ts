@@ -51,7 +51,10 @@ export async function resolveRequestAuth(auth: JsonObject | undefined, deps: Aut
     const name = contextVariableName(text(bearer, 'token', `${deps.field}.bearerTokenConfig`));
     if (name === undefined) {
       // Not quoted: a literal here would be the very token that must not be stored.
-      throw new AuthError('missing_variable', `${field} must be a session variable reference of the form $context.variables.NAME.`);
+      throw new AuthError(
+        'missing_variable',
+        `${field} must be a session variable reference of the form $context.variables.NAME.`,
+      );
     }
     const token = contextVariableText(name, deps.variables, field);
     requireHeaderSafe(token, () => `${field} refers to session variable '${name}'`);
@@ -97,19 +100,27 @@ async function clientCredentialsRequest(
   const tokenEndpoint = text(oauth, 'tokenEndpoint', prefix);
   const reference = text(oauth, 'clientSecretVersion', prefix);
   const clientSecret = await readSecret(deps, reference, `${prefix}.clientSecretVersion`);
-  const scopes = Array.isArray(oauth.scopes) ? oauth.scopes.filter((s): s is string => typeof s === 'string' && s !== '') : [];
+  const scopes = Array.isArray(oauth.scopes)
+    ? oauth.scopes.filter((s): s is string => typeof s === 'string' && s !== '')
+    : [];
   return { tokenEndpoint, clientId, clientSecret, scopes };
 }
 
 /** Reads a secret; any failure becomes 'secret_unavailable' naming the field and the resource. */
-async function readSecret(deps: Pick<AuthDependencies, 'readSecret'>, reference: string, field: string): Promise<string> {
+async function readSecret(
+  deps: Pick<AuthDependencies, 'readSecret'>,
+  reference: string,
+  field: string,
+): Promise<string> {
   let value: string;
   try {
     value = await deps.readSecret(reference, field);
   } catch (error) {
     if (error instanceof AuthError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
-    throw new AuthError('secret_unavailable', `${field}: could not read secret '${reference}': ${reason}`, { cause: error });
+    throw new AuthError('secret_unavailable', `${field}: could not read secret '${reference}': ${reason}`, {
+      cause: error,
+    });
   }
   // A secret saved from `echo key > file` ends in a newline that no API expects.
   const trimmed = value.trim();

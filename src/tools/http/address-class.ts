@@ -80,9 +80,7 @@ export function embeddedIPv4(address: ipaddr.IPv6): { ipv4: ipaddr.IPv4; embeddi
     case 'rfc6052':
       // Only the well-known /96 has a fixed place for the IPv4 address; the local-use
       // 64:ff9b:1::/48 prefix depends on the operator's translator, so it stays `reserved`.
-      return address.match(NAT64_WELL_KNOWN)
-        ? { ipv4: fromParts(p[6] ?? 0, p[7] ?? 0), embedding: 'nat64' }
-        : null;
+      return address.match(NAT64_WELL_KNOWN) ? { ipv4: fromParts(p[6] ?? 0, p[7] ?? 0), embedding: 'nat64' } : null;
     case '6to4': // 2002:AABB:CCDD::/48 tunnels to AA.BB.CC.DD
       return { ipv4: fromParts(p[1] ?? 0, p[2] ?? 0), embedding: '6to4' };
     case 'teredo': // the client's IPv4 address is stored inverted in the last 32 bits

@@ -1,10 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import {
-  classifyAddress,
-  describeAddress,
-  embeddedIPv4,
-  type AddressClass,
-} from './address-class.ts';
+import { classifyAddress, describeAddress, embeddedIPv4, type AddressClass } from './address-class.ts';
 
 export { classifyAddress, describeAddress, type AddressClass } from './address-class.ts';
 
@@ -46,7 +41,8 @@ export interface CompiledEgressPolicy {
   readonly suffixes: readonly string[];
 }
 
-const HOSTNAME_PATTERN = /^(?:\*\.)?(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?\.)*[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
+const HOSTNAME_PATTERN =
+  /^(?:\*\.)?(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?\.)*[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
 
 // Policies come from config and are checked on every connection: compile each object once.
 const compiled = new WeakMap<EgressPolicy, CompiledEgressPolicy>();

@@ -1,12 +1,7 @@
 import { EGRESS_ALLOW_CONFIG_KEY, suggestedAllowEntry } from './address-policy.ts';
 
 export type EgressErrorCode =
-  | 'blocked_address'
-  | 'timeout'
-  | 'too_many_redirects'
-  | 'invalid_url'
-  | 'connection_failed'
-  | 'tls_error';
+  'blocked_address' | 'timeout' | 'too_many_redirects' | 'invalid_url' | 'connection_failed' | 'tls_error';
 
 export interface EgressErrorDetails {
   /** The URL being fetched when the error happened (after redirects). */
@@ -63,7 +58,12 @@ export function blockedAddressError(host: string, address: string, reason: strin
 
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL_)/;
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'EAI_NONAME']);
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+]);
 
 interface ErrorLike {
   code?: unknown;
@@ -100,7 +100,7 @@ export function toEgressError(error: unknown, url: URL): EgressError {
       return new EgressError(
         'tls_error',
         `TLS with ${target} failed (${code || message}): ${message}. If the server uses a private or ` +
-          'self-signed certificate authority, add its certificate to the toolset\'s tlsConfig.caCerts.',
+          "self-signed certificate authority, add its certificate to the toolset's tlsConfig.caCerts.",
         details,
       );
     }

@@ -22,8 +22,7 @@ import { blockedAddressError } from './egress-error.ts';
 /** Resolves a host name to all its addresses; injectable so tests can play DNS. */
 export type HostResolver = (hostname: string) => Promise<readonly LookupAddress[]>;
 
-export const systemResolver: HostResolver = (hostname) =>
-  dns.promises.lookup(hostname, { all: true, verbatim: true });
+export const systemResolver: HostResolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
 
 export interface GuardedAgentOptions {
   /** Extra trusted CA certificates for this client only (PEM or base64 DER). */

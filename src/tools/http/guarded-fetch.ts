@@ -54,7 +54,7 @@ export function guardedFetch(policy: EgressPolicy, options: GuardedFetchOptions 
         new EgressError(
           'timeout',
           `No response headers from ${hop.url.href} within ${timeoutMs} ms (connect and headers); ` +
-            'raise the toolset\'s timeout if the server is legitimately slow.',
+            "raise the toolset's timeout if the server is legitimately slow.",
           { url: hop.url.href, host: hop.url.hostname },
         ),
       );

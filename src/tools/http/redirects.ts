@@ -86,7 +86,10 @@ export function nextHop<Body>(
 
   const headers = new Headers(current.headers);
   let { method, body } = current;
-  if ((status === 303 && method !== 'GET' && method !== 'HEAD') || ((status === 301 || status === 302) && method === 'POST')) {
+  if (
+    (status === 303 && method !== 'GET' && method !== 'HEAD') ||
+    ((status === 301 || status === 302) && method === 'POST')
+  ) {
     method = 'GET';
     body = undefined;
     for (const name of BODY_HEADERS) headers.delete(name);

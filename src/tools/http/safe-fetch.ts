@@ -69,7 +69,7 @@ export async function safeFetch(
       return new EgressError(
         'timeout',
         `${url.href} did not answer completely within ${timeoutMs} ms (connect, headers and body); ` +
-          'raise the tool\'s timeout if the API is legitimately slow.',
+          "raise the tool's timeout if the API is legitimately slow.",
         { url: url.href, host: url.hostname, cause: error },
       );
     }

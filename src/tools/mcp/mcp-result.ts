@@ -26,7 +26,8 @@ export function toToolOutput(result: McpCallResult): { output: ContentPart[]; is
     const part = toPart(block);
     if (part) output.push(part);
   }
-  if (output.length === 0 && result.structuredContent !== undefined) output.push({ type: 'text', text: JSON.stringify(result.structuredContent) });
+  if (output.length === 0 && result.structuredContent !== undefined)
+    output.push({ type: 'text', text: JSON.stringify(result.structuredContent) });
   if (output.length === 0) output.push({ type: 'text', text: '' });
   return { output, isError: result.isError === true };
 }
@@ -41,8 +42,15 @@ function toPart(block: McpContent): ContentPart | undefined {
       return { type: 'file', mediaType: String(block.mimeType), data: String(block.data), url: null, filename: null };
     case 'resource': {
       const resource = block.resource as { uri: string; mimeType?: string; text?: string; blob?: string };
-      if (typeof resource.text === 'string') return { type: 'text', text: `[resource ${resource.uri}]\n${resource.text}` };
-      return { type: 'file', mediaType: resource.mimeType ?? 'application/octet-stream', data: resource.blob ?? '', url: null, filename: resource.uri };
+      if (typeof resource.text === 'string')
+        return { type: 'text', text: `[resource ${resource.uri}]\n${resource.text}` };
+      return {
+        type: 'file',
+        mediaType: resource.mimeType ?? 'application/octet-stream',
+        data: resource.blob ?? '',
+        url: null,
+        filename: resource.uri,
+      };
     }
     case 'resource_link':
       return { type: 'text', text: `[resource link] ${String(block.name ?? '')} ${String(block.uri)}`.trim() };

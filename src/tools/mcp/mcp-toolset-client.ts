@@ -45,15 +45,28 @@ export class McpToolsetClients {
       let cursor: string | undefined;
       do {
         const page = await client.listTools(cursor ? { cursor } : {});
-        for (const tool of page.tools) tools.push({ name: tool.name, description: tool.description ?? '', inputSchema: tool.inputSchema as JsonSchema });
+        for (const tool of page.tools)
+          tools.push({
+            name: tool.name,
+            description: tool.description ?? '',
+            inputSchema: tool.inputSchema as JsonSchema,
+          });
         cursor = page.nextCursor;
       } while (cursor);
       return tools;
     });
   }
 
-  async callTool(target: McpServerTarget, bearerToken: string | undefined, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<{ output: ContentPart[]; isError: boolean }> {
-    return this.withClient(target, bearerToken, async (client) => toToolOutput((await client.callTool({ name, arguments: args }, undefined, { signal })) as McpCallResult));
+  async callTool(
+    target: McpServerTarget,
+    bearerToken: string | undefined,
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<{ output: ContentPart[]; isError: boolean }> {
+    return this.withClient(target, bearerToken, async (client) =>
+      toToolOutput((await client.callTool({ name, arguments: args }, undefined, { signal })) as McpCallResult),
+    );
   }
 
   async close(): Promise<void> {
@@ -63,7 +76,11 @@ export class McpToolsetClients {
   }
 
   /** Runs `work` on a pooled client; a broken connection is dropped and tried once more afresh. */
-  private async withClient<T>(target: McpServerTarget, bearerToken: string | undefined, work: (client: Client) => Promise<T>): Promise<T> {
+  private async withClient<T>(
+    target: McpServerTarget,
+    bearerToken: string | undefined,
+    work: (client: Client) => Promise<T>,
+  ): Promise<T> {
     const key = poolKey(target, bearerToken);
     for (let attempt = 1; ; attempt++) {
       const pooled = await this.connect(key, target, bearerToken);
@@ -85,7 +102,10 @@ export class McpToolsetClients {
       pooled = (async () => {
         const headers = { ...target.headers, ...(bearerToken ? { authorization: `Bearer ${bearerToken}` } : {}) };
         const transport = new StreamableHTTPClientTransport(new URL(target.serverAddress), {
-          fetch: guardedFetch(target.policy, { timeoutMs: target.timeoutMs ?? 10_000, ...(target.ca ? { ca: [...target.ca] } : {}) }),
+          fetch: guardedFetch(target.policy, {
+            timeoutMs: target.timeoutMs ?? 10_000,
+            ...(target.ca ? { ca: [...target.ca] } : {}),
+          }),
           requestInit: { headers },
         });
         const client = new Client({ name: 'baton', version: '0.1.0' });
@@ -108,7 +128,17 @@ export class McpToolsetClients {
 
 function poolKey(target: McpServerTarget, bearerToken: string | undefined): string {
   // Hashed so tokens are not kept as map keys in clear.
-  return createHash('sha256').update(JSON.stringify([target.serverAddress, target.headers ?? {}, target.ca ?? [], target.policy.allow, bearerToken ?? ''])).digest('hex');
+  return createHash('sha256')
+    .update(
+      JSON.stringify([
+        target.serverAddress,
+        target.headers ?? {},
+        target.ca ?? [],
+        target.policy.allow,
+        bearerToken ?? '',
+      ]),
+    )
+    .digest('hex');
 }
 
 function isConnectionError(error: unknown): boolean {

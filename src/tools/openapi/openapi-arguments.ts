@@ -18,7 +18,8 @@ function describe(errors: ErrorObject[] | null | undefined): string {
   return errors
     .slice(0, 5)
     .map((error) => {
-      const where = error.instancePath === '' ? 'the arguments' : `'${error.instancePath.slice(1).replace(/\//g, '.')}'`;
+      const where =
+        error.instancePath === '' ? 'the arguments' : `'${error.instancePath.slice(1).replace(/\//g, '.')}'`;
       const extra = error.keyword === 'additionalProperties' ? ` ('${String(error.params.additionalProperty)}')` : '';
       return `${where} ${error.message ?? 'is invalid'}${extra}`;
     })

@@ -57,10 +57,14 @@ function checkVersion(document: JsonObject): '3.0' | '3.1' {
     );
   }
   const openapi = document.openapi;
-  if (openapi === undefined) throw new OpenApiError('not an OpenAPI document: the `openapi` version field is missing', 'openapi');
+  if (openapi === undefined)
+    throw new OpenApiError('not an OpenAPI document: the `openapi` version field is missing', 'openapi');
   const line = typeof openapi === 'string' ? /^3\.([01])\.\d+(-.+)?$/.exec(openapi) : null;
   if (line === null) {
-    throw new OpenApiError(`OpenAPI version ${JSON.stringify(openapi)} is not supported (3.0.x and 3.1.x are)`, 'openapi');
+    throw new OpenApiError(
+      `OpenAPI version ${JSON.stringify(openapi)} is not supported (3.0.x and 3.1.x are)`,
+      'openapi',
+    );
   }
   return line[1] === '0' ? '3.0' : '3.1';
 }
@@ -94,7 +98,10 @@ async function dereferenced(document: JsonObject, refs: Map<string, string>): Pr
     if (error instanceof MissingPointerError) {
       const pointer = /"([^"]+)"/.exec(error.message)?.[1];
       const where = pointer === undefined ? undefined : refs.get(pointer);
-      throw new OpenApiError(`$ref ${pointer === undefined ? '' : `${JSON.stringify(pointer)} `}points to nothing in the document`, where);
+      throw new OpenApiError(
+        `$ref ${pointer === undefined ? '' : `${JSON.stringify(pointer)} `}points to nothing in the document`,
+        where,
+      );
     }
     throw new OpenApiError(`the OpenAPI document's references cannot be resolved: ${(error as Error).message}`);
   }
@@ -119,7 +126,9 @@ export async function parseOpenApiDocument(text: string): Promise<OpenApiDocumen
     throw new OpenApiError(`the OpenAPI document cannot be validated: ${(error as Error).message}`);
   }
   if (!result.valid) {
-    throw new OpenApiError(`invalid OpenAPI document: ${describeValidationErrors(result.errors, raw, result.additionalErrors)}`);
+    throw new OpenApiError(
+      `invalid OpenAPI document: ${describeValidationErrors(result.errors, raw, result.additionalErrors)}`,
+    );
   }
 
   const info = isObject(raw.info) ? raw.info : {};

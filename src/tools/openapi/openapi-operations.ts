@@ -67,7 +67,10 @@ export interface SkippedOperation {
 
 /** Any text → a valid tool name: runs of other characters become `_`, at most 64 characters. */
 export function sanitizeToolName(raw: string): string {
-  const cleaned = raw.replace(/[^a-zA-Z0-9_-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 64);
+  const cleaned = raw
+    .replace(/[^a-zA-Z0-9_-]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 64);
   return cleaned === '' ? 'operation' : cleaned;
 }
 
@@ -109,7 +112,9 @@ function assignArgNames(parameters: OpenApiParameter[], hasBody: boolean, where:
   const counts = new Map<string, number>();
   for (const name of base) counts.set(name, (counts.get(name) ?? 0) + 1);
   const names = base.map((name, index) =>
-    (counts.get(name) ?? 0) > 1 || (hasBody && name === 'body') ? sanitizeArgName(`${parameters[index]?.in}_${name}`) : name,
+    (counts.get(name) ?? 0) > 1 || (hasBody && name === 'body')
+      ? sanitizeArgName(`${parameters[index]?.in}_${name}`)
+      : name,
   );
   const seen = new Map<string, string>();
   names.forEach((name, index) => {
@@ -122,25 +127,44 @@ function assignArgNames(parameters: OpenApiParameter[], hasBody: boolean, where:
   return names;
 }
 
-function buildTool(document: OpenApiDocument, method: HttpMethod, path: string, operation: OpenApiOperation, shared?: OpenApiParameter[]): OpenApiOperationTool | SkippedOperation {
+function buildTool(
+  document: OpenApiDocument,
+  method: HttpMethod,
+  path: string,
+  operation: OpenApiOperation,
+  shared?: OpenApiParameter[],
+): OpenApiOperationTool | SkippedOperation {
   const where = joinWhere(['paths', path, method]);
-  const identity = { method, path, ...(operation.operationId === undefined ? {} : { operationId: operation.operationId }) };
+  const identity = {
+    method,
+    path,
+    ...(operation.operationId === undefined ? {} : { operationId: operation.operationId }),
+  };
   let body: BodyBinding | undefined;
   let bodySchema: JsonObject | undefined;
   const requestBody = operation.requestBody;
   if (requestBody !== undefined) {
     const json = jsonMediaType(requestBody.content);
-    const form = 'application/x-www-form-urlencoded' in requestBody.content ? 'application/x-www-form-urlencoded' : undefined;
+    const form =
+      'application/x-www-form-urlencoded' in requestBody.content ? 'application/x-www-form-urlencoded' : undefined;
     const chosen = json ?? form;
     if (chosen === undefined) {
       // An optional body we cannot send is simply left out; a required one makes the operation unusable.
       if (requestBody.required === true) {
-        return { ...identity, reason: `request body only as ${Object.keys(requestBody.content).join(', ') || 'no media type'} (supported: application/json, application/x-www-form-urlencoded)` };
+        return {
+          ...identity,
+          reason: `request body only as ${Object.keys(requestBody.content).join(', ') || 'no media type'} (supported: application/json, application/x-www-form-urlencoded)`,
+        };
       }
     } else {
-      body = { argName: 'body', contentType: json === undefined ? 'application/x-www-form-urlencoded' : 'application/json', required: requestBody.required === true };
+      body = {
+        argName: 'body',
+        contentType: json === undefined ? 'application/x-www-form-urlencoded' : 'application/json',
+        required: requestBody.required === true,
+      };
       bodySchema = toJsonSchema(requestBody.content[chosen]?.schema ?? {}, document.version, 'request');
-      if (requestBody.description !== undefined && bodySchema.description === undefined) bodySchema.description = requestBody.description;
+      if (requestBody.description !== undefined && bodySchema.description === undefined)
+        bodySchema.description = requestBody.description;
     }
   }
 
@@ -151,7 +175,8 @@ function buildTool(document: OpenApiDocument, method: HttpMethod, path: string, 
   const bindings: ParameterBinding[] = parameters.map((parameter, index) => {
     const argName = argNames[index] ?? parameter.name;
     const contentType = parameter.content === undefined ? undefined : Object.keys(parameter.content)[0];
-    const rawSchema = parameter.schema ?? (contentType === undefined ? undefined : parameter.content?.[contentType]?.schema);
+    const rawSchema =
+      parameter.schema ?? (contentType === undefined ? undefined : parameter.content?.[contentType]?.schema);
     const schema = toJsonSchema(rawSchema ?? {}, document.version, 'request');
     if (parameter.description !== undefined) schema.description = parameter.description;
     if (parameter.deprecated === true) schema.deprecated = true;
@@ -178,7 +203,12 @@ function buildTool(document: OpenApiDocument, method: HttpMethod, path: string, 
     ...identity,
     name: operation.operationId === undefined ? generatedName(method, path) : sanitizeToolName(operation.operationId),
     description: describeOperation(method, path, operation),
-    parameters: { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false },
+    parameters: {
+      type: 'object',
+      properties,
+      ...(required.length > 0 ? { required } : {}),
+      additionalProperties: false,
+    },
     bindings,
     ...(body === undefined ? {} : { body }),
     responses: operation.responses ?? {},
@@ -191,7 +221,10 @@ function buildTool(document: OpenApiDocument, method: HttpMethod, path: string, 
  * listed beside them. Two operations whose names come out the same are an error: silently
  * renaming one would make `toolIds` and transcripts ambiguous.
  */
-export function operationsFromDocument(document: OpenApiDocument): { tools: OpenApiOperationTool[]; skipped: SkippedOperation[] } {
+export function operationsFromDocument(document: OpenApiDocument): {
+  tools: OpenApiOperationTool[];
+  skipped: SkippedOperation[];
+} {
   const tools: OpenApiOperationTool[] = [];
   const skipped: SkippedOperation[] = [];
   const owners = new Map<string, string>();
@@ -207,7 +240,10 @@ export function operationsFromDocument(document: OpenApiDocument): { tools: Open
       const label = `${method.toUpperCase()} ${path}${operation.operationId === undefined ? '' : ` (operationId '${operation.operationId}')`}`;
       const owner = owners.get(built.name);
       if (owner !== undefined) {
-        throw new OpenApiError(`operations ${owner} and ${label} both become tool name '${built.name}'`, joinWhere(['paths', path, method]));
+        throw new OpenApiError(
+          `operations ${owner} and ${label} both become tool name '${built.name}'`,
+          joinWhere(['paths', path, method]),
+        );
       }
       owners.set(built.name, label);
       tools.push(built);
@@ -217,10 +253,15 @@ export function operationsFromDocument(document: OpenApiDocument): { tools: Open
 }
 
 /** The tools named in `toolIds` (by tool name or original operationId); all when none are given. */
-export function selectOperations(tools: readonly OpenApiOperationTool[], toolIds?: readonly string[]): OpenApiOperationTool[] {
+export function selectOperations(
+  tools: readonly OpenApiOperationTool[],
+  toolIds?: readonly string[],
+): OpenApiOperationTool[] {
   if (toolIds === undefined || toolIds.length === 0) return [...tools];
   const wanted = new Set(toolIds);
-  const known = new Set(tools.flatMap((tool) => [tool.name, ...(tool.operationId === undefined ? [] : [tool.operationId])]));
+  const known = new Set(
+    tools.flatMap((tool) => [tool.name, ...(tool.operationId === undefined ? [] : [tool.operationId])]),
+  );
   const unknown = [...wanted].filter((id) => !known.has(id));
   if (unknown.length > 0) {
     throw new OpenApiError(
@@ -228,5 +269,7 @@ export function selectOperations(tools: readonly OpenApiOperationTool[], toolIds
       'toolIds',
     );
   }
-  return tools.filter((tool) => wanted.has(tool.name) || (tool.operationId !== undefined && wanted.has(tool.operationId)));
+  return tools.filter(
+    (tool) => wanted.has(tool.name) || (tool.operationId !== undefined && wanted.has(tool.operationId)),
+  );
 }

@@ -19,10 +19,18 @@ function scalar(value: unknown): string {
 }
 
 /** What the value is, after `content`-described parameters were turned into JSON text. */
-function shape(binding: ParameterBinding, value: unknown): { kind: 'scalar'; text: string } | { kind: 'array'; items: string[] } | { kind: 'object'; entries: [string, string][] } {
-  if (binding.contentType !== undefined) return { kind: 'scalar', text: /json/i.test(binding.contentType) ? JSON.stringify(value) : scalar(value) };
+function shape(
+  binding: ParameterBinding,
+  value: unknown,
+):
+  | { kind: 'scalar'; text: string }
+  | { kind: 'array'; items: string[] }
+  | { kind: 'object'; entries: [string, string][] } {
+  if (binding.contentType !== undefined)
+    return { kind: 'scalar', text: /json/i.test(binding.contentType) ? JSON.stringify(value) : scalar(value) };
   if (Array.isArray(value)) return { kind: 'array', items: value.map(scalar) };
-  if (typeof value === 'object' && value !== null) return { kind: 'object', entries: Object.entries(value).map(([key, item]) => [key, scalar(item)]) };
+  if (typeof value === 'object' && value !== null)
+    return { kind: 'object', entries: Object.entries(value).map(([key, item]) => [key, scalar(item)]) };
   return { kind: 'scalar', text: scalar(value) };
 }
 
@@ -30,7 +38,9 @@ function shape(binding: ParameterBinding, value: unknown): { kind: 'scalar'; tex
 function simple(value: ReturnType<typeof shape>, explode: boolean, encode: Encode, separator = ','): string {
   if (value.kind === 'scalar') return encode(value.text);
   if (value.kind === 'array') return value.items.map(encode).join(separator);
-  return value.entries.map(([key, item]) => (explode ? `${encode(key)}=${encode(item)}` : `${encode(key)},${encode(item)}`)).join(separator);
+  return value.entries
+    .map(([key, item]) => (explode ? `${encode(key)}=${encode(item)}` : `${encode(key)},${encode(item)}`))
+    .join(separator);
 }
 
 /** The text that replaces `{name}` in the path. */
@@ -43,7 +53,8 @@ export function serializePathParameter(binding: ParameterBinding, raw: unknown):
     case 'matrix': {
       const name = enc(binding.name);
       if (value.kind === 'array' && binding.explode) return value.items.map((item) => `;${name}=${enc(item)}`).join('');
-      if (value.kind === 'object' && binding.explode) return value.entries.map(([key, item]) => `;${enc(key)}=${enc(item)}`).join('');
+      if (value.kind === 'object' && binding.explode)
+        return value.entries.map(([key, item]) => `;${enc(key)}=${enc(item)}`).join('');
       return `;${name}=${simple(value, false, enc)}`;
     }
     default:
@@ -74,13 +85,15 @@ export function serializeQueryParameter(binding: ParameterBinding, raw: unknown)
 /** A header value (`simple` style); line breaks are refused, they would split the header. */
 export function serializeHeaderParameter(binding: ParameterBinding, raw: unknown): string {
   const text = simple(shape(binding, raw), binding.explode, identity);
-  if (/[\r\n\0]/.test(text)) throw new OpenApiError(`header '${binding.name}' must not contain line breaks`, binding.argName);
+  if (/[\r\n\0]/.test(text))
+    throw new OpenApiError(`header '${binding.name}' must not contain line breaks`, binding.argName);
   return text;
 }
 
 /** One `name=value` cookie pair; `;` and line breaks are refused, they would forge other cookies. */
 export function serializeCookieParameter(binding: ParameterBinding, raw: unknown): string {
   const text = simple(shape(binding, raw), binding.explode, identity);
-  if (/[;\r\n\0]/.test(text)) throw new OpenApiError(`cookie '${binding.name}' must not contain ';' or line breaks`, binding.argName);
+  if (/[;\r\n\0]/.test(text))
+    throw new OpenApiError(`cookie '${binding.name}' must not contain ';' or line breaks`, binding.argName);
   return `${binding.name}=${text}`;
 }

@@ -46,7 +46,12 @@ function formBody(value: unknown): string {
  * slash). Throws OpenApiError for arguments that cannot be sent: unknown names, a missing
  * required one, a non-object `args`.
  */
-export function buildRequest(operation: OpenApiOperationTool, args: unknown, serverUrl: string, options: BuildRequestOptions = {}): OutgoingRequest {
+export function buildRequest(
+  operation: OpenApiOperationTool,
+  args: unknown,
+  serverUrl: string,
+  options: BuildRequestOptions = {},
+): OutgoingRequest {
   const given = args ?? {};
   if (typeof given !== 'object' || Array.isArray(given)) throw new OpenApiError('the arguments must be a JSON object');
   const values = given as Record<string, unknown>;
@@ -67,7 +72,10 @@ export function buildRequest(operation: OpenApiOperationTool, args: unknown, ser
   for (const binding of operation.bindings) {
     const value = values[binding.argName];
     if (value === undefined || value === null) {
-      if (binding.required) throw new OpenApiError(`missing required argument '${binding.argName}' (${binding.in} parameter '${binding.name}')`);
+      if (binding.required)
+        throw new OpenApiError(
+          `missing required argument '${binding.argName}' (${binding.in} parameter '${binding.name}')`,
+        );
       continue;
     }
     switch (binding.in) {
@@ -104,7 +112,10 @@ export function buildRequest(operation: OpenApiOperationTool, args: unknown, ser
     const authNames = new Set(authQuery.map(([name]) => `${encodeURIComponent(name)}=`));
     const kept = query.filter((pair) => ![...authNames].some((prefix) => pair.startsWith(prefix)));
     query.length = 0;
-    query.push(...kept, ...authQuery.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`));
+    query.push(
+      ...kept,
+      ...authQuery.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`),
+    );
   }
 
   const url = `${serverUrl}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`;

@@ -20,7 +20,8 @@ export interface ToolOutputOptions {
 /** How much of an error body goes into the message: enough for the API's explanation. */
 export const ERROR_EXCERPT_CHARS = 2_000;
 
-const TEXTUAL = /^(text\/|application\/([\w.+-]+\+)?(json|xml|yaml|x-yaml|javascript|graphql|x-www-form-urlencoded|x-ndjson)$)/;
+const TEXTUAL =
+  /^(text\/|application\/([\w.+-]+\+)?(json|xml|yaml|x-yaml|javascript|graphql|x-www-form-urlencoded|x-ndjson)$)/;
 
 function header(headers: Record<string, string>, name: string): string | undefined {
   const key = Object.keys(headers).find((candidate) => candidate.toLowerCase() === name);
@@ -44,12 +45,18 @@ export function responseFor(responses: Record<string, OpenApiResponse>, status: 
 
 function schemaFor(responses: Record<string, OpenApiResponse>, status: number, mediaType: string): unknown {
   const content = responseFor(responses, status)?.content ?? {};
-  const key = Object.keys(content).find((type) => type.toLowerCase() === mediaType) ?? Object.keys(content).find((type) => /json/i.test(type));
+  const key =
+    Object.keys(content).find((type) => type.toLowerCase() === mediaType) ??
+    Object.keys(content).find((type) => /json/i.test(type));
   return key === undefined ? undefined : content[key]?.schema;
 }
 
 /** Maps one response of `operation` to a tool output; see the module comment. */
-export function toToolOutput(response: IncomingResponse, operation: Pick<OpenApiOperationTool, 'responses'>, options: ToolOutputOptions): ToolOutput {
+export function toToolOutput(
+  response: IncomingResponse,
+  operation: Pick<OpenApiOperationTool, 'responses'>,
+  options: ToolOutputOptions,
+): ToolOutput {
   const contentType = header(response.headers, 'content-type') ?? '';
   const mediaType = (contentType.split(';')[0] ?? '').trim().toLowerCase();
   const charset = /charset="?([^";]+)"?/i.exec(contentType)?.[1];
@@ -72,11 +79,13 @@ export function toToolOutput(response: IncomingResponse, operation: Pick<OpenApi
     text = `[binary response: ${mediaType || 'unknown type'}, ${size}]`;
   } else {
     text = decode(bytes, charset);
-    if (truncated) text = text.replace(/\uFFFD+$/, ''); // a multi-byte character cut in half
+    if (truncated)
+      text = text.replace(/\uFFFD+$/, ''); // a multi-byte character cut in half
     else if (isJson) {
       try {
         let value = JSON.parse(text) as JsonValue;
-        if (ok && options.ignoreUnknownFields === true) value = dropUnknownFields(value, schemaFor(operation.responses, response.status, mediaType));
+        if (ok && options.ignoreUnknownFields === true)
+          value = dropUnknownFields(value, schemaFor(operation.responses, response.status, mediaType));
         text = JSON.stringify(value);
       } catch {
         // Not JSON after all: the text as it came is still the best answer.

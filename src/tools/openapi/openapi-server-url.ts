@@ -39,7 +39,8 @@ function absoluteHttpUrl(text: string, where: string): string {
     throw new OpenApiError(`${JSON.stringify(text)} must be an http or https URL`, where);
   }
   // Credentials in a URL leak into logs and are refused by fetch; they belong in apiAuthentication.
-  if (url.username !== '' || url.password !== '') throw new OpenApiError('a server URL must not contain credentials', where);
+  if (url.username !== '' || url.password !== '')
+    throw new OpenApiError('a server URL must not contain credentials', where);
   if (url.hash !== '') throw new OpenApiError('a server URL must not contain a #fragment', where);
   return url.href.replace(/\/+$/, '');
 }
@@ -55,10 +56,16 @@ export function serverUrl(document: Pick<OpenApiDocument, 'servers'>, override?:
     return absoluteHttpUrl(given, 'url');
   }
   if (template === undefined) {
-    throw new OpenApiError('the document declares no servers: set the url field (openApiToolset.url or openApiTool.url) to say where the API is', 'servers');
+    throw new OpenApiError(
+      'the document declares no servers: set the url field (openApiToolset.url or openApiTool.url) to say where the API is',
+      'servers',
+    );
   }
   if (template.includes(ENV_VAR_PLACEHOLDER)) {
-    throw new OpenApiError(`the server URL contains the ${ENV_VAR_PLACEHOLDER} placeholder: set the url field (openApiToolset.url or openApiTool.url) to replace it`, 'servers.0.url');
+    throw new OpenApiError(
+      `the server URL contains the ${ENV_VAR_PLACEHOLDER} placeholder: set the url field (openApiToolset.url or openApiTool.url) to replace it`,
+      'servers.0.url',
+    );
   }
   if (!/^[a-z][a-z0-9+.-]*:/i.test(template)) {
     throw new OpenApiError(

@@ -8,7 +8,12 @@
 import { argumentsValidator } from './openapi-arguments.ts';
 import { parseOpenApiDocument } from './openapi-document.ts';
 import { OpenApiError } from './openapi-error.ts';
-import { operationsFromDocument, selectOperations, type OpenApiOperationTool, type SkippedOperation } from './openapi-operations.ts';
+import {
+  operationsFromDocument,
+  selectOperations,
+  type OpenApiOperationTool,
+  type SkippedOperation,
+} from './openapi-operations.ts';
 import { buildRequest } from './openapi-request.ts';
 import { toToolOutput } from './openapi-response.ts';
 import { serverUrl } from './openapi-server-url.ts';
@@ -60,7 +65,11 @@ export class OpenApiToolset {
     readonly skipped: SkippedOperation[],
     private readonly ignoreUnknownFields: boolean,
   ) {
-    this.tools = operations.map((operation) => ({ name: operation.name, description: operation.description, parameters: operation.parameters }));
+    this.tools = operations.map((operation) => ({
+      name: operation.name,
+      description: operation.description,
+      parameters: operation.parameters,
+    }));
     this.byName = new Map(operations.map((operation) => [operation.name, operation]));
   }
 
@@ -74,7 +83,10 @@ export class OpenApiToolset {
       try {
         argumentsValidator(operation.parameters);
       } catch (error) {
-        throw new OpenApiError(`the parameters of ${operation.name} do not form a valid JSON Schema: ${(error as Error).message}`, `paths.${operation.path}.${operation.method}`);
+        throw new OpenApiError(
+          `the parameters of ${operation.name} do not form a valid JSON Schema: ${(error as Error).message}`,
+          `paths.${operation.path}.${operation.method}`,
+        );
       }
     }
     return new OpenApiToolset(document, base, selected, skipped, options.ignoreUnknownFields === true);
@@ -84,7 +96,10 @@ export class OpenApiToolset {
   async call(toolName: string, args: unknown, options: CallOptions): Promise<ToolOutput> {
     const operation = this.byName.get(toolName);
     if (operation === undefined) {
-      return { isError: true, text: `unknown tool '${toolName}'; this toolset has ${[...this.byName.keys()].join(', ') || 'no tools'}` };
+      return {
+        isError: true,
+        text: `unknown tool '${toolName}'; this toolset has ${[...this.byName.keys()].join(', ') || 'no tools'}`,
+      };
     }
     let check = this.validators.get(toolName);
     if (check === undefined) {
@@ -98,14 +113,18 @@ export class OpenApiToolset {
     try {
       request = buildRequest(operation, args, this.serverUrl, options.auth === undefined ? {} : { auth: options.auth });
     } catch (error) {
-      if (error instanceof OpenApiError) return { isError: true, text: `invalid arguments for ${toolName}: ${error.message}` };
+      if (error instanceof OpenApiError)
+        return { isError: true, text: `invalid arguments for ${toolName}: ${error.message}` };
       throw error;
     }
     let response;
     try {
       response = await options.send(request);
     } catch (error) {
-      return { isError: true, text: `${request.method} ${describeUrl(request.url)} failed: ${(error as Error).message}` };
+      return {
+        isError: true,
+        text: `${request.method} ${describeUrl(request.url)} failed: ${(error as Error).message}`,
+      };
     }
     return toToolOutput(response, operation, {
       maxBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,

@@ -64,7 +64,10 @@ function prune(value: JsonValue, schema: unknown, depth: number): JsonValue {
 
   const out: JsonObject = {};
   for (const [key, child] of Object.entries(value)) {
-    const schemas = [...(properties.get(key) ?? []), ...patterns.filter(([pattern]) => pattern.test(key)).map(([, s]) => s)];
+    const schemas = [
+      ...(properties.get(key) ?? []),
+      ...patterns.filter(([pattern]) => pattern.test(key)).map(([, s]) => s),
+    ];
     if (schemas.length === 0 && extra.length > 0) schemas.push(...extra);
     if (schemas.length === 0) {
       if (open) out[key] = child;

@@ -44,7 +44,8 @@ function describeOne(message: string, locations: string[]): string {
   const hint = lines.map((text) => /^\s*\|\s*\^+\s*(.+)$/.exec(text)?.[1]).find((text) => text !== undefined);
   const place = where === undefined || where === '' ? 'document root' : where;
   // better-ajv-errors' hint adds something only when it is not a rewording of the headline.
-  const useful = hint !== undefined && !headline.includes(hint) && !/should be equal to one of the allowed values/.test(hint);
+  const useful =
+    hint !== undefined && !headline.includes(hint) && !/should be equal to one of the allowed values/.test(hint);
   return `${place}: ${headline}${useful ? ` (${hint.trim()})` : ''}`;
 }
 

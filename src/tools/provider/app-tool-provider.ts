@@ -72,22 +72,41 @@ export class AppToolProvider implements ToolProvider, ToolsetInspector {
       if (!record) continue;
       const wanted = reference.toolIds?.length ? new Set(reference.toolIds) : undefined;
       const definitions = await this.guard(record, () => this.toolsetDefinitions(record));
-      found.push(...definitions.filter((tool) => !wanted || wanted.has(tool.name) || wanted.has(tool.server?.toolName ?? '')));
+      found.push(
+        ...definitions.filter((tool) => !wanted || wanted.has(tool.name) || wanted.has(tool.server?.toolName ?? '')),
+      );
     }
-    return uniqueByName(found, (name) => this.options.logger.warn({ appId, agent: agent.name, tool: name }, 'two server tools of the agent share a name; the first is used'));
+    return uniqueByName(found, (name) =>
+      this.options.logger.warn(
+        { appId, agent: agent.name, tool: name },
+        'two server tools of the agent share a name; the first is used',
+      ),
+    );
   }
 
   async run(call: ServerCall): Promise<ServerCallResult> {
     const source = call.tool.server;
     if (!source) return textResult(`Tool '${call.tool.name}' is not a server tool.`, true);
     const record = await this.options.store.resources.get(call.appId, source.collection, source.resourceId);
-    if (!record) return textResult(`Tool '${call.tool.name}' was removed from the app (${source.collection}/${source.resourceId}); it cannot run.`, true);
+    if (!record)
+      return textResult(
+        `Tool '${call.tool.name}' was removed from the app (${source.collection}/${source.resourceId}); it cannot run.`,
+        true,
+      );
     const environment = await this.environment(call);
     if (call.useFakes) {
       const faked = await runToolFake(record, source.toolName ?? record.id, call, environment);
       if (faked) return faked;
     }
-    return executeServerTool({ record, toolName: source.toolName, call, environment, compiled: this.compiled, oauth: this.oauth, mcp: { clients: this.mcpClients, catalog: this.catalog } });
+    return executeServerTool({
+      record,
+      toolName: source.toolName,
+      call,
+      environment,
+      compiled: this.compiled,
+      oauth: this.oauth,
+      mcp: { clients: this.mcpClients, catalog: this.catalog },
+    });
   }
 
   async fake(call: ServerCall): Promise<ServerCallResult | null> {
@@ -99,7 +118,12 @@ export class AppToolProvider implements ToolProvider, ToolsetInspector {
 
   async inspectToolset(record: AppResourceRecord): Promise<ToolsetInspection> {
     const mcp = record.body.mcpToolset;
-    if (!isObject(mcp)) return { tools: (await this.compiled.toolsetDefinitions(record)).map(inspected), problem: null, snapshotTime: null };
+    if (!isObject(mcp))
+      return {
+        tools: (await this.compiled.toolsetDefinitions(record)).map(inspected),
+        problem: null,
+        snapshotTime: null,
+      };
     // Asked afresh (without credentials, as for turns); the answer also refreshes what turns use.
     const listing = await this.catalog.list(record.appId, record.id, record.revision, mcp, {}, { fresh: true });
     return { tools: listing.definitions.map(inspected), problem: listing.problem, snapshotTime: listing.snapshotTime };
@@ -115,7 +139,8 @@ export class AppToolProvider implements ToolProvider, ToolsetInspector {
     if (!isObject(mcp)) return this.compiled.toolsetDefinitions(record);
     // Listing sends no credentials and no session headers: CES lists tools without them.
     const listing = await this.catalog.list(record.appId, record.id, record.revision, mcp, {});
-    if (listing.problem) this.options.logger.warn({ toolset: record.id, snapshot: listing.fromSnapshot }, listing.problem);
+    if (listing.problem)
+      this.options.logger.warn({ toolset: record.id, snapshot: listing.fromSnapshot }, listing.problem);
     return listing.definitions.map((definition) => ({ ...definition, ...commonSettings(record) }));
   }
 
@@ -136,18 +161,29 @@ export class AppToolProvider implements ToolProvider, ToolsetInspector {
   }
 
   /** A resource that cannot be compiled (it was valid when stored) costs its tools, not the turn. */
-  private async guard(record: AppResourceRecord, work: () => Promise<ClientToolDefinition[]>): Promise<ClientToolDefinition[]> {
+  private async guard(
+    record: AppResourceRecord,
+    work: () => Promise<ClientToolDefinition[]>,
+  ): Promise<ClientToolDefinition[]> {
     try {
       return await work();
     } catch (error) {
-      this.options.logger.warn({ err: error, resource: `${record.collection}/${record.id}` }, 'server tools unavailable');
+      this.options.logger.warn(
+        { err: error, resource: `${record.collection}/${record.id}` },
+        'server tools unavailable',
+      );
       return [];
     }
   }
 }
 
 function inspected(tool: ClientToolDefinition): InspectedTool {
-  return { id: tool.server?.toolName ?? tool.name, name: tool.name, description: tool.description, parameters: tool.parameters };
+  return {
+    id: tool.server?.toolName ?? tool.name,
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+  };
 }
 
 function uniqueByName(tools: readonly ClientToolDefinition[], onClash: (name: string) => void): ClientToolDefinition[] {

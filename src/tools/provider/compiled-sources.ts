@@ -28,7 +28,11 @@ export class CompiledSources {
     const key = `${record.appId}/${record.collection}/${record.id}/${record.revision}`;
     let compiled = this.documents.get(key);
     if (!compiled) {
-      const source = isObject(record.body.openApiTool) ? record.body.openApiTool : isObject(record.body.openApiToolset) ? record.body.openApiToolset : {};
+      const source = isObject(record.body.openApiTool)
+        ? record.body.openApiTool
+        : isObject(record.body.openApiToolset)
+          ? record.body.openApiToolset
+          : {};
       compiled = compileOpenApi(source);
       if (this.documents.size >= MAX_COMPILED) this.documents.delete(this.documents.keys().next().value ?? '');
       this.documents.set(key, compiled);
@@ -45,13 +49,34 @@ export class CompiledSources {
     if (isObject(openApiTool)) {
       const operation = operationOfTool(await this.openApi(record), openApiTool);
       const name = typeof openApiTool.name === 'string' && openApiTool.name !== '' ? openApiTool.name : operation.name;
-      const description = typeof openApiTool.description === 'string' && openApiTool.description !== '' ? openApiTool.description : operation.description;
-      return [{ ...common, name, description, parameters: operation.parameters, server: { ...source, toolName: operation.name } }];
+      const description =
+        typeof openApiTool.description === 'string' && openApiTool.description !== ''
+          ? openApiTool.description
+          : operation.description;
+      return [
+        {
+          ...common,
+          name,
+          description,
+          parameters: operation.parameters,
+          server: { ...source, toolName: operation.name },
+        },
+      ];
     }
     const jsFunction = record.body.jsFunction;
     if (isObject(jsFunction) && typeof jsFunction.name === 'string') {
-      const parameters: JsonObject = isObject(jsFunction.parameters) ? toJsonSchema(jsFunction.parameters) : { type: 'object', properties: {} };
-      return [{ ...common, name: jsFunction.name, description: typeof jsFunction.description === 'string' ? jsFunction.description : '', parameters, server: source }];
+      const parameters: JsonObject = isObject(jsFunction.parameters)
+        ? toJsonSchema(jsFunction.parameters)
+        : { type: 'object', properties: {} };
+      return [
+        {
+          ...common,
+          name: jsFunction.name,
+          description: typeof jsFunction.description === 'string' ? jsFunction.description : '',
+          parameters,
+          server: source,
+        },
+      ];
     }
     return [];
   }
@@ -59,6 +84,10 @@ export class CompiledSources {
   /** The tools of an OpenAPI toolset, one per operation. */
   async toolsetDefinitions(record: AppResourceRecord): Promise<ClientToolDefinition[]> {
     if (!isObject(record.body.openApiToolset)) return [];
-    return openApiDefinitions(await this.openApi(record), { collection: 'toolsets', resourceId: record.id }, commonSettings(record));
+    return openApiDefinitions(
+      await this.openApi(record),
+      { collection: 'toolsets', resourceId: record.id },
+      commonSettings(record),
+    );
   }
 }

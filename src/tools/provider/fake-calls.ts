@@ -14,7 +14,12 @@ const FAKE_TIMEOUT_MS = 1_000;
  * hand the call to the client). A fake that fails answers with the error, marked as faked, so a
  * broken fake is seen in the demo rather than silently replaced by the real tool.
  */
-export async function runToolFake(record: AppResourceRecord, toolId: string, call: ServerCall, environment: CallEnvironment): Promise<ServerCallResult | null> {
+export async function runToolFake(
+  record: AppResourceRecord,
+  toolId: string,
+  call: ServerCall,
+  environment: CallEnvironment,
+): Promise<ServerCallResult | null> {
   const config = record.body.toolFakeConfig;
   if (!isObject(config) || config.enableFakeMode !== true) return null;
   const jsCode = isObject(config.codeBlock) ? config.codeBlock.jsCode : undefined;

@@ -50,7 +50,14 @@ export class McpToolCatalog {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async list(appId: string, toolsetId: string, revision: number, mcp: JsonObject, headers: Record<string, string>, options: ListOptions = {}): Promise<McpListing> {
+  async list(
+    appId: string,
+    toolsetId: string,
+    revision: number,
+    mcp: JsonObject,
+    headers: Record<string, string>,
+    options: ListOptions = {},
+  ): Promise<McpListing> {
     const key = `${appId}/${toolsetId}/${revision}`;
     let listed = this.cache.get(key);
     if (!listed || listed.expiresAt <= this.now() || options.fresh) {
@@ -79,13 +86,28 @@ export class McpToolCatalog {
 
   target(mcp: JsonObject, headers: Record<string, string>): McpServerTarget {
     const ca = caCertsOf(mcp.tlsConfig);
-    return { serverAddress: String(mcp.serverAddress), headers, policy: this.policy(), timeoutMs: LIST_TIMEOUT_MS, ...(ca.length > 0 ? { ca } : {}) };
+    return {
+      serverAddress: String(mcp.serverAddress),
+      headers,
+      policy: this.policy(),
+      timeoutMs: LIST_TIMEOUT_MS,
+      ...(ca.length > 0 ? { ca } : {}),
+    };
   }
 
-  private async fetch(appId: string, toolsetId: string, mcp: JsonObject, headers: Record<string, string>): Promise<Listed> {
+  private async fetch(
+    appId: string,
+    toolsetId: string,
+    mcp: JsonObject,
+    headers: Record<string, string>,
+  ): Promise<Listed> {
     const serverAddress = String(mcp.serverAddress);
     try {
-      const tools = await withTimeout(this.clients.listTools(this.target(mcp, headers)), LIST_TIMEOUT_MS, `no answer within ${LIST_TIMEOUT_MS / 1000} s`);
+      const tools = await withTimeout(
+        this.clients.listTools(this.target(mcp, headers)),
+        LIST_TIMEOUT_MS,
+        `no answer within ${LIST_TIMEOUT_MS / 1000} s`,
+      );
       await this.pin(appId, toolsetId, serverAddress, tools);
       return { tools, problem: null, snapshotTime: null, expiresAt: this.now() + LIST_TTL_MS };
     } catch (error) {
@@ -95,31 +117,69 @@ export class McpToolCatalog {
         return { tools: [], problem, snapshotTime: null, expiresAt: this.now() + FAILURE_TTL_MS };
       }
       const snapshotTime = typeof snapshot.body.fetchedAt === 'string' ? snapshot.body.fetchedAt : snapshot.updatedAt;
-      return { tools: snapshot.body.tools as unknown as McpToolDescription[], problem, snapshotTime, expiresAt: this.now() + FAILURE_TTL_MS };
+      return {
+        tools: snapshot.body.tools as unknown as McpToolDescription[],
+        problem,
+        snapshotTime,
+        expiresAt: this.now() + FAILURE_TTL_MS,
+      };
     }
   }
 
   /** Stores the list when it changed; a lost race with another process is fine (both wrote a fresh list). */
-  private async pin(appId: string, toolsetId: string, serverAddress: string, tools: McpToolDescription[]): Promise<void> {
+  private async pin(
+    appId: string,
+    toolsetId: string,
+    serverAddress: string,
+    tools: McpToolDescription[],
+  ): Promise<void> {
     const body: JsonObject = { serverAddress, tools: tools as unknown as JsonValue[] };
     const now = new Date(this.now()).toISOString();
     const current = await this.store.resources.get(appId, SNAPSHOTS, toolsetId);
     if (!current) {
-      await this.store.resources.insert({ appId, collection: SNAPSHOTS, id: toolsetId, body: { ...body, fetchedAt: now }, revision: 1, createdAt: now, updatedAt: now }).catch(() => {});
-    } else if (JSON.stringify(current.body.tools) !== JSON.stringify(body.tools) || current.body.serverAddress !== serverAddress) {
-      await this.store.resources.update(appId, SNAPSHOTS, toolsetId, current.revision, { ...body, fetchedAt: now }, now);
+      await this.store.resources
+        .insert({
+          appId,
+          collection: SNAPSHOTS,
+          id: toolsetId,
+          body: { ...body, fetchedAt: now },
+          revision: 1,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .catch(() => {});
+    } else if (
+      JSON.stringify(current.body.tools) !== JSON.stringify(body.tools) ||
+      current.body.serverAddress !== serverAddress
+    ) {
+      await this.store.resources.update(
+        appId,
+        SNAPSHOTS,
+        toolsetId,
+        current.revision,
+        { ...body, fetchedAt: now },
+        now,
+      );
     }
   }
 }
 
 /** CES `toolOverrides`: a tool listed by the server may get another name and description. */
-function withOverrides(tools: readonly McpToolDescription[], overrides: JsonValue | undefined): { tool: McpToolDescription; name: string; description: string }[] {
+function withOverrides(
+  tools: readonly McpToolDescription[],
+  overrides: JsonValue | undefined,
+): { tool: McpToolDescription; name: string; description: string }[] {
   const byTool = new Map<string, JsonObject>();
-  for (const entry of Array.isArray(overrides) ? overrides : []) if (isObject(entry) && typeof entry.tool === 'string') byTool.set(entry.tool, entry);
+  for (const entry of Array.isArray(overrides) ? overrides : [])
+    if (isObject(entry) && typeof entry.tool === 'string') byTool.set(entry.tool, entry);
   return tools.map((tool) => {
     const override = byTool.get(tool.name);
-    const name = typeof override?.nameOverride === 'string' && override.nameOverride !== '' ? override.nameOverride : tool.name;
-    const description = typeof override?.descriptionOverride === 'string' && override.descriptionOverride !== '' ? override.descriptionOverride : tool.description;
+    const name =
+      typeof override?.nameOverride === 'string' && override.nameOverride !== '' ? override.nameOverride : tool.name;
+    const description =
+      typeof override?.descriptionOverride === 'string' && override.descriptionOverride !== ''
+        ? override.descriptionOverride
+        : tool.description;
     return { tool, name, description };
   });
 }

@@ -27,7 +27,10 @@ export async function compileOpenApi(source: OpenApiSource, toolIds?: string[]):
  * The one operation an `openApiTool` stands for: the only one of its document, or the one whose
  * name (operationId) is the tool's `name`.
  */
-export function operationOfTool(toolset: OpenApiToolset, openApiTool: OpenApiSource): { name: string; description: string; parameters: JsonObject } {
+export function operationOfTool(
+  toolset: OpenApiToolset,
+  openApiTool: OpenApiSource,
+): { name: string; description: string; parameters: JsonObject } {
   const wanted = typeof openApiTool.name === 'string' && openApiTool.name !== '' ? openApiTool.name : undefined;
   const [only] = toolset.tools;
   if (toolset.tools.length === 1 && only) return only;
@@ -41,8 +44,18 @@ export function operationOfTool(toolset: OpenApiToolset, openApiTool: OpenApiSou
 }
 
 /** The model-facing definitions of an OpenAPI toolset's tools. */
-export function openApiDefinitions(toolset: OpenApiToolset, source: ServerToolSource, common: Partial<ClientToolDefinition>): ClientToolDefinition[] {
-  return toolset.tools.map((tool) => ({ ...common, name: tool.name, description: tool.description, parameters: tool.parameters, server: { ...source, toolName: tool.name } }));
+export function openApiDefinitions(
+  toolset: OpenApiToolset,
+  source: ServerToolSource,
+  common: Partial<ClientToolDefinition>,
+): ClientToolDefinition[] {
+  return toolset.tools.map((tool) => ({
+    ...common,
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+    server: { ...source, toolName: tool.name },
+  }));
 }
 
 /** Calls one operation through the egress guard, with the source's credentials and CAs. */
@@ -55,7 +68,13 @@ export async function callOpenApi(
   auth: RequestAuth,
 ): Promise<ServerCallResult> {
   const ca = caCertsOf(source.tlsConfig);
-  const send = safeFetchSend({ policy: environment.policy, ca, timeoutMs: environment.timeoutMs, maxResponseBytes: MAX_API_RESPONSE_BYTES, signal: environment.signal });
+  const send = safeFetchSend({
+    policy: environment.policy,
+    ca,
+    timeoutMs: environment.timeoutMs,
+    maxResponseBytes: MAX_API_RESPONSE_BYTES,
+    signal: environment.signal,
+  });
   const output = await toolset.call(operationName, args, { send, auth, maxResponseBytes: MAX_API_RESPONSE_BYTES });
   // A query-string key travels in URLs, and a failed hop's URL is in the error (a redirect keeps
   // the query); an API may echo a credential too. The result goes to the model and the transcript.

@@ -20,9 +20,24 @@ export function safeFetchSend(options: SafeSendOptions): SendFunction {
   return async (request) => {
     const response = await safeFetch(
       request.url,
-      { method: request.method, headers: request.headers, ...(request.body === undefined ? {} : { body: request.body }), signal: options.signal },
-      { policy: options.policy, timeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes, ...(options.ca?.length ? { ca: options.ca } : {}) },
+      {
+        method: request.method,
+        headers: request.headers,
+        ...(request.body === undefined ? {} : { body: request.body }),
+        signal: options.signal,
+      },
+      {
+        policy: options.policy,
+        timeoutMs: options.timeoutMs,
+        maxResponseBytes: options.maxResponseBytes,
+        ...(options.ca?.length ? { ca: options.ca } : {}),
+      },
     );
-    return { status: response.status, headers: Object.fromEntries(response.headers), body: response.body, truncated: response.truncated };
+    return {
+      status: response.status,
+      headers: Object.fromEntries(response.headers),
+      body: response.body,
+      truncated: response.truncated,
+    };
   };
 }

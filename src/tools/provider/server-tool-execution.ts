@@ -41,7 +41,14 @@ export async function executeServerTool(execution: ServerToolExecution): Promise
       const source = (isObject(body.openApiTool) ? body.openApiTool : body.openApiToolset) as JsonObject;
       const field = `${record.collection === 'tools' ? 'tool.openApiTool' : 'toolset.openApiToolset'}.apiAuthentication`;
       const auth = await authFor(execution, source, field);
-      return await callOpenApi(await execution.compiled.openApi(record), execution.toolName ?? '', call.arguments, source, environment, auth.request);
+      return await callOpenApi(
+        await execution.compiled.openApi(record),
+        execution.toolName ?? '',
+        call.arguments,
+        source,
+        environment,
+        auth.request,
+      );
     }
     if (isObject(body.jsFunction)) {
       const fn = body.jsFunction;
@@ -51,14 +58,22 @@ export async function executeServerTool(execution: ServerToolExecution): Promise
         args: call.arguments,
         context: sandboxContext(environment),
         // Just under the tool's timeout, so the sandbox's own message (which names the function) wins.
-        limits: { timeoutMs: call.tool.timeoutSeconds ? Math.max(50, Math.min(environment.timeoutMs, 60_000) - 100) : DEFAULT_JS_TIMEOUT_MS },
+        limits: {
+          timeoutMs: call.tool.timeoutSeconds
+            ? Math.max(50, Math.min(environment.timeoutMs, 60_000) - 100)
+            : DEFAULT_JS_TIMEOUT_MS,
+        },
       });
       return jsonResult(outcome.result);
     }
     if (isObject(body.mcpToolset)) return await callMcp(execution, body.mcpToolset);
-    return textResult(`Tool '${call.tool.name}' (${record.collection}/${record.id}) is not a kind Baton executes.`, true);
+    return textResult(
+      `Tool '${call.tool.name}' (${record.collection}/${record.id}) is not a kind Baton executes.`,
+      true,
+    );
   } catch (error) {
-    if (error instanceof AuthError || error instanceof SandboxError) return textResult(`Tool '${call.tool.name}' could not run: ${error.message}`, true);
+    if (error instanceof AuthError || error instanceof SandboxError)
+      return textResult(`Tool '${call.tool.name}' could not run: ${error.message}`, true);
     throw error;
   }
 }
@@ -77,12 +92,26 @@ async function callMcp(execution: ServerToolExecution, mcp: JsonObject): Promise
   target.timeoutMs = environment.timeoutMs;
   const args = isObject(call.arguments) ? call.arguments : {};
   try {
-    const result = await execution.mcp.clients.callTool(target, undefined, execution.toolName ?? call.tool.name, args, environment.signal);
-    return { ...result, output: result.output.map((part) => (part.type === 'text' ? { ...part, text: redactCredentials(part.text, auth.request) } : part)) };
+    const result = await execution.mcp.clients.callTool(
+      target,
+      undefined,
+      execution.toolName ?? call.tool.name,
+      args,
+      environment.signal,
+    );
+    return {
+      ...result,
+      output: result.output.map((part) =>
+        part.type === 'text' ? { ...part, text: redactCredentials(part.text, auth.request) } : part,
+      ),
+    };
   } catch (error) {
     if (environment.signal.aborted) throw error;
     const problem = redactCredentials(error instanceof Error ? error.message : String(error), auth.request);
-    return textResult(`MCP server ${String(mcp.serverAddress)} could not run '${execution.toolName ?? call.tool.name}': ${problem}`, true);
+    return textResult(
+      `MCP server ${String(mcp.serverAddress)} could not run '${execution.toolName ?? call.tool.name}': ${problem}`,
+      true,
+    );
   }
 }
 

@@ -14,7 +14,8 @@ export function textResult(text: string, isError: boolean): ServerCallResult {
  */
 export function jsonResult(value: JsonValue): ServerCallResult {
   const keys = isObject(value) ? Object.keys(value) : [];
-  if (isObject(value) && keys.length === 1 && value.output !== undefined) return textResult(asText(value.output), false);
+  if (isObject(value) && keys.length === 1 && value.output !== undefined)
+    return textResult(asText(value.output), false);
   if (isObject(value) && keys.length === 1 && value.error !== undefined) return textResult(asText(value.error), true);
   return textResult(asText(value), false);
 }

@@ -41,7 +41,12 @@ export interface RunFakeOptions {
 }
 
 export type FakeOutcome =
-  | { readonly kind: 'fake'; readonly result: JsonValue; readonly calledFunction: string; readonly logs: readonly string[] }
+  | {
+      readonly kind: 'fake';
+      readonly result: JsonValue;
+      readonly calledFunction: string;
+      readonly logs: readonly string[];
+    }
   | { readonly kind: 'real'; readonly calledFunction: string; readonly logs: readonly string[] };
 
 export const CATCH_ALL_FAKE = 'fake_tool_call';
@@ -58,14 +63,20 @@ export async function runFake(options: RunFakeOptions): Promise<FakeOutcome> {
   const outcome = await callInSandbox({
     code: options.jsCode,
     functionNames: perTool === CATCH_ALL_FAKE ? [CATCH_ALL_FAKE] : [perTool, CATCH_ALL_FAKE],
-    args: [{ id: tool.id, name: tool.name ?? null, displayName: tool.displayName ?? null }, options.input, toGuestContext(options.context)],
+    args: [
+      { id: tool.id, name: tool.name ?? null, displayName: tool.displayName ?? null },
+      options.input,
+      toGuestContext(options.context),
+    ],
     label: `fake for tool ${tool.id}`,
     filename: 'fake.js',
     missingHint: ` (declare function ${perTool}(tool, input, ctx) or ${CATCH_ALL_FAKE}(tool, input, ctx); return null to run the real tool)`,
     limits: options.limits,
   });
   const { value, functionName: calledFunction, logs } = outcome;
-  return value === undefined || value === null ? { kind: 'real', calledFunction, logs } : { kind: 'fake', result: value, calledFunction, logs };
+  return value === undefined || value === null
+    ? { kind: 'real', calledFunction, logs }
+    : { kind: 'fake', result: value, calledFunction, logs };
 }
 
 /**

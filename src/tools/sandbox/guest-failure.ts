@@ -38,10 +38,18 @@ export function limitFailure(failure: FailureContext): SandboxError | undefined 
   watch.checkMemory();
   const subject = subjectOf(functionName);
   if (watch.memoryExhausted) {
-    return new SandboxError('out_of_memory', `${label}: ${subject} ran out of memory (limit ${formatBytes(limits.memoryLimitBytes)}; a caught out-of-memory error still counts)`, { functionName });
+    return new SandboxError(
+      'out_of_memory',
+      `${label}: ${subject} ran out of memory (limit ${formatBytes(limits.memoryLimitBytes)}; a caught out-of-memory error still counts)`,
+      { functionName },
+    );
   }
   if (watch.timedOut) {
-    return new SandboxError('timeout', `${label}: ${subject} did not finish within ${limits.timeoutMs} ms and was stopped`, { functionName });
+    return new SandboxError(
+      'timeout',
+      `${label}: ${subject} did not finish within ${limits.timeoutMs} ms and was stopped`,
+      { functionName },
+    );
   }
   return undefined;
 }
@@ -56,20 +64,40 @@ export function guestFailure(failure: FailureContext, phase: GuestPhase, details
   const quoted = name ? `${name}: ${message}` : message;
   const extra = { functionName, guestStack: stack };
   if (name === 'InternalError' && message === 'out of memory') {
-    return new SandboxError('out_of_memory', `${label}: ${subject} ran out of memory (limit ${formatBytes(failure.limits.memoryLimitBytes)})`, extra);
+    return new SandboxError(
+      'out_of_memory',
+      `${label}: ${subject} ran out of memory (limit ${formatBytes(failure.limits.memoryLimitBytes)})`,
+      extra,
+    );
   }
   if (name === 'InternalError' && message === 'interrupted') {
-    return new SandboxError('timeout', `${label}: ${subject} did not finish within ${failure.limits.timeoutMs} ms and was stopped`, extra);
+    return new SandboxError(
+      'timeout',
+      `${label}: ${subject} did not finish within ${failure.limits.timeoutMs} ms and was stopped`,
+      extra,
+    );
   }
   if ((name === 'InternalError' || name === 'RangeError') && /stack overflow|call stack/i.test(message)) {
-    return new SandboxError('stack_overflow', `${label}: ${subject} overflowed the stack (recursion or nesting too deep): ${quoted}`, extra);
+    return new SandboxError(
+      'stack_overflow',
+      `${label}: ${subject} overflowed the stack (recursion or nesting too deep): ${quoted}`,
+      extra,
+    );
   }
   if (phase === 'load' && name === 'SyntaxError') {
     const where = /at (\S+:\d+:\d+)/.exec(stack)?.[1];
-    return new SandboxError('syntax_error', `${label}: the code does not parse${where ? ` (${where})` : ''}: ${message}${syntaxHint(failure.code)}`, extra);
+    return new SandboxError(
+      'syntax_error',
+      `${label}: the code does not parse${where ? ` (${where})` : ''}: ${message}${syntaxHint(failure.code)}`,
+      extra,
+    );
   }
   if (phase === 'output') {
-    return new SandboxError('invalid_output', `${label}: ${subject} returned a value with no JSON form (${quoted})`, extra);
+    return new SandboxError(
+      'invalid_output',
+      `${label}: ${subject} returned a value with no JSON form (${quoted})`,
+      extra,
+    );
   }
   const verb = phase === 'await' ? 'rejected with' : phase === 'input' ? 'could not read its input:' : 'threw';
   return new SandboxError('thrown', `${label}: ${subject} ${verb} ${quoted}`, extra);
@@ -87,10 +115,18 @@ export function engineFailure(failure: FailureContext, error: unknown): SandboxE
   const { label, functionName } = failure;
   const subject = subjectOf(functionName);
   if (error instanceof RangeError && /call stack/i.test(error.message)) {
-    return new SandboxError('stack_overflow', `${label}: ${subject} nested too deeply for the engine (the host stack ran out, e.g. in JSON.stringify of deeply nested data); the sandbox was reset`, { functionName });
+    return new SandboxError(
+      'stack_overflow',
+      `${label}: ${subject} nested too deeply for the engine (the host stack ran out, e.g. in JSON.stringify of deeply nested data); the sandbox was reset`,
+      { functionName },
+    );
   }
   const kind = error instanceof Error ? error.name : typeof error;
-  return new SandboxError('crashed', `${label}: the JavaScript engine failed while running ${subject} (${kind}); the sandbox was reset`, { functionName });
+  return new SandboxError(
+    'crashed',
+    `${label}: the JavaScript engine failed while running ${subject} (${kind}); the sandbox was reset`,
+    { functionName },
+  );
 }
 
 function subjectOf(functionName: string | undefined): string {

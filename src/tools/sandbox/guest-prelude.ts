@@ -82,7 +82,10 @@ export interface PreludeHandles {
 }
 
 /** Evaluates the prelude; `track` takes ownership of every handle (disposed with the run). */
-export function installPrelude(context: QuickJSContext, track: <T extends QuickJSHandle>(handle: T) => T): PreludeHandles {
+export function installPrelude(
+  context: QuickJSContext,
+  track: <T extends QuickJSHandle>(handle: T) => T,
+): PreludeHandles {
   const result = context.evalCode(PRELUDE_SOURCE, 'baton-prelude.js', { type: 'global', strict: true });
   if (result.error) {
     track(result.error);

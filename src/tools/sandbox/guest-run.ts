@@ -1,7 +1,19 @@
 import type { DisposableResult, QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten';
 import type { JsonValue } from '../../store/records.ts';
-import { guestFailure, limitFailure, type FailureContext, type GuestErrorDetails, type GuestPhase } from './guest-failure.ts';
-import { installPrelude, MAX_ERROR_TEXT_CHARS, MAX_LOG_ITEMS, readStringArray, type PreludeHandles } from './guest-prelude.ts';
+import {
+  guestFailure,
+  limitFailure,
+  type FailureContext,
+  type GuestErrorDetails,
+  type GuestPhase,
+} from './guest-failure.ts';
+import {
+  installPrelude,
+  MAX_ERROR_TEXT_CHARS,
+  MAX_LOG_ITEMS,
+  readStringArray,
+  type PreludeHandles,
+} from './guest-prelude.ts';
 import type { RunWatch } from './run-watch.ts';
 import { SandboxError } from './sandbox-error.ts';
 import type { ResolvedSandboxLimits } from './sandbox-limits.ts';
@@ -129,7 +141,10 @@ export class GuestRun {
     if (limited) throw limited;
     const names = this.input.functionNames;
     const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
-    throw new SandboxError('missing_function', `${this.input.label}: the code defines no function named ${list}${this.input.missingHint ?? ''}`);
+    throw new SandboxError(
+      'missing_function',
+      `${this.input.label}: the code defines no function named ${list}${this.input.missingHint ?? ''}`,
+    );
   }
 
   private parseInput(text: string | undefined): QuickJSHandle {
@@ -158,7 +173,11 @@ export class GuestRun {
     const state = this.context.getPromiseState(value);
     if (state.type === 'rejected') throw this.fail('await', this.track(state.error));
     if (state.type === 'pending') {
-      throw new SandboxError('invalid_output', `${this.input.label}: ${this.functionName}() returned a promise that never settled (the sandbox has no timers or I/O: only promises that settle on their own can be awaited)`, { functionName: this.functionName });
+      throw new SandboxError(
+        'invalid_output',
+        `${this.input.label}: ${this.functionName}() returned a promise that never settled (the sandbox has no timers or I/O: only promises that settle on their own can be awaited)`,
+        { functionName: this.functionName },
+      );
     }
     return state.notAPromise ? state.value : this.track(state.value);
   }
@@ -169,11 +188,17 @@ export class GuestRun {
     if (kind === 'undefined' || !this.helpers) return undefined;
     const fn = `${this.functionName}()`;
     if (kind === 'function' || kind === 'symbol') {
-      throw new SandboxError('invalid_output', `${input.label}: ${fn} returned a ${kind}, which has no JSON form`, { functionName: this.functionName });
+      throw new SandboxError('invalid_output', `${input.label}: ${fn} returned a ${kind}, which has no JSON form`, {
+        functionName: this.functionName,
+      });
     }
     const text = this.unwrap(context.callFunction(this.helpers.stringify, context.undefined, value), 'output');
     if (context.typeof(text) !== 'string') {
-      throw new SandboxError('invalid_output', `${input.label}: ${fn} returned a value with no JSON form (JSON.stringify gave ${context.typeof(text)})`, { functionName: this.functionName });
+      throw new SandboxError(
+        'invalid_output',
+        `${input.label}: ${fn} returned a value with no JSON form (JSON.stringify gave ${context.typeof(text)})`,
+        { functionName: this.functionName },
+      );
     }
     // Check the length before copying the text out: UTF-8 is at least one byte per UTF-16 unit.
     const lengthHandle = this.track(context.getProp(text, 'length'));
@@ -182,7 +207,11 @@ export class GuestRun {
     const bytes = json === undefined ? units : Buffer.byteLength(json, 'utf8');
     if (json === undefined || bytes > input.limits.maxOutputBytes) {
       const size = json === undefined ? `at least ${bytes}` : `${bytes}`;
-      throw new SandboxError('output_too_large', `${input.label}: ${fn} returned ${size} bytes of JSON; the limit is ${input.limits.maxOutputBytes} bytes`, { functionName: this.functionName });
+      throw new SandboxError(
+        'output_too_large',
+        `${input.label}: ${fn} returned ${size} bytes of JSON; the limit is ${input.limits.maxOutputBytes} bytes`,
+        { functionName: this.functionName },
+      );
     }
     return JSON.parse(json) as JsonValue;
   }

@@ -3,7 +3,13 @@ import type { JsonValue } from '../../store/records.ts';
 import { engineFailure, type FailureContext } from './guest-failure.ts';
 import { isGuestIdentifier } from './guest-identifier.ts';
 import { GuestRun } from './guest-run.ts';
-import { acquireQuickJS, discardQuickJS, quickJSModuleCounters, wasmMemoryBytesFor, type LoadedQuickJS } from './quickjs-module.ts';
+import {
+  acquireQuickJS,
+  discardQuickJS,
+  quickJSModuleCounters,
+  wasmMemoryBytesFor,
+  type LoadedQuickJS,
+} from './quickjs-module.ts';
 import { RunWatch } from './run-watch.ts';
 import { SandboxError } from './sandbox-error.ts';
 import { resolveSandboxLimits, type ResolvedSandboxLimits, type SandboxLimits } from './sandbox-limits.ts';
@@ -78,7 +84,12 @@ export async function callInSandbox(call: SandboxCall): Promise<SandboxResult> {
   return runOnce(loaded, call, limits, argTexts);
 }
 
-function runOnce(loaded: LoadedQuickJS, call: SandboxCall, limits: ResolvedSandboxLimits, argTexts: (string | undefined)[]): SandboxResult {
+function runOnce(
+  loaded: LoadedQuickJS,
+  call: SandboxCall,
+  limits: ResolvedSandboxLimits,
+  argTexts: (string | undefined)[],
+): SandboxResult {
   let runtime: QuickJSRuntime | undefined;
   let context: QuickJSContext | undefined;
   let watch: RunWatch | undefined;
@@ -121,7 +132,11 @@ function runOnce(loaded: LoadedQuickJS, call: SandboxCall, limits: ResolvedSandb
 }
 
 /** Disposes handles, context and runtime; false if the engine failed doing so (e.g. a QuickJS abort). */
-function release(run: GuestRun | undefined, context: QuickJSContext | undefined, runtime: QuickJSRuntime | undefined): boolean {
+function release(
+  run: GuestRun | undefined,
+  context: QuickJSContext | undefined,
+  runtime: QuickJSRuntime | undefined,
+): boolean {
   try {
     run?.disposeHandles();
     context?.dispose();
@@ -140,6 +155,9 @@ function encodeArgument(arg: unknown, index: number, label: string): string | un
   try {
     return JSON.stringify(arg); // undefined for undefined (and functions): passed as undefined
   } catch (error) {
-    throw new TypeError(`${label}: argument ${index + 1} is not JSON-serialisable: ${error instanceof Error ? error.message : String(error)}`);
+    throw new TypeError(
+      `${label}: argument ${index + 1} is not JSON-serialisable: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 }

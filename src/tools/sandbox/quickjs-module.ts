@@ -29,7 +29,9 @@ interface WasmMemory {
 }
 
 const WasmMemoryConstructor = (
-  globalThis as unknown as { WebAssembly: { Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory } }
+  globalThis as unknown as {
+    WebAssembly: { Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory };
+  }
 ).WebAssembly.Memory;
 
 export interface LoadedQuickJS {

@@ -52,6 +52,10 @@ export class SandboxError extends Error {
   /** The same failure with the logs the run captured attached (they are read after the failure). */
   withLogs(logs: readonly string[]): SandboxError {
     if (logs.length === 0 || this.logs.length > 0) return this;
-    return new SandboxError(this.code, this.message, { functionName: this.functionName, guestStack: this.guestStack, logs });
+    return new SandboxError(this.code, this.message, {
+      functionName: this.functionName,
+      guestStack: this.guestStack,
+      logs,
+    });
   }
 }

@@ -81,7 +81,14 @@ export class SecretCipher {
   decrypt(encoded: string, associatedData: string): string {
     const parts = typeof encoded === 'string' ? encoded.split('.') : [];
     const [version, keyId, ivPart, tagPart, ctPart] = parts;
-    if (parts.length !== 5 || version === undefined || keyId === undefined || ivPart === undefined || tagPart === undefined || ctPart === undefined) {
+    if (
+      parts.length !== 5 ||
+      version === undefined ||
+      keyId === undefined ||
+      ivPart === undefined ||
+      tagPart === undefined ||
+      ctPart === undefined
+    ) {
       throw malformed(`expected ${VERSION}.<keyId>.<iv>.<tag>.<ciphertext>`);
     }
     if (version !== VERSION) {

@@ -1,5 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -118,7 +128,7 @@ function readKeyFile(path: string): Buffer | null {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if (isErrno(error, 'ENOENT')) return null;
-    throw new Error(`cannot read the secrets key file ${path}: ${(error as Error).message}`);
+    throw new Error(`cannot read the secrets key file ${path}: ${(error as Error).message}`, { cause: error });
   }
   const key = parseSecretsKey(text);
   if (key === null) {
@@ -141,7 +151,12 @@ function publishWithoutClobbering(temp: string, path: string): boolean {
     return true;
   } catch (error) {
     if (isErrno(error, 'EEXIST')) return false;
-    if (!isErrno(error, 'EPERM') && !isErrno(error, 'ENOTSUP') && !isErrno(error, 'EOPNOTSUPP') && !isErrno(error, 'ENOSYS')) {
+    if (
+      !isErrno(error, 'EPERM') &&
+      !isErrno(error, 'ENOTSUP') &&
+      !isErrno(error, 'EOPNOTSUPP') &&
+      !isErrno(error, 'ENOSYS')
+    ) {
       throw error;
     }
   }

@@ -24,7 +24,11 @@ const renderRpcStatus = (error: EngineError): object => googleErrorBody(error).b
 const getAgentSchema = {
   type: 'object' as const,
   properties: {
-    name: { type: 'string', description: 'Resource name, projects/{p}/locations/{l}/apps/{a}/agents/{agent}.', minLength: 1 },
+    name: {
+      type: 'string',
+      description: 'Resource name, projects/{p}/locations/{l}/apps/{a}/agents/{agent}.',
+      minLength: 1,
+    },
     view: { type: 'string', enum: ['BASIC', 'FULL'] },
   },
   required: ['name'],
@@ -38,7 +42,13 @@ const TOOLS: McpTool[] = [
     description: 'Returns one agent by resource name.',
     inputSchema: getAgentSchema,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    handler: async (args, principal) => ({ name: args['name'], view: args['view'] ?? 'BASIC', displayName: 'Support', calledBy: principal.appId, role: principal.role }),
+    handler: async (args, principal) => ({
+      name: args['name'],
+      view: args['view'] ?? 'BASIC',
+      displayName: 'Support',
+      calledBy: principal.appId,
+      role: principal.role,
+    }),
   },
   {
     name: 'delete_agent',
@@ -46,7 +56,12 @@ const TOOLS: McpTool[] = [
     inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     handler: async (args) => {
-      throw new EngineError('not_found', 'agent_not_found', `No agent found with name '${String(args['name'])}'. Call list_agents to see the agents.`, { param: 'name' });
+      throw new EngineError(
+        'not_found',
+        'agent_not_found',
+        `No agent found with name '${String(args['name'])}'. Call list_agents to see the agents.`,
+        { param: 'name' },
+      );
     },
   },
   {
@@ -78,7 +93,10 @@ interface LogLine {
 async function startAdapterApp(store: Store): Promise<{ app: FastifyInstance; url: string; logged: LogLine[] }> {
   const logged: LogLine[] = [];
   // Error logs are captured so the test sees non-engine errors logged (with their message) but not sent.
-  const app = Fastify({ logger: { level: 'error', stream: { write: (line: string) => logged.push(JSON.parse(line) as LogLine) } }, bodyLimit: BODY_LIMIT });
+  const app = Fastify({
+    logger: { level: 'error', stream: { write: (line: string) => logged.push(JSON.parse(line) as LogLine) } },
+    bodyLimit: BODY_LIMIT,
+  });
   app.decorateRequest('principal', null as unknown as Principal);
   app.decorateRequest('idempotency', undefined);
   const keys = new ApiKeyCache(store);
@@ -88,7 +106,9 @@ async function startAdapterApp(store: Store): Promise<{ app: FastifyInstance; ur
   const formats: { prefix: string; render: ErrorRenderer }[] = [];
   app.setErrorHandler(async (error, request, reply) => {
     const engineError = toEngineError(error, BODY_LIMIT);
-    const render = formats.find((format) => request.url.startsWith(format.prefix))?.render ?? ((e: EngineError) => ({ status: statusOf(e), body: nativeErrorBody(e) }));
+    const render =
+      formats.find((format) => request.url.startsWith(format.prefix))?.render ??
+      ((e: EngineError) => ({ status: statusOf(e), body: nativeErrorBody(e) }));
     const { status, body } = render(engineError);
     return reply.status(status).send(body);
   });
@@ -104,11 +124,19 @@ async function startAdapterApp(store: Store): Promise<{ app: FastifyInstance; ur
 
 async function connectClient(url: string, key: string): Promise<Client> {
   const client = new Client({ name: 'mcp-endpoint-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    }),
+  );
   return client;
 }
 
-async function post(url: string, body: string | object, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; text: string; json: any }> {
+async function post(
+  url: string,
+  body: string | object,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; text: string; json: any }> {
   const response = await fetch(`${url}/mcp`, {
     method: 'POST',
     headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', accept: MCP_ACCEPT, ...headers },
@@ -162,14 +190,33 @@ describe('MCP endpoint adapter (dummy tools on a fresh Fastify with Baton auth)'
       expect(getAgent.title).toBe('Get agent');
       expect(getAgent.description).toBe('Returns one agent by resource name.');
       expect(getAgent.inputSchema).toEqual(getAgentSchema);
-      expect(getAgent.annotations).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
-      expect(tools[1]!.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
+      expect(getAgent.annotations).toEqual({
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      });
+      expect(tools[1]!.annotations).toEqual({
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: true,
+        openWorldHint: false,
+      });
       expect(tools[1]!.title).toBeUndefined();
     });
 
     it('calls a tool: structuredContent is the result, the text is the same JSON, the handler saw the principal', async () => {
-      const result = await client.callTool({ name: 'get_agent', arguments: { name: 'projects/p/locations/l/apps/a/agents/x' } });
-      const expected = { name: 'projects/p/locations/l/apps/a/agents/x', view: 'BASIC', displayName: 'Support', calledBy: appId, role: 'member' };
+      const result = await client.callTool({
+        name: 'get_agent',
+        arguments: { name: 'projects/p/locations/l/apps/a/agents/x' },
+      });
+      const expected = {
+        name: 'projects/p/locations/l/apps/a/agents/x',
+        view: 'BASIC',
+        displayName: 'Support',
+        calledBy: appId,
+        role: 'member',
+      };
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toEqual(expected);
       expect(JSON.parse(firstText(result))).toEqual(expected);
@@ -186,7 +233,14 @@ describe('MCP endpoint adapter (dummy tools on a fresh Fastify with Baton auth)'
     it("an EngineError from the handler is a tool error carrying the caller's rendered body", async () => {
       const result = await client.callTool({ name: 'delete_agent', arguments: { name: 'agents/nope' } });
       expect(result.isError).toBe(true);
-      const expected = renderRpcStatus(new EngineError('not_found', 'agent_not_found', "No agent found with name 'agents/nope'. Call list_agents to see the agents.", { param: 'name' }));
+      const expected = renderRpcStatus(
+        new EngineError(
+          'not_found',
+          'agent_not_found',
+          "No agent found with name 'agents/nope'. Call list_agents to see the agents.",
+          { param: 'name' },
+        ),
+      );
       expect(JSON.parse(firstText(result))).toEqual(expected);
       expect(JSON.parse(firstText(result)).error.status).toBe('NOT_FOUND');
     });
@@ -199,7 +253,13 @@ describe('MCP endpoint adapter (dummy tools on a fresh Fastify with Baton auth)'
       expect(text).not.toContain('hunter2');
       expect(text).not.toContain(' at ');
       expect(JSON.parse(text).error).toMatchObject({ code: 500, status: 'INTERNAL' });
-      expect(server.logged.slice(before)).toEqual([expect.objectContaining({ msg: 'MCP tool failed', tool: 'crash', err: expect.objectContaining({ message: 'db password is hunter2' }) })]);
+      expect(server.logged.slice(before)).toEqual([
+        expect.objectContaining({
+          msg: 'MCP tool failed',
+          tool: 'crash',
+          err: expect.objectContaining({ message: 'db password is hunter2' }),
+        }),
+      ]);
     });
 
     it('invalid arguments are a tool error naming the fields, before the handler runs', async () => {
@@ -210,7 +270,9 @@ describe('MCP endpoint adapter (dummy tools on a fresh Fastify with Baton auth)'
       expect(body.error.code).toBe(400);
       expect(body.error.message).toContain("Invalid arguments for tool 'get_agent'");
       expect(body.error.message).toContain("'name' is required");
-      const badRequest = body.error.details.find((detail: { '@type': string }) => detail['@type'].endsWith('google.rpc.BadRequest'));
+      const badRequest = body.error.details.find((detail: { '@type': string }) =>
+        detail['@type'].endsWith('google.rpc.BadRequest'),
+      );
       expect(badRequest.fieldViolations[0].field).toBe('name');
 
       const wrong = await client.callTool({ name: 'get_agent', arguments: { name: 5, view: 'HUGE', colour: 'red' } });
@@ -243,7 +305,11 @@ describe('MCP endpoint adapter (dummy tools on a fresh Fastify with Baton auth)'
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toContain('application/json');
       expect(response.headers.get('mcp-session-id')).toBeNull();
-      expect(response.json).toMatchObject({ jsonrpc: '2.0', id: 1, result: { structuredContent: { name: 'agents/x', view: 'FULL' } } });
+      expect(response.json).toMatchObject({
+        jsonrpc: '2.0',
+        id: 1,
+        result: { structuredContent: { name: 'agents/x', view: 'FULL' } },
+      });
       expect(JSON.parse(response.json.result.content[0].text)).toEqual(response.json.result.structuredContent);
     });
 
@@ -258,13 +324,26 @@ describe('MCP endpoint adapter (dummy tools on a fresh Fastify with Baton auth)'
         params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '0' } },
       });
       expect(init.status).toBe(200);
-      expect(init.json.result).toMatchObject({ protocolVersion: '2025-06-18', serverInfo: { name: 'baton-test' }, capabilities: { tools: {} } });
+      expect(init.json.result).toMatchObject({
+        protocolVersion: '2025-06-18',
+        serverInfo: { name: 'baton-test' },
+        capabilities: { tools: {} },
+      });
       expect(init.headers.get('mcp-session-id')).toBeNull();
     });
 
     it('concurrent requests with the same JSON-RPC id do not interfere (a transport per request)', async () => {
       const names = Array.from({ length: 8 }, (_, index) => `agents/${index}`);
-      const responses = await Promise.all(names.map((name) => post(server.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_agent', arguments: { name } } })));
+      const responses = await Promise.all(
+        names.map((name) =>
+          post(server.url, {
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'get_agent', arguments: { name } },
+          }),
+        ),
+      );
       expect(responses.map((response) => response.json.result.structuredContent.name)).toEqual(names);
     });
 
@@ -282,7 +361,12 @@ describe('MCP endpoint adapter (dummy tools on a fresh Fastify with Baton auth)'
 
     it('a tools/call whose params break the CallToolRequest schema is a JSON-RPC -32602 (not the SDK default -32603)', async () => {
       for (const params of [{ name: 'get_agent', arguments: 'name=x' }, undefined, { arguments: {} }]) {
-        const response = await post(server.url, { jsonrpc: '2.0', id: 9, method: 'tools/call', ...(params === undefined ? {} : { params }) });
+        const response = await post(server.url, {
+          jsonrpc: '2.0',
+          id: 9,
+          method: 'tools/call',
+          ...(params === undefined ? {} : { params }),
+        });
         expect(response.status).toBe(200);
         expect(response.json).toMatchObject({ jsonrpc: '2.0', id: 9, error: { code: -32602 } });
       }
@@ -292,7 +376,11 @@ describe('MCP endpoint adapter (dummy tools on a fresh Fastify with Baton auth)'
       for (const authorization of [undefined, 'Bearer bk_wrong']) {
         const response = await fetch(`${server.url}/mcp`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: MCP_ACCEPT, ...(authorization ? { authorization } : {}) },
+          headers: {
+            'content-type': 'application/json',
+            accept: MCP_ACCEPT,
+            ...(authorization ? { authorization } : {}),
+          },
           body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
         });
         expect(response.status).toBe(401);
@@ -305,7 +393,9 @@ describe('MCP endpoint adapter (dummy tools on a fresh Fastify with Baton auth)'
 
     it('the SDK client without a key fails to connect', async () => {
       const anonymous = new Client({ name: 'anon', version: '1' });
-      await expect(anonymous.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)))).rejects.toThrow();
+      await expect(
+        anonymous.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`))),
+      ).rejects.toThrow();
     });
 
     it('malformed JSON is a -32700 parse error with 400', async () => {
@@ -315,7 +405,14 @@ describe('MCP endpoint adapter (dummy tools on a fresh Fastify with Baton auth)'
     });
 
     it('JSON that is not JSON-RPC is a -32600 invalid request with 400', async () => {
-      for (const body of ['{"hello":"world"}', '[1,2]', '[]', '"tools/list"', 'null', '{"jsonrpc":"1.0","id":1,"method":"tools/list"}']) {
+      for (const body of [
+        '{"hello":"world"}',
+        '[1,2]',
+        '[]',
+        '"tools/list"',
+        'null',
+        '{"jsonrpc":"1.0","id":1,"method":"tools/list"}',
+      ]) {
         const response = await post(server.url, body);
         expect(response.status, body).toBe(400);
         expect(response.json, body).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 }, id: null });
@@ -323,20 +420,32 @@ describe('MCP endpoint adapter (dummy tools on a fresh Fastify with Baton auth)'
     });
 
     it('a body over the limit is a JSON-RPC error with 413', async () => {
-      const response = await post(server.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_agent', arguments: { name: 'x'.repeat(BODY_LIMIT) } } });
+      const response = await post(server.url, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'get_agent', arguments: { name: 'x'.repeat(BODY_LIMIT) } },
+      });
       expect(response.status).toBe(413);
       expect(response.json).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 }, id: null });
     });
 
     it('a client that does not Accept both JSON and SSE gets the SDK 406 (the spec requires both)', async () => {
-      const response = await post(server.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { accept: 'application/json' });
+      const response = await post(
+        server.url,
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        { accept: 'application/json' },
+      );
       expect(response.status).toBe(406);
       expect(response.json).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
     });
 
     it('GET, DELETE, PUT and PATCH are 405 with a JSON-RPC error (stateless: no SSE stream, no sessions)', async () => {
       for (const method of ['GET', 'DELETE', 'PUT', 'PATCH']) {
-        const response = await fetch(`${server.url}/mcp`, { method, headers: { authorization: `Bearer ${KEY}`, accept: 'text/event-stream' } });
+        const response = await fetch(`${server.url}/mcp`, {
+          method,
+          headers: { authorization: `Bearer ${KEY}`, accept: 'text/event-stream' },
+        });
         expect(response.status, method).toBe(405);
         expect(response.headers.get('allow')).toBe('POST');
         expect(await response.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });

@@ -30,11 +30,20 @@ beforeEach(() => {
 });
 
 function request(overrides: Partial<ClientCredentialsRequest> = {}): ClientCredentialsRequest {
-  return { tokenEndpoint: oauth.tokenEndpoint, clientId: 'baton-client', clientSecret: SECRET, scopes: ['read', 'write'], ...overrides };
+  return {
+    tokenEndpoint: oauth.tokenEndpoint,
+    clientId: 'baton-client',
+    clientSecret: SECRET,
+    scopes: ['read', 'write'],
+    ...overrides,
+  };
 }
 
 async function authFailure(promise: Promise<unknown>): Promise<AuthError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(AuthError);
   return error as AuthError;
 }
@@ -138,7 +147,10 @@ describe('OAuthTokenCache against oauth2-mock-server', () => {
   });
 
   it('reports invalid_client with the endpoint and status, without the secret, and does not cache the failure', async () => {
-    oauth.failWith = { status: 401, body: { error: 'invalid_client', error_description: 'Client authentication failed' } };
+    oauth.failWith = {
+      status: 401,
+      body: { error: 'invalid_client', error_description: 'Client authentication failed' },
+    };
     const error = await authFailure(cache.getToken(request(), { send }));
     expect(error.code).toBe('token_request_failed');
     expect(error.message).toContain(`The token endpoint ${oauth.tokenEndpoint} refused`);

@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { OAuth2Server, type MutableResponse, type MutableToken, type TokenRequestIncomingMessage } from 'oauth2-mock-server';
+import {
+  OAuth2Server,
+  type MutableResponse,
+  type MutableToken,
+  type TokenRequestIncomingMessage,
+} from 'oauth2-mock-server';
 
 /** What one token request carried, as the server saw it. */
 export interface SeenTokenRequest {

@@ -6,7 +6,12 @@ import { deferred, fakeTokenSender, json, type FakeTokenSender } from './fake-to
 
 const SECRET = 'top-secret-value';
 const ENDPOINT = 'https://auth.example.com/oauth2/token';
-const REQUEST: ClientCredentialsRequest = { tokenEndpoint: ENDPOINT, clientId: 'client-1', clientSecret: SECRET, scopes: ['a', 'b'] };
+const REQUEST: ClientCredentialsRequest = {
+  tokenEndpoint: ENDPOINT,
+  clientId: 'client-1',
+  clientSecret: SECRET,
+  scopes: ['a', 'b'],
+};
 
 let fake: FakeTokenSender;
 const clock = { now: 0 };
@@ -19,7 +24,10 @@ beforeEach(() => {
 });
 
 async function failure(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(() => expect.fail('expected a rejection'), (e: unknown) => e);
+  return promise.then(
+    () => expect.fail('expected a rejection'),
+    (e: unknown) => e,
+  );
 }
 
 async function authFailure(promise: Promise<unknown>): Promise<AuthError> {
@@ -66,7 +74,11 @@ describe('token responses', () => {
     ['a non-JSON body', { status: 200, body: 'access_token=tok-in-form&token_type=bearer' }, 'not with a JSON object'],
     ['no access_token', json(200, { token: 'tok-in-form' }), 'has no access_token string (keys: token)'],
     ['a non-Bearer token type', json(200, { access_token: 'tok-in-form', token_type: 'mac' }), 'token_type "mac"'],
-    ['a token that cannot be a header', json(200, { access_token: 'tok-in-form\r\nx: y' }), 'cannot be sent in an Authorization header'],
+    [
+      'a token that cannot be a header',
+      json(200, { access_token: 'tok-in-form\r\nx: y' }),
+      'cannot be sent in an Authorization header',
+    ],
   ])('refuses %s without quoting the body', async (_name, answer, words) => {
     fake.queue.push(answer);
     const error = await authFailure(cache.getToken(REQUEST, { send: fake.send }));
@@ -96,9 +108,13 @@ describe('token responses', () => {
 
   it('wraps a network failure, naming the endpoint without its query', async () => {
     fake.queue.push(new Error(`connect ECONNREFUSED for ${ENDPOINT}?key=hidden`));
-    const error = await authFailure(cache.getToken({ ...REQUEST, tokenEndpoint: `${ENDPOINT}?key=hidden` }, { send: fake.send }));
+    const error = await authFailure(
+      cache.getToken({ ...REQUEST, tokenEndpoint: `${ENDPOINT}?key=hidden` }, { send: fake.send }),
+    );
     expect(error.code).toBe('token_request_failed');
-    expect(error.message).toBe(`Could not get an OAuth access token from ${ENDPOINT} (oauthConfig.tokenEndpoint): connect ECONNREFUSED for ${ENDPOINT}`);
+    expect(error.message).toBe(
+      `Could not get an OAuth access token from ${ENDPOINT} (oauthConfig.tokenEndpoint): connect ECONNREFUSED for ${ENDPOINT}`,
+    );
   });
 });
 
@@ -107,7 +123,10 @@ describe('single flight and cancellation', () => {
     const gate = deferred();
     fake.gate = gate.promise;
     fake.queue.push(json(503, { error: 'temporarily_unavailable' }));
-    const both = Promise.allSettled([cache.getToken(REQUEST, { send: fake.send }), cache.getToken(REQUEST, { send: fake.send })]);
+    const both = Promise.allSettled([
+      cache.getToken(REQUEST, { send: fake.send }),
+      cache.getToken(REQUEST, { send: fake.send }),
+    ]);
     gate.release();
     const results = await both;
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
@@ -146,7 +165,9 @@ describe('single flight and cancellation', () => {
   });
 
   it('rejects at once for an already-aborted signal', async () => {
-    const error = await failure(cache.getToken(REQUEST, { send: fake.send, signal: AbortSignal.abort(new Error('already')) }));
+    const error = await failure(
+      cache.getToken(REQUEST, { send: fake.send, signal: AbortSignal.abort(new Error('already')) }),
+    );
     expect((error as Error).message).toBe('already');
     expect(fake.calls).toHaveLength(0);
   });

@@ -29,7 +29,8 @@ function deps(variables: Record<string, JsonValue> = {}, overrides: Partial<Auth
     readSecret: async (reference, field) => {
       reads.push([reference, field]);
       const value = SECRETS[reference];
-      if (value === undefined) throw new AuthError('secret_unavailable', `${field}: secret '${reference}' does not exist.`);
+      if (value === undefined)
+        throw new AuthError('secret_unavailable', `${field}: secret '${reference}' does not exist.`);
       return value;
     },
     variables,
@@ -41,7 +42,10 @@ function deps(variables: Record<string, JsonValue> = {}, overrides: Partial<Auth
 }
 
 async function authFailure(promise: Promise<unknown>): Promise<AuthError> {
-  const error = await promise.then(() => expect.fail('expected a rejection'), (e: unknown) => e);
+  const error = await promise.then(
+    () => expect.fail('expected a rejection'),
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(AuthError);
   return error as AuthError;
 }
@@ -71,12 +75,18 @@ describe('resolveRequestAuth', () => {
   });
 
   it('puts an API key in the query string', async () => {
-    expect(await resolveRequestAuth(apiKey('QUERY_STRING'), deps())).toEqual({ query: { 'X-Api-Key': 'key-VALUE-123' } });
+    expect(await resolveRequestAuth(apiKey('QUERY_STRING'), deps())).toEqual({
+      query: { 'X-Api-Key': 'key-VALUE-123' },
+    });
   });
 
   it('sends a bearer token from a session variable; a number is written out', async () => {
-    expect(await resolveRequestAuth(bearer, deps({ user_token: ' abc.def ' }))).toEqual({ headers: { Authorization: 'Bearer abc.def' } });
-    expect(await resolveRequestAuth(bearer, deps({ user_token: 12345 }))).toEqual({ headers: { Authorization: 'Bearer 12345' } });
+    expect(await resolveRequestAuth(bearer, deps({ user_token: ' abc.def ' }))).toEqual({
+      headers: { Authorization: 'Bearer abc.def' },
+    });
+    expect(await resolveRequestAuth(bearer, deps({ user_token: 12345 }))).toEqual({
+      headers: { Authorization: 'Bearer 12345' },
+    });
   });
 
   it('names the bearer variable the session did not set', async () => {
@@ -113,7 +123,10 @@ describe('resolveRequestAuth', () => {
     expect(fake.calls).toHaveLength(1);
     expect(fake.calls[0]?.url).toBe('https://auth.example.com/token');
     expect(fake.calls[0]?.init.body).toBe('grant_type=client_credentials&scope=read');
-    expect(reads.map(([, field]) => field)).toEqual([`${FIELD}.oauthConfig.clientSecretVersion`, `${FIELD}.oauthConfig.clientSecretVersion`]);
+    expect(reads.map(([, field]) => field)).toEqual([
+      `${FIELD}.oauthConfig.clientSecretVersion`,
+      `${FIELD}.oauthConfig.clientSecretVersion`,
+    ]);
   });
 
   it('drops the OAuth token that got a 401, so the next call fetches another', async () => {
@@ -139,12 +152,18 @@ describe('secrets never appear in error messages', () => {
     const d = deps({}, { readSecret: async () => Promise.reject(new Error('decryption failed: wrong key')) });
     const error = await authFailure(resolveRequestAuth(apiKey('HEADER'), d));
     expect(error.code).toBe('secret_unavailable');
-    expect(error.message).toBe(`${FIELD}.apiKeyConfig.apiKeySecretVersion: could not read secret '${KEY_REF}': decryption failed: wrong key`);
+    expect(error.message).toBe(
+      `${FIELD}.apiKeyConfig.apiKeySecretVersion: could not read secret '${KEY_REF}': decryption failed: wrong key`,
+    );
   });
 
   it("passes the store's own AuthError through", async () => {
-    const error = await authFailure(resolveRequestAuth(apiKey('HEADER', 'projects/p/locations/l/apps/a/secrets/gone'), deps()));
-    expect(error.message).toBe(`${FIELD}.apiKeyConfig.apiKeySecretVersion: secret 'projects/p/locations/l/apps/a/secrets/gone' does not exist.`);
+    const error = await authFailure(
+      resolveRequestAuth(apiKey('HEADER', 'projects/p/locations/l/apps/a/secrets/gone'), deps()),
+    );
+    expect(error.message).toBe(
+      `${FIELD}.apiKeyConfig.apiKeySecretVersion: secret 'projects/p/locations/l/apps/a/secrets/gone' does not exist.`,
+    );
   });
 
   it('refuses a header secret with a line break inside, without quoting it', async () => {
@@ -157,7 +176,9 @@ describe('secrets never appear in error messages', () => {
 
   it('refuses an empty secret', async () => {
     const error = await authFailure(resolveRequestAuth(apiKey('HEADER'), deps({}, { readSecret: async () => ' \n' })));
-    expect(error.message).toBe(`${FIELD}.apiKeyConfig.apiKeySecretVersion: secret '${KEY_REF}' is empty; store the credential in it.`);
+    expect(error.message).toBe(
+      `${FIELD}.apiKeyConfig.apiKeySecretVersion: secret '${KEY_REF}' is empty; store the credential in it.`,
+    );
   });
 
   it('keeps the client secret out of a token endpoint failure that echoes it', async () => {

@@ -28,11 +28,29 @@ let server: LocalServer | undefined;
 beforeAll(async () => {
   if (!hasOpenssl) return;
   dir = mkdtempSync(join(tmpdir(), 'baton-ca-'));
-  execFileSync(OPENSSL, [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-    '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '2',
-    '-subj', '/CN=baton-test-ca', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
-  ], { stdio: 'ignore' });
+  execFileSync(
+    OPENSSL,
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '2',
+      '-subj',
+      '/CN=baton-test-ca',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   certPem = readFileSync(join(dir, 'cert.pem'), 'utf8');
   certDerBase64 = new X509Certificate(certPem).raw.toString('base64');
   server = await startServer((_req, res) => res.end('secure hello'), {

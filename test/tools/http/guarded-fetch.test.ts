@@ -20,11 +20,9 @@ let releaseSse: () => void = () => undefined;
 /** A stateless MCP server: one McpServer + transport per request, as the SDK's examples do. */
 async function handleMcp(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const server = new McpServer({ name: 'egress-test', version: '1.0.0' });
-  server.registerTool(
-    'echo',
-    { description: 'Echoes text', inputSchema: { text: z.string() } },
-    async ({ text }) => ({ content: [{ type: 'text', text: `echo: ${text}` }] }),
-  );
+  server.registerTool('echo', { description: 'Echoes text', inputSchema: { text: z.string() } }, async ({ text }) => ({
+    content: [{ type: 'text', text: `echo: ${text}` }],
+  }));
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   res.on('close', () => {
     void transport.close();
@@ -109,9 +107,7 @@ describe('guardedFetch', () => {
 
   it('stops a redirect loop at maxRedirects', async () => {
     const before = api.hits.length;
-    const error = await egressFailure(
-      guardedFetch(LOOPBACK, { agents, maxRedirects: 2 })(`${api.origin}/loop`),
-    );
+    const error = await egressFailure(guardedFetch(LOOPBACK, { agents, maxRedirects: 2 })(`${api.origin}/loop`));
     expect(error.code).toBe('too_many_redirects');
     expect(api.hits.length - before).toBe(3);
   });

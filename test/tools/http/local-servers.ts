@@ -21,15 +21,15 @@ export async function startServer(
 ): Promise<LocalServer> {
   const host = options.host ?? '127.0.0.1';
   const hits: LocalServer['hits'] = [];
-  let self: LocalServer | undefined;
   const listener: http.RequestListener = (req, res) => {
     hits.push({ url: req.url ?? '', method: req.method ?? '', headers: req.headers });
-    if (self) handler(req, res, self);
+    // Requests arrive only once `listen` resolved, after `self` is set below.
+    handler(req, res, self);
   };
   const server = options.tls ? https.createServer(options.tls, listener) : http.createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
-  self = {
+  const self: LocalServer = {
     port,
     host,
     origin: `${options.tls ? 'https' : 'http'}://${host}:${port}`,

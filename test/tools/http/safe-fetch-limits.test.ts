@@ -88,13 +88,13 @@ describe('safeFetch limits', () => {
     expect(unknown.message).toContain('Could not resolve host nowhere.test');
   });
 
-  it('rethrows the caller\'s own abort as is', async () => {
+  it("rethrows the caller's own abort as is", async () => {
     const controller = new AbortController();
     const reason = new Error('user cancelled');
     setTimeout(() => controller.abort(reason), 50);
-    await expect(
-      safeFetch(`${api.origin}/slow-headers`, { signal: controller.signal }, opts(LOOPBACK)),
-    ).rejects.toBe(reason);
+    await expect(safeFetch(`${api.origin}/slow-headers`, { signal: controller.signal }, opts(LOOPBACK))).rejects.toBe(
+      reason,
+    );
   });
 });
 
@@ -109,9 +109,13 @@ describe('safeFetch redirects and credentials', () => {
 
   it('drops credential headers when a redirect changes origin', async () => {
     const to = encodeURIComponent(`${other.origin}/`);
-    const response = await safeFetch(`${api.origin}/redirect?to=${to}`, { headers: secrets }, opts(LOOPBACK, {
-      sensitiveHeaders: ['X-Custom-Auth'],
-    }));
+    const response = await safeFetch(
+      `${api.origin}/redirect?to=${to}`,
+      { headers: secrets },
+      opts(LOOPBACK, {
+        sensitiveHeaders: ['X-Custom-Auth'],
+      }),
+    );
     const seen = JSON.parse(response.body.toString()) as Record<string, string>;
     expect(seen['x-trace']).toBe('keep-me');
     expect(seen['authorization']).toBeUndefined();

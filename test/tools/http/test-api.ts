@@ -30,7 +30,9 @@ export async function startTestApi(): Promise<{ api: LocalServer; huge: HugeStat
       case '/chain': {
         const step = Number(url.searchParams.get('step') ?? '0');
         const target = url.searchParams.get('to') ?? '/hello';
-        res.writeHead(302, { location: step < 2 ? `/chain?step=${step + 1}&to=${encodeURIComponent(target)}` : target });
+        res.writeHead(302, {
+          location: step < 2 ? `/chain?step=${step + 1}&to=${encodeURIComponent(target)}` : target,
+        });
         res.end();
         return;
       }

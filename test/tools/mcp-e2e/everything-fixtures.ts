@@ -45,10 +45,13 @@ export async function startRecordingProxy(upstream: string): Promise<RecordingPr
       const body = Buffer.concat(chunks);
       if (incoming.method === 'POST') record(calls, body.toString('utf8'), incoming);
       const headers = { ...incoming.headers, host: target.host };
-      const forward = httpRequest({ host: target.hostname, port: target.port, path: incoming.url, method: incoming.method, headers }, (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      });
+      const forward = httpRequest(
+        { host: target.hostname, port: target.port, path: incoming.url, method: incoming.method, headers },
+        (answer) => {
+          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(outgoing);
+        },
+      );
       forward.on('error', () => outgoing.destroy());
       outgoing.once('close', () => forward.destroy());
       forward.end(body);
@@ -87,7 +90,11 @@ function record(calls: ProxiedCall[], text: string, incoming: IncomingMessage): 
 }
 
 /** A Baton whose tools may reach loopback (where server-everything runs), with scripted programs. */
-export function startMcpBaton(scripted: BatonConfig['scripted'], options: StartOptions = {}, overrides: Partial<BatonConfig> = {}): Promise<TestBaton> {
+export function startMcpBaton(
+  scripted: BatonConfig['scripted'],
+  options: StartOptions = {},
+  overrides: Partial<BatonConfig> = {},
+): Promise<TestBaton> {
   return startTestBaton({ scripted, egressAllow: ['127.0.0.1/32'], ...overrides }, options);
 }
 
@@ -98,12 +105,23 @@ export async function ok(baton: TestBaton, path: string, body?: unknown): Promis
   return response.body;
 }
 
-export function createToolset(baton: TestBaton, id: string, mcpToolset: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<any> {
+export function createToolset(
+  baton: TestBaton,
+  id: string,
+  mcpToolset: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): Promise<any> {
   return ok(baton, `/v1/${APP}/toolsets?toolsetId=${id}`, { displayName: id, mcpToolset, ...extra });
 }
 
 /** An agent on `scripted:<program>` using the toolset (narrowed to `toolIds` when given). */
-export function createAgent(baton: TestBaton, id: string, program: string, toolset: string, toolIds?: string[]): Promise<any> {
+export function createAgent(
+  baton: TestBaton,
+  id: string,
+  program: string,
+  toolset: string,
+  toolIds?: string[],
+): Promise<any> {
   return ok(baton, `/v1/${APP}/agents?agentId=${id}`, {
     displayName: id,
     instruction: 'Use the tools.',
@@ -134,8 +152,12 @@ export async function ask(baton: TestBaton, agent: string, text: string): Promis
 
 /** The tool calls of a thread's messages as `[name, executor]`, and the text of each tool result. */
 export function serverCalls(messages: any[]): { calls: [string, string][]; results: any[] } {
-  const calls = messages.flatMap((message) => (message.tool_calls ?? []).map((call: any) => [call.name, call.executor ?? 'client'] as [string, string]));
-  const results = messages.flatMap((message) => (Array.isArray(message.content) ? message.content.filter((block: any) => block.type === 'tool_result') : []));
+  const calls = messages.flatMap((message) =>
+    (message.tool_calls ?? []).map((call: any) => [call.name, call.executor ?? 'client'] as [string, string]),
+  );
+  const results = messages.flatMap((message) =>
+    Array.isArray(message.content) ? message.content.filter((block: any) => block.type === 'tool_result') : [],
+  );
   return { calls, results };
 }
 

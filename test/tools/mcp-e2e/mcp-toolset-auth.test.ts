@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestBaton } from '../../helpers/test-baton.ts';
-import { APP, ask, createAgent, createToolset, type Everything, type RecordingProxy, retrieveTools, startEverything, startMcpBaton, startRecordingProxy } from './everything-fixtures.ts';
+import {
+  APP,
+  ask,
+  createAgent,
+  createToolset,
+  type Everything,
+  type RecordingProxy,
+  retrieveTools,
+  startEverything,
+  startMcpBaton,
+  startRecordingProxy,
+} from './everything-fixtures.ts';
 
 /**
  * What reaches the MCP server, seen through a recording proxy in front of server-everything: the
@@ -18,7 +29,10 @@ const program = {
 };
 
 function runSession(baton: TestBaton, session: string, inputs: unknown[]) {
-  return baton.request('POST', `/v1/${APP}/sessions/${session}:runSession`, { config: { session: `${APP}/sessions/${session}`, entryAgent: `${APP}/agents/keyholder` }, inputs });
+  return baton.request('POST', `/v1/${APP}/sessions/${session}:runSession`, {
+    config: { session: `${APP}/sessions/${session}`, entryAgent: `${APP}/agents/keyholder` },
+    inputs,
+  });
 }
 
 const methods = (proxy: RecordingProxy, method: string) => proxy.calls.filter((call) => call.method === method);
@@ -32,7 +46,10 @@ describe('MCP toolsets through a recording proxy: credentials and connections', 
     everything = await startEverything();
     proxy = await startRecordingProxy(everything.url);
     baton = await startMcpBaton({ desk: program });
-    await createToolset(baton, 'authed', { serverAddress: proxy.url, apiAuthentication: { bearerTokenConfig: { token: '$context.variables.tok' } } });
+    await createToolset(baton, 'authed', {
+      serverAddress: proxy.url,
+      apiAuthentication: { bearerTokenConfig: { token: '$context.variables.tok' } },
+    });
     await createAgent(baton, 'keyholder', 'desk', 'authed', ['echo']);
   }, 60_000);
   afterAll(async () => {
@@ -42,7 +59,10 @@ describe('MCP toolsets through a recording proxy: credentials and connections', 
   });
 
   it('lists tools without the bearer token and sends it, from the session variable, only with tools/call', async () => {
-    const answer = await runSession(baton, 'with-token', [{ variables: { tok: 'sesame-123' } }, { text: 'echo please' }]);
+    const answer = await runSession(baton, 'with-token', [
+      { variables: { tok: 'sesame-123' } },
+      { text: 'echo please' },
+    ]);
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(answer.body.outputs.at(-1).text).toBe('Done: Echo: hi from baton');
 
@@ -61,9 +81,15 @@ describe('MCP toolsets through a recording proxy: credentials and connections', 
   });
 
   it("uses each session's own token", async () => {
-    const answer = await runSession(baton, 'other-token', [{ variables: { tok: 'other-456' } }, { text: 'echo please' }]);
+    const answer = await runSession(baton, 'other-token', [
+      { variables: { tok: 'other-456' } },
+      { text: 'echo please' },
+    ]);
     expect(answer.status).toBe(200);
-    expect(methods(proxy, 'tools/call').map((call) => call.authorization)).toEqual(['Bearer sesame-123', 'Bearer other-456']);
+    expect(methods(proxy, 'tools/call').map((call) => call.authorization)).toEqual([
+      'Bearer sesame-123',
+      'Bearer other-456',
+    ]);
   });
 
   it('without the session variable the call is an error result naming it, and nothing is sent to the server', async () => {

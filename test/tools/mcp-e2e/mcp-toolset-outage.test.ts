@@ -5,7 +5,19 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { NO_SERVER_TOOLS } from '../../../src/engine/server-calls.ts';
 import { startTestBaton, type TestBaton } from '../../helpers/test-baton.ts';
 import { freePort } from '../../reliability/baton-process.ts';
-import { APP, ask, createAgent, createToolset, type Everything, ok, resultText, retrieveTools, serverCalls, startEverything, startMcpBaton } from './everything-fixtures.ts';
+import {
+  APP,
+  ask,
+  createAgent,
+  createToolset,
+  type Everything,
+  ok,
+  resultText,
+  retrieveTools,
+  serverCalls,
+  startEverything,
+  startMcpBaton,
+} from './everything-fixtures.ts';
 
 /**
  * An MCP server that is down: when the toolset is created (no snapshot yet), and after a
@@ -21,7 +33,8 @@ const program = {
   ],
 };
 
-const errorInfo = (body: any) => body.error.details.find((detail: any) => detail['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo');
+const errorInfo = (body: any) =>
+  body.error.details.find((detail: any) => detail['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo');
 
 describe('MCP toolsets whose server is down', () => {
   const cleanups: (() => Promise<void> | void)[] = [];
@@ -52,7 +65,10 @@ describe('MCP toolsets whose server is down', () => {
     expect(retrieved.body.error.message).toContain('ECONNREFUSED');
     expect(retrieved.body.error.message).toContain('unavailable until the server answers');
     expect(retrieved.body.error.message).not.toContain('..');
-    expect(errorInfo(retrieved.body)).toMatchObject({ reason: 'MCP_SERVER_UNAVAILABLE', metadata: { serverAddress: address, toolset: `${APP}/toolsets/later` } });
+    expect(errorInfo(retrieved.body)).toMatchObject({
+      reason: 'MCP_SERVER_UNAVAILABLE',
+      metadata: { serverAddress: address, toolset: `${APP}/toolsets/later` },
+    });
 
     // scripted:auto calls a tool whenever one is offered: a plain answer means none was.
     const turn = await ask(baton, 'fallback', 'please echo hello');
@@ -74,12 +90,20 @@ describe('MCP toolsets whose server is down', () => {
   it('after a restart with the server down, serves the pinned snapshot: :retrieveTools says so, turns offer the tools and their calls fail as results', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'baton-mcp-snapshot-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const start = () => startMcpBaton({ desk: program }, { store: { kind: 'sqlite', filename: join(dir, 'baton.db') } }, { dataDir: dir });
+    const start = () =>
+      startMcpBaton(
+        { desk: program },
+        { store: { kind: 'sqlite', filename: join(dir, 'baton.db') } },
+        { dataDir: dir },
+      );
     const everything: Everything = track(await startEverything());
 
     const first: TestBaton = await start();
     try {
-      await createToolset(first, 'pinned', { serverAddress: everything.url, toolOverrides: [{ tool: 'echo', descriptionOverride: 'Says it again.' }] });
+      await createToolset(first, 'pinned', {
+        serverAddress: everything.url,
+        toolOverrides: [{ tool: 'echo', descriptionOverride: 'Says it again.' }],
+      });
       await createAgent(first, 'pinner', 'desk', 'pinned', ['echo']);
       expect((await ask(first, 'pinner', 'echo please')).reply.message.content).toBe('Done: Echo: still there?');
       const live = await retrieveTools(first, 'pinned', { toolIds: ['echo'] });
@@ -93,10 +117,17 @@ describe('MCP toolsets whose server is down', () => {
     const second = track(await start());
     const retrieved = await retrieveTools(second, 'pinned');
     expect(retrieved.status, JSON.stringify(retrieved.body)).toBe(200);
-    expect(retrieved.body.snapshot).toEqual({ pinTime: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), reason: expect.stringContaining(`MCP server ${everything.url} is unavailable`) });
+    expect(retrieved.body.snapshot).toEqual({
+      pinTime: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      reason: expect.stringContaining(`MCP server ${everything.url} is unavailable`),
+    });
     expect(retrieved.body.snapshot.reason).toContain('ECONNREFUSED');
     const echo = retrieved.body.tools.find((tool: any) => tool.mcpTool.name === 'echo');
-    expect(echo).toMatchObject({ name: `${APP}/toolsets/pinned/tools/echo`, displayName: 'echo', mcpTool: { description: 'Says it again.', serverAddress: everything.url } });
+    expect(echo).toMatchObject({
+      name: `${APP}/toolsets/pinned/tools/echo`,
+      displayName: 'echo',
+      mcpTool: { description: 'Says it again.', serverAddress: everything.url },
+    });
     expect(retrieved.body.tools.length).toBeGreaterThan(5);
 
     const turn = await ask(second, 'pinner', 'echo please');
@@ -105,7 +136,9 @@ describe('MCP toolsets whose server is down', () => {
     expect(results).toEqual([expect.objectContaining({ is_error: true })]);
     expect(resultText(results[0])).toContain(`MCP server ${everything.url} could not run 'echo'`);
     expect(turn.reply.finish_reason).toBe('stop');
-    expect(turn.reply.message.content).toMatch(new RegExp(`^Failed: MCP server ${everything.url.replace(/[.]/g, '\\.')} could not run 'echo'`));
+    expect(turn.reply.message.content).toMatch(
+      new RegExp(`^Failed: MCP server ${everything.url.replace(/[.]/g, '\\.')} could not run 'echo'`),
+    );
   });
 
   it(':retrieveTools is UNIMPLEMENTED when Baton runs with a stand-in tool provider', async () => {

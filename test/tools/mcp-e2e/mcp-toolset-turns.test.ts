@@ -1,6 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestBaton } from '../../helpers/test-baton.ts';
-import { APP, ask, createAgent, createToolset, type Everything, ok, resultText, retrieveTools, serverCalls, startEverything, startMcpBaton } from './everything-fixtures.ts';
+import {
+  APP,
+  ask,
+  createAgent,
+  createToolset,
+  type Everything,
+  ok,
+  resultText,
+  retrieveTools,
+  serverCalls,
+  startEverything,
+  startMcpBaton,
+} from './everything-fixtures.ts';
 
 /**
  * MCP toolsets end to end: a real server-everything, toolsets and agents made over the CES REST
@@ -27,8 +39,22 @@ const PETS_API = {
   info: { title: 'Pets', version: '1' },
   servers: [{ url: 'http://127.0.0.1:9/api' }],
   paths: {
-    '/pets': { get: { operationId: 'listPets', summary: 'Lists the pets.', parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer' } }], responses: { '200': { description: 'ok' } } } },
-    '/pets/{id}': { get: { operationId: 'getPet', summary: 'One pet.', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'ok' } } } },
+    '/pets': {
+      get: {
+        operationId: 'listPets',
+        summary: 'Lists the pets.',
+        parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer' } }],
+        responses: { '200': { description: 'ok' } },
+      },
+    },
+    '/pets/{id}': {
+      get: {
+        operationId: 'getPet',
+        summary: 'One pet.',
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '200': { description: 'ok' } },
+      },
+    },
   },
 };
 
@@ -42,12 +68,18 @@ describe('MCP toolsets against server-everything: turns and :retrieveTools', () 
     await createToolset(baton, 'everything', { serverAddress: everything.url });
     await createToolset(baton, 'renamed', {
       serverAddress: everything.url,
-      toolOverrides: [{ tool: 'echo', nameOverride: 'say_back', descriptionOverride: 'Repeats the message back to the customer.' }],
+      toolOverrides: [
+        { tool: 'echo', nameOverride: 'say_back', descriptionOverride: 'Repeats the message back to the customer.' },
+      ],
     });
     await createToolset(baton, 'slow', { serverAddress: everything.url }, { timeout: '1s' });
     await createAgent(baton, 'echoer', 'desk', 'everything', ['echo']);
     await createAgent(baton, 'renamer', 'desk', 'renamed', ['echo']);
-    await createAgent(baton, 'kitchen-sink', 'desk', 'everything', ['get-resource-reference', 'get-tiny-image', 'get-structured-content']);
+    await createAgent(baton, 'kitchen-sink', 'desk', 'everything', [
+      'get-resource-reference',
+      'get-tiny-image',
+      'get-structured-content',
+    ]);
     await createAgent(baton, 'waiter', 'desk', 'slow', ['trigger-long-running-operation']);
   }, 60_000);
   afterAll(async () => {
@@ -87,7 +119,11 @@ describe('MCP toolsets against server-everything: turns and :retrieveTools', () 
             name: 'echo',
             nameOverride: 'say_back',
             description: 'Repeats the message back to the customer.',
-            inputSchema: expect.objectContaining({ type: 'object', properties: { message: expect.objectContaining({ type: 'string' }) }, required: ['message'] }),
+            inputSchema: expect.objectContaining({
+              type: 'object',
+              properties: { message: expect.objectContaining({ type: 'string' }) },
+              required: ['message'],
+            }),
             serverAddress: everything.url,
           },
         },
@@ -102,7 +138,9 @@ describe('MCP toolsets against server-everything: turns and :retrieveTools', () 
     const all = await retrieveTools(baton, 'everything');
     expect(all.status).toBe(200);
     const ids = all.body.tools.map((tool: any) => tool.mcpTool.name);
-    expect(ids).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-tiny-image', 'trigger-long-running-operation']));
+    expect(ids).toEqual(
+      expect.arrayContaining(['echo', 'get-sum', 'get-tiny-image', 'trigger-long-running-operation']),
+    );
     expect(all.body.snapshot).toBeUndefined();
     const echo = all.body.tools.find((tool: any) => tool.mcpTool.name === 'echo');
     expect(echo).toMatchObject({ displayName: 'echo', mcpTool: { description: expect.stringMatching(/echo/i) } });
@@ -110,14 +148,23 @@ describe('MCP toolsets against server-everything: turns and :retrieveTools', () 
 
     const unknown = await retrieveTools(baton, 'everything', { toolIds: ['echo', 'no-such-tool'] });
     expect(unknown.status).toBe(400);
-    expect(unknown.body.error).toMatchObject({ status: 'INVALID_ARGUMENT', message: expect.stringContaining("toolIds[1] 'no-such-tool' is not a tool of toolset") });
-    expect(unknown.body.error.details).toContainEqual({ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: 'toolIds[1]', description: expect.any(String) }] });
+    expect(unknown.body.error).toMatchObject({
+      status: 'INVALID_ARGUMENT',
+      message: expect.stringContaining("toolIds[1] 'no-such-tool' is not a tool of toolset"),
+    });
+    expect(unknown.body.error.details).toContainEqual({
+      '@type': 'type.googleapis.com/google.rpc.BadRequest',
+      fieldViolations: [{ field: 'toolIds[1]', description: expect.any(String) }],
+    });
   });
 
   it(':retrieveTools answers NOT_FOUND for a missing toolset and INVALID_ARGUMENT for an unknown body field', async () => {
     const missing = await retrieveTools(baton, 'nope', {});
     expect(missing.status).toBe(404);
-    expect(missing.body.error).toMatchObject({ status: 'NOT_FOUND', message: expect.stringContaining(`${APP}/toolsets/nope`) });
+    expect(missing.body.error).toMatchObject({
+      status: 'NOT_FOUND',
+      message: expect.stringContaining(`${APP}/toolsets/nope`),
+    });
     const strange = await retrieveTools(baton, 'everything', { toolIdz: ['echo'] });
     expect(strange.status).toBe(400);
     expect(strange.body.error.status).toBe('INVALID_ARGUMENT');
@@ -127,7 +174,10 @@ describe('MCP toolsets against server-everything: turns and :retrieveTools', () 
   });
 
   it(':retrieveTools returns the operations of an OpenAPI toolset', async () => {
-    await ok(baton, `/v1/${APP}/toolsets?toolsetId=pets`, { displayName: 'Pets', openApiToolset: { openApiSchema: JSON.stringify(PETS_API) } });
+    await ok(baton, `/v1/${APP}/toolsets?toolsetId=pets`, {
+      displayName: 'Pets',
+      openApiToolset: { openApiSchema: JSON.stringify(PETS_API) },
+    });
     const all = await retrieveTools(baton, 'pets');
     expect(all.status, JSON.stringify(all.body)).toBe(200);
     expect(all.body.tools.map((tool: any) => [tool.name, tool.displayName])).toEqual([
@@ -135,7 +185,11 @@ describe('MCP toolsets against server-everything: turns and :retrieveTools', () 
       [`${APP}/toolsets/pets/tools/getPet`, 'getPet'],
     ]);
     const [getPet] = (await retrieveTools(baton, 'pets', { toolIds: ['getPet'] })).body.tools;
-    expect(getPet.openApiTool).toMatchObject({ name: 'getPet', description: expect.stringContaining('One pet'), parameters: { type: 'object', properties: { id: expect.any(Object) } } });
+    expect(getPet.openApiTool).toMatchObject({
+      name: 'getPet',
+      description: expect.stringContaining('One pet'),
+      parameters: { type: 'object', properties: { id: expect.any(Object) } },
+    });
     const unknown = await retrieveTools(baton, 'pets', { toolIds: ['deletePet'] });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.message).toMatch(/'deletePet' is not a tool of toolset .*listPets, getPet/);
@@ -154,12 +208,21 @@ describe('MCP toolsets against server-everything: turns and :retrieveTools', () 
     const image = serverCalls((await ask(baton, 'kitchen-sink', 'an image please')).messages).results;
     expect(image).toHaveLength(1);
     const parts = image[0].content as any[];
-    expect(parts.filter((part) => part.type === 'text').map((part) => part.text)).toContain("Here's the image you requested:");
-    expect(parts.find((part) => part.type === 'image')).toMatchObject({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: expect.stringMatching(/^iVBORw0KGgo/) } });
+    expect(parts.filter((part) => part.type === 'text').map((part) => part.text)).toContain(
+      "Here's the image you requested:",
+    );
+    expect(parts.find((part) => part.type === 'image')).toMatchObject({
+      type: 'image',
+      source: { type: 'base64', media_type: 'image/png', data: expect.stringMatching(/^iVBORw0KGgo/) },
+    });
 
     const weather = await ask(baton, 'kitchen-sink', 'the weather in Chicago');
     const [result] = serverCalls(weather.messages).results;
-    expect(JSON.parse(resultText(result))).toEqual({ temperature: 36, conditions: 'Light rain / drizzle', humidity: 82 });
+    expect(JSON.parse(resultText(result))).toEqual({
+      temperature: 36,
+      conditions: 'Light rain / drizzle',
+      humidity: 82,
+    });
   });
 
   it('turns a call that overruns the toolset timeout into an error result, and the turn goes on', async () => {

@@ -28,11 +28,16 @@ describe('MCP toolsets: the SDK client against server-everything over Streamable
 
   it('maps text, image and structured results, reusing one connection', async () => {
     const signal = new AbortController().signal;
-    expect(await clients.callTool(target, undefined, 'echo', { message: 'hi' }, signal)).toEqual({ output: [{ type: 'text', text: 'Echo: hi' }], isError: false });
+    expect(await clients.callTool(target, undefined, 'echo', { message: 'hi' }, signal)).toEqual({
+      output: [{ type: 'text', text: 'Echo: hi' }],
+      isError: false,
+    });
     const sum = await clients.callTool(target, undefined, 'get-sum', { a: 2, b: 3 }, signal);
     expect(sum.output[0]).toMatchObject({ type: 'text', text: expect.stringContaining('5') });
     const image = await clients.callTool(target, undefined, 'get-tiny-image', {}, signal);
-    expect(image.output.some((part) => part.type === 'image' && part.mediaType === 'image/png' && part.data.length > 0)).toBe(true);
+    expect(
+      image.output.some((part) => part.type === 'image' && part.mediaType === 'image/png' && part.data.length > 0),
+    ).toBe(true);
   });
 
   it('reports an unknown tool as an error result or a thrown protocol error, never a hang', async () => {
@@ -44,7 +49,9 @@ describe('MCP toolsets: the SDK client against server-everything over Streamable
   });
 
   it('refuses loopback when the egress policy does not allow it', async () => {
-    await expect(clients.listTools({ ...target, policy: { allow: [] } })).rejects.toThrow(/127\.0\.0\.1|loopback|egress/i);
+    await expect(clients.listTools({ ...target, policy: { allow: [] } })).rejects.toThrow(
+      /127\.0\.0\.1|loopback|egress/i,
+    );
   });
 
   it('fails clearly when the server is down', async () => {

@@ -23,7 +23,10 @@ describe('parseOpenApiDocument', () => {
     const item = document.paths['/things/{thingId}'];
     expect(item?.parameters?.[0]).toMatchObject({ name: 'thingId', in: 'path' });
     const schema = item?.get?.responses?.['200']?.content?.['application/json']?.schema;
-    expect(schema).toMatchObject({ type: 'object', properties: { parts: { items: { properties: { label: { type: 'string' } } } } } });
+    expect(schema).toMatchObject({
+      type: 'object',
+      properties: { parts: { items: { properties: { label: { type: 'string' } } } } },
+    });
     expect(JSON.stringify(document.raw)).not.toContain('$ref');
   });
 
@@ -38,8 +41,26 @@ describe('parseOpenApiDocument', () => {
       JSON.stringify({
         openapi: '3.1.0',
         info: { title: 'Tree', version: '1' },
-        paths: { '/nodes': { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Node' } } } } } } } },
-        components: { schemas: { Node: { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } } } } },
+        paths: {
+          '/nodes': {
+            get: {
+              responses: {
+                '200': {
+                  description: 'ok',
+                  content: { 'application/json': { schema: { $ref: '#/components/schemas/Node' } } },
+                },
+              },
+            },
+          },
+        },
+        components: {
+          schemas: {
+            Node: {
+              type: 'object',
+              properties: { children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } },
+            },
+          },
+        },
       }),
     );
     expect(document.version).toBe('3.1');
@@ -53,7 +74,9 @@ describe('parseOpenApiDocument', () => {
   });
 
   it('refuses unsupported versions and non-OpenAPI text', async () => {
-    expect((await refusal(toYaml({ openapi: '3.2.0', info: { title: 'x', version: '1' }, paths: {} }))).message).toMatch(/"3\.2\.0" is not supported/);
+    expect(
+      (await refusal(toYaml({ openapi: '3.2.0', info: { title: 'x', version: '1' }, paths: {} }))).message,
+    ).toMatch(/"3\.2\.0" is not supported/);
     expect((await refusal('just: a map')).message).toMatch(/`openapi` version field is missing/);
     expect((await refusal('- a\n- list')).message).toMatch(/object at the top level/);
     expect((await refusal('{"openapi": "3.0.0",')).message).toMatch(/not valid JSON/);
@@ -71,13 +94,33 @@ describe('parseOpenApiDocument', () => {
     const undeclared = await refusal(toYaml(doc30({ '/a/{id}': { get: { responses: ok } } })));
     expect(undeclared.message).toMatch(/\/a\/\{id\}.*missing path parameter/);
 
-    const duplicated = await refusal(toYaml(doc30({ '/a': { get: { operationId: 'x', responses: ok } }, '/b': { get: { operationId: 'x', responses: ok } } })));
+    const duplicated = await refusal(
+      toYaml(
+        doc30({
+          '/a': { get: { operationId: 'x', responses: ok } },
+          '/b': { get: { operationId: 'x', responses: ok } },
+        }),
+      ),
+    );
     expect(duplicated.message).toMatch(/operationId `x` is duplicated/);
   });
 
   it('names a $ref that points to nothing and where it is', async () => {
     const error = await refusal(
-      toYaml(doc30({ '/a': { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Nope' } } } } } } } })),
+      toYaml(
+        doc30({
+          '/a': {
+            get: {
+              responses: {
+                '200': {
+                  description: 'ok',
+                  content: { 'application/json': { schema: { $ref: '#/components/schemas/Nope' } } },
+                },
+              },
+            },
+          },
+        }),
+      ),
     );
     expect(error.message).toContain('"#/components/schemas/Nope" points to nothing');
     expect(error.where).toBe('paths./a.get.responses.200.content.application/json.schema.$ref');
@@ -99,7 +142,15 @@ describe('parseOpenApiDocument', () => {
     });
 
     const withRef = (ref: string): string =>
-      toYaml(doc30({ '/a': { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: ref } } } } } } } }));
+      toYaml(
+        doc30({
+          '/a': {
+            get: {
+              responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: ref } } } } },
+            },
+          },
+        }),
+      );
 
     it('refuses a URL reference without fetching it', async () => {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/schema.json`;
@@ -117,7 +168,9 @@ describe('parseOpenApiDocument', () => {
 });
 
 describe('serverUrl', () => {
-  const servers = (url: string, variables?: Record<string, { default: string }>) => ({ servers: [{ url, ...(variables ? { variables } : {}) }] });
+  const servers = (url: string, variables?: Record<string, { default: string }>) => ({
+    servers: [{ url, ...(variables ? { variables } : {}) }],
+  });
 
   it('fills server variables from their defaults and drops the trailing slash', async () => {
     expect(serverUrl(await parseOpenApiDocument(THINGS_YAML))).toBe('https://eu.things.example/api');

@@ -4,7 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { parseOpenApiDocument } from '../../../src/tools/openapi/openapi-document.ts';
 import { OpenApiError } from '../../../src/tools/openapi/openapi-error.ts';
 import { toJsonSchema } from '../../../src/tools/openapi/openapi-json-schema.ts';
-import { operationsFromDocument, sanitizeToolName, selectOperations, TOOL_NAME_PATTERN } from '../../../src/tools/openapi/openapi-operations.ts';
+import {
+  operationsFromDocument,
+  sanitizeToolName,
+  selectOperations,
+  TOOL_NAME_PATTERN,
+} from '../../../src/tools/openapi/openapi-operations.ts';
 import { doc30, ok, THINGS_YAML, toYaml } from './openapi-test-docs.ts';
 
 async function operationsOf(text: string) {
@@ -16,7 +21,13 @@ describe('tool names', () => {
     const { tools } = await operationsOf(
       toYaml(
         doc30({
-          '/pets/{id}': { get: { operationId: 'find pet by id', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: ok } },
+          '/pets/{id}': {
+            get: {
+              operationId: 'find pet by id',
+              parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+              responses: ok,
+            },
+          },
           '/pets': { post: { responses: ok } },
           '/': { get: { responses: ok } },
           '/x': { get: { operationId: `a${'b'.repeat(80)}`, responses: ok } },
@@ -29,11 +40,20 @@ describe('tool names', () => {
   });
 
   it('refuses two operations that end up with the same name, naming both', async () => {
-    const text = toYaml(doc30({ '/a': { get: { operationId: 'list pets', responses: ok } }, '/b': { get: { operationId: 'list-pets', responses: ok }, post: { operationId: 'list_pets', responses: ok } } }));
+    const text = toYaml(
+      doc30({
+        '/a': { get: { operationId: 'list pets', responses: ok } },
+        '/b': { get: { operationId: 'list-pets', responses: ok }, post: { operationId: 'list_pets', responses: ok } },
+      }),
+    );
     await expect(operationsOf(text)).rejects.toThrow(OpenApiError);
-    await expect(operationsOf(text)).rejects.toThrow("operations GET /a (operationId 'list pets') and POST /b (operationId 'list_pets') both become tool name 'list_pets'");
+    await expect(operationsOf(text)).rejects.toThrow(
+      "operations GET /a (operationId 'list pets') and POST /b (operationId 'list_pets') both become tool name 'list_pets'",
+    );
     const generated = toYaml(doc30({ '/a.b': { get: { responses: ok } }, '/a/b': { get: { responses: ok } } }));
-    await expect(operationsOf(generated)).rejects.toThrow("operations GET /a.b and GET /a/b both become tool name 'get_a_b'");
+    await expect(operationsOf(generated)).rejects.toThrow(
+      "operations GET /a.b and GET /a/b both become tool name 'get_a_b'",
+    );
   });
 });
 
@@ -107,7 +127,13 @@ describe('the parameters schema', () => {
       ),
     );
     const update = tools[0];
-    expect(Object.keys(update?.parameters.properties as object)).toEqual(['path_id', 'query_id', 'query_body', 'filter_name_', 'body']);
+    expect(Object.keys(update?.parameters.properties as object)).toEqual([
+      'path_id',
+      'query_id',
+      'query_body',
+      'filter_name_',
+      'body',
+    ]);
     expect(update?.parameters.required).toEqual(['path_id']);
     expect(update?.bindings.find((binding) => binding.argName === 'filter_name_')?.name).toBe('filter[name]');
   });
@@ -116,27 +142,78 @@ describe('the parameters schema', () => {
     const { tools, skipped } = await operationsOf(
       toYaml(
         doc30({
-          '/login': { post: { operationId: 'login', requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { user: { type: 'string' } } } } } }, responses: ok } },
-          '/upload': { post: { operationId: 'upload', requestBody: { required: true, content: { 'multipart/form-data': { schema: { type: 'object' } } } }, responses: ok } },
-          '/note': { post: { operationId: 'note', requestBody: { content: { 'text/plain': { schema: { type: 'string' } } } }, responses: ok } },
+          '/login': {
+            post: {
+              operationId: 'login',
+              requestBody: {
+                required: true,
+                content: {
+                  'application/x-www-form-urlencoded': {
+                    schema: { type: 'object', properties: { user: { type: 'string' } } },
+                  },
+                },
+              },
+              responses: ok,
+            },
+          },
+          '/upload': {
+            post: {
+              operationId: 'upload',
+              requestBody: { required: true, content: { 'multipart/form-data': { schema: { type: 'object' } } } },
+              responses: ok,
+            },
+          },
+          '/note': {
+            post: {
+              operationId: 'note',
+              requestBody: { content: { 'text/plain': { schema: { type: 'string' } } } },
+              responses: ok,
+            },
+          },
         }),
       ),
     );
     expect(tools.map((tool) => tool.name)).toEqual(['login', 'note']);
-    expect(tools[0]?.body).toEqual({ argName: 'body', contentType: 'application/x-www-form-urlencoded', required: true });
+    expect(tools[0]?.body).toEqual({
+      argName: 'body',
+      contentType: 'application/x-www-form-urlencoded',
+      required: true,
+    });
     expect(tools[1]?.parameters.properties).toEqual({});
-    expect(skipped).toEqual([{ method: 'post', path: '/upload', operationId: 'upload', reason: expect.stringContaining('multipart/form-data') }]);
+    expect(skipped).toEqual([
+      {
+        method: 'post',
+        path: '/upload',
+        operationId: 'upload',
+        reason: expect.stringContaining('multipart/form-data'),
+      },
+    ]);
   });
 });
 
 describe('toJsonSchema', () => {
   it('turns recursive $refs and unknown formats into descriptions and drops OpenAPI-only keywords', () => {
-    expect(toJsonSchema({ type: 'object', 'x-internal': true, discriminator: { propertyName: 'k' }, properties: { next: { $ref: '#/components/schemas/Node' } } }, '3.1')).toEqual({
+    expect(
+      toJsonSchema(
+        {
+          type: 'object',
+          'x-internal': true,
+          discriminator: { propertyName: 'k' },
+          properties: { next: { $ref: '#/components/schemas/Node' } },
+        },
+        '3.1',
+      ),
+    ).toEqual({
       type: 'object',
       properties: { next: { description: 'recursive structure (Node)' } },
     });
-    expect(toJsonSchema({ type: 'string', format: 'phone', description: 'Phone' }, '3.0')).toEqual({ type: 'string', description: 'Phone (format: phone)' });
-    expect(toJsonSchema({ allOf: [{ type: 'object' }], nullable: true }, '3.0')).toEqual({ anyOf: [{ allOf: [{ type: 'object' }] }, { type: 'null' }] });
+    expect(toJsonSchema({ type: 'string', format: 'phone', description: 'Phone' }, '3.0')).toEqual({
+      type: 'string',
+      description: 'Phone (format: phone)',
+    });
+    expect(toJsonSchema({ allOf: [{ type: 'object' }], nullable: true }, '3.0')).toEqual({
+      anyOf: [{ allOf: [{ type: 'object' }] }, { type: 'null' }],
+    });
     // 3.1 schemas are JSON Schema already: `nullable` means nothing there.
     expect(toJsonSchema({ type: ['string', 'null'], nullable: true }, '3.1')).toEqual({ type: ['string', 'null'] });
   });
@@ -145,10 +222,18 @@ describe('toJsonSchema', () => {
 describe('selectOperations', () => {
   it('keeps the named tools (by name or operationId) and refuses unknown ids', async () => {
     const { tools } = await operationsOf(
-      toYaml(doc30({ '/a': { get: { operationId: 'get a', responses: ok } }, '/b': { get: { operationId: 'getB', responses: ok } }, '/c': { get: { operationId: 'getC', responses: ok } } })),
+      toYaml(
+        doc30({
+          '/a': { get: { operationId: 'get a', responses: ok } },
+          '/b': { get: { operationId: 'getB', responses: ok } },
+          '/c': { get: { operationId: 'getC', responses: ok } },
+        }),
+      ),
     );
     expect(selectOperations(tools).map((tool) => tool.name)).toEqual(['get_a', 'getB', 'getC']);
     expect(selectOperations(tools, ['getC', 'get a']).map((tool) => tool.name)).toEqual(['get_a', 'getC']);
-    expect(() => selectOperations(tools, ['getB', 'nope'])).toThrow("unknown tool id 'nope'; the toolset has 'get_a', 'getB', 'getC'");
+    expect(() => selectOperations(tools, ['getB', 'nope'])).toThrow(
+      "unknown tool id 'nope'; the toolset has 'get_a', 'getB', 'getC'",
+    );
   });
 });

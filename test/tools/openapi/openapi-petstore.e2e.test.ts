@@ -43,7 +43,10 @@ describe('Petstore (petstore.yaml) through prism', () => {
     expect(toolset.serverUrl).toBe(prism.url);
     expect(toolset.tools.map((tool) => tool.name)).toEqual(['listPets', 'createPets', 'showPetById']);
     expect(toolset.tools[0]?.description).toBe('List all pets\n\n(GET /pets)');
-    expect(toolset.tools[2]?.parameters).toMatchObject({ properties: { petId: { type: 'string' } }, required: ['petId'] });
+    expect(toolset.tools[2]?.parameters).toMatchObject({
+      properties: { petId: { type: 'string' } },
+      required: ['petId'],
+    });
   });
 
   it('lists pets and shows one, with schema-valid outputs', async () => {
@@ -54,7 +57,10 @@ describe('Petstore (petstore.yaml) through prism', () => {
 
     const one = await toolset.call('showPetById', { petId: 'rex 1' }, { send: fetchSend });
     expect(one.isError, one.text).toBe(false);
-    expect(schemaValid(toolset, 'showPetById', one.text)).toMatchObject({ id: expect.any(Number), name: expect.any(String) });
+    expect(schemaValid(toolset, 'showPetById', one.text)).toMatchObject({
+      id: expect.any(Number),
+      name: expect.any(String),
+    });
   });
 
   it('refuses an invalid argument before calling the API', async () => {
@@ -99,7 +105,10 @@ describe('Petstore expanded (petstore-expanded.yaml) through prism', () => {
 
     const pet = await toolset.call('find_pet_by_id', { id: 7 }, { send: fetchSend });
     expect(pet.isError, pet.text).toBe(false);
-    expect(schemaValid(toolset, 'find_pet_by_id', pet.text)).toMatchObject({ id: expect.any(Number), name: expect.any(String) });
+    expect(schemaValid(toolset, 'find_pet_by_id', pet.text)).toMatchObject({
+      id: expect.any(Number),
+      name: expect.any(String),
+    });
   });
 
   it('adds a pet with a JSON body and deletes one (204)', async () => {
@@ -108,14 +117,24 @@ describe('Petstore expanded (petstore-expanded.yaml) through prism', () => {
     expect(schemaValid(toolset, 'addPet', added.text)).toMatchObject({ name: expect.any(String) });
 
     const missingBody = await toolset.call('addPet', {}, { send: fetchSend });
-    expect(missingBody).toEqual({ isError: true, text: "invalid arguments for addPet: the arguments must have required property 'body'" });
+    expect(missingBody).toEqual({
+      isError: true,
+      text: "invalid arguments for addPet: the arguments must have required property 'body'",
+    });
 
-    expect(await toolset.call('deletePet', { id: 1 }, { send: fetchSend })).toEqual({ isError: false, text: 'HTTP 204 No Content: empty response body' });
+    expect(await toolset.call('deletePet', { id: 1 }, { send: fetchSend })).toEqual({
+      isError: false,
+      text: 'HTTP 204 No Content: empty response body',
+    });
   });
 
   it('maps a 404 from the API to an error result with status and body', async () => {
     // Prism's Prefer header asks the mock for a given status; it travels like an auth header would.
-    const output = await toolset.call('find_pet_by_id', { id: 7 }, { send: fetchSend, auth: { headers: { Prefer: 'code=404' } } });
+    const output = await toolset.call(
+      'find_pet_by_id',
+      { id: 7 },
+      { send: fetchSend, auth: { headers: { Prefer: 'code=404' } } },
+    );
     expect(output.isError).toBe(true);
     expect(output.text).toMatch(/^HTTP 404 Not Found: \{"code":-?\d+,"message":"[^"]*"\}$/);
   });

@@ -8,7 +8,9 @@ import { doc30, ok, THINGS_YAML, toYaml } from './openapi-test-docs.ts';
 const BASE = 'https://api.example.com/v1';
 
 async function tool(text: string, name: string): Promise<OpenApiOperationTool> {
-  const found = operationsFromDocument(await parseOpenApiDocument(text)).tools.find((candidate) => candidate.name === name);
+  const found = operationsFromDocument(await parseOpenApiDocument(text)).tools.find(
+    (candidate) => candidate.name === name,
+  );
   if (found === undefined) throw new Error(`no tool ${name}`);
   return found;
 }
@@ -40,7 +42,17 @@ describe('buildRequest', () => {
     const search = await tool(SEARCH, 'search');
     const request = buildRequest(
       search,
-      { path: 'a b/../c?d#e', version: 3, tag: ['x y', 'z&w'], ids: [1, 2], filter: { kind: 'pdf', size: 10 }, q: '\u00fc\u00f1\u00ef', where: { a: 1 }, 'X-Mode': ['fast', 'safe'], session: 's1' },
+      {
+        path: 'a b/../c?d#e',
+        version: 3,
+        tag: ['x y', 'z&w'],
+        ids: [1, 2],
+        filter: { kind: 'pdf', size: 10 },
+        q: '\u00fc\u00f1\u00ef',
+        where: { a: 1 },
+        'X-Mode': ['fast', 'safe'],
+        session: 's1',
+      },
       BASE,
     );
     expect(request.method).toBe('GET');
@@ -48,7 +60,11 @@ describe('buildRequest', () => {
       `${BASE}/files/a%20b%2F..%2Fc%3Fd%23e/3?tag=x%20y&tag=z%26w&ids=1,2&filter[kind]=pdf&filter[size]=10&q=%C3%BC%C3%B1%C3%AF&where=%7B%22a%22%3A1%7D`,
     );
     expect(new URL(request.url).pathname).toBe('/v1/files/a%20b%2F..%2Fc%3Fd%23e/3'); // nothing escaped the segment
-    expect(request.headers).toEqual({ accept: 'application/json, */*;q=0.8', 'x-mode': 'fast,safe', cookie: 'session=s1' });
+    expect(request.headers).toEqual({
+      accept: 'application/json, */*;q=0.8',
+      'x-mode': 'fast,safe',
+      cookie: 'session=s1',
+    });
     expect(request.body).toBeUndefined();
   });
 
@@ -70,7 +86,20 @@ describe('buildRequest', () => {
 
   it('sends a form body', async () => {
     const login = await tool(
-      toYaml(doc30({ '/login': { post: { operationId: 'login', requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: { type: 'object' } } } }, responses: ok } } })),
+      toYaml(
+        doc30({
+          '/login': {
+            post: {
+              operationId: 'login',
+              requestBody: {
+                required: true,
+                content: { 'application/x-www-form-urlencoded': { schema: { type: 'object' } } },
+              },
+              responses: ok,
+            },
+          },
+        }),
+      ),
       'login',
     );
     const request = buildRequest(login, { body: { user: 'a b', scope: ['r', 'w'], meta: { x: 1 } } }, BASE);
@@ -83,8 +112,12 @@ describe('buildRequest', () => {
     expect(() => buildRequest(get, { thingId: 't', 'X-Trace': 'x', colour: 'red' }, BASE)).toThrow(
       "unknown argument 'colour' for getThing; it takes 'thingId', 'fields', 'X-Trace'",
     );
-    expect(() => buildRequest(get, { thingId: 't' }, BASE)).toThrow("missing required argument 'X-Trace' (header parameter 'X-Trace')");
-    expect(() => buildRequest(get, { 'X-Trace': 'x' }, BASE)).toThrow("missing required argument 'thingId' (path parameter 'thingId')");
+    expect(() => buildRequest(get, { thingId: 't' }, BASE)).toThrow(
+      "missing required argument 'X-Trace' (header parameter 'X-Trace')",
+    );
+    expect(() => buildRequest(get, { 'X-Trace': 'x' }, BASE)).toThrow(
+      "missing required argument 'thingId' (path parameter 'thingId')",
+    );
     expect(() => buildRequest(get, [1], BASE)).toThrow(OpenApiError);
     const put = await tool(THINGS_YAML, 'putThing');
     expect(() => buildRequest(put, { thingId: 't' }, BASE)).toThrow("missing required argument 'body'");

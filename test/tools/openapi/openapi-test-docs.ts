@@ -2,7 +2,13 @@
 import YAML from 'yaml';
 
 export function doc30(paths: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { openapi: '3.0.3', info: { title: 'Test API', version: '1.0.0' }, servers: [{ url: 'https://api.example.com/v1' }], paths, ...extra };
+  return {
+    openapi: '3.0.3',
+    info: { title: 'Test API', version: '1.0.0' },
+    servers: [{ url: 'https://api.example.com/v1' }],
+    paths,
+    ...extra,
+  };
 }
 
 export function toYaml(document: unknown): string {

@@ -30,11 +30,16 @@ async function freePort(): Promise<number> {
 
 export async function startPrism(specPath: string): Promise<PrismServer> {
   const port = await freePort();
-  const child = spawn(PRISM, ['mock', '-h', '127.0.0.1', '-p', String(port), specPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(PRISM, ['mock', '-h', '127.0.0.1', '-p', String(port), specPath], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   await new Promise<void>((ready, fail) => {
-    const timer = setTimeout(() => fail(new Error(`prism did not start within ${START_TIMEOUT_MS} ms:\n${output}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => fail(new Error(`prism did not start within ${START_TIMEOUT_MS} ms:\n${output}`)),
+      START_TIMEOUT_MS,
+    );
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
       if (output.includes('Prism is listening')) {

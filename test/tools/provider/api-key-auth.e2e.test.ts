@@ -6,12 +6,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestBaton } from '../../helpers/test-baton.ts';
 import { localApiSchema, startLocalApi, type LocalApi } from './local-api.ts';
-import { APP, ask, callProgram, createAgent, createSecret, createTool, createToolset, onlyServerResult, startToolBaton, type Turn } from './provider-fixtures.ts';
+import {
+  APP,
+  ask,
+  callProgram,
+  createAgent,
+  createSecret,
+  createTool,
+  createToolset,
+  onlyServerResult,
+  startToolBaton,
+  type Turn,
+} from './provider-fixtures.ts';
 
 const API_KEY = 'sk-test-8d1f0c5e2b7a4d9e';
 
 function apiKeyAuth(secret: string, requestLocation: 'HEADER' | 'QUERY_STRING') {
-  return { apiKeyConfig: { keyName: requestLocation === 'HEADER' ? 'x-api-key' : 'key', apiKeySecretVersion: secret, requestLocation } };
+  return {
+    apiKeyConfig: {
+      keyName: requestLocation === 'HEADER' ? 'x-api-key' : 'key',
+      apiKeySecretVersion: secret,
+      requestLocation,
+    },
+  };
 }
 
 describe('API keys from secrets, in a header or the query string', () => {
@@ -39,9 +56,20 @@ describe('API keys from secrets, in a header or the query string', () => {
     const secret = await createSecret(baton, 'crm-key', API_KEY);
     const serverUrl = `http://localhost:${port}`;
     const schema = localApiSchema(serverUrl, ['getKeyed', 'getHop']);
-    await createToolset(baton, 'header-keyed', { displayName: 'Header', openApiToolset: { openApiSchema: schema, apiAuthentication: apiKeyAuth(secret, 'HEADER') } });
-    await createToolset(baton, 'query-keyed', { displayName: 'Query', openApiToolset: { openApiSchema: schema, apiAuthentication: apiKeyAuth(secret, 'QUERY_STRING') } });
-    await createTool(baton, 'keyed-tool', { openApiTool: { openApiSchema: localApiSchema(serverUrl, ['getKeyed']), apiAuthentication: apiKeyAuth(secret, 'HEADER') } });
+    await createToolset(baton, 'header-keyed', {
+      displayName: 'Header',
+      openApiToolset: { openApiSchema: schema, apiAuthentication: apiKeyAuth(secret, 'HEADER') },
+    });
+    await createToolset(baton, 'query-keyed', {
+      displayName: 'Query',
+      openApiToolset: { openApiSchema: schema, apiAuthentication: apiKeyAuth(secret, 'QUERY_STRING') },
+    });
+    await createTool(baton, 'keyed-tool', {
+      openApiTool: {
+        openApiSchema: localApiSchema(serverUrl, ['getKeyed']),
+        apiAuthentication: apiKeyAuth(secret, 'HEADER'),
+      },
+    });
     await createAgent(baton, 'by-header', { toolsets: [{ toolset: 'header-keyed' }] });
     await createAgent(baton, 'by-query', { toolsets: [{ toolset: 'query-keyed' }] });
     await createAgent(baton, 'by-tool', { tools: ['keyed-tool'] });
@@ -101,7 +129,13 @@ describe('API keys from secrets, in a header or the query string', () => {
 
   it('never shows the key: not in replies, transcripts, the toolsets, the tool or the secret', async () => {
     const resources = await Promise.all(
-      [`${APP}/toolsets/header-keyed`, `${APP}/toolsets/query-keyed`, `${APP}/tools/keyed-tool`, `${APP}/secrets/crm-key`, `${APP}/toolsets`].map((name) => baton.request('GET', `/v1/${name}`)),
+      [
+        `${APP}/toolsets/header-keyed`,
+        `${APP}/toolsets/query-keyed`,
+        `${APP}/tools/keyed-tool`,
+        `${APP}/secrets/crm-key`,
+        `${APP}/toolsets`,
+      ].map((name) => baton.request('GET', `/v1/${name}`)),
     );
     for (const resource of resources) {
       expect(resource.status).toBe(200);

@@ -8,7 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestBaton } from '../../helpers/test-baton.ts';
 import { MAX_API_RESPONSE_BYTES } from '../../../src/tools/provider/openapi-sources.ts';
 import { BROKEN_EXPLANATION, HUGE_BYTES, localApiSchema, startLocalApi, type LocalApi } from './local-api.ts';
-import { ask, callProgram, createAgent, createToolset, LOOPBACK, onlyServerResult, startToolBaton } from './provider-fixtures.ts';
+import {
+  ask,
+  callProgram,
+  createAgent,
+  createToolset,
+  LOOPBACK,
+  onlyServerResult,
+  startToolBaton,
+} from './provider-fixtures.ts';
 
 describe('egress: a redirect from an allowed host name to an address egress.allow does not cover', () => {
   let api: LocalApi;
@@ -26,7 +34,10 @@ describe('egress: a redirect from an allowed host name to an address egress.allo
       // The name is allowed, the address it resolves to is not (by itself).
       { egressAllow: ['localhost'] },
     );
-    await createToolset(baton, 'hops', { displayName: 'Hops', openApiToolset: { openApiSchema: localApiSchema(localhostUrl, ['getHop']) } });
+    await createToolset(baton, 'hops', {
+      displayName: 'Hops',
+      openApiToolset: { openApiSchema: localApiSchema(localhostUrl, ['getHop']) },
+    });
     await createAgent(baton, 'hopper', { toolsets: [{ toolset: 'hops' }] });
   });
   afterAll(async () => {

@@ -41,7 +41,9 @@ export const LOCAL_OPERATIONS: LocalOperation[] = [
 
 /** The OpenAPI document of the local API at `serverUrl`, restricted to some operations. */
 export function localApiSchema(serverUrl: string, operationIds?: string[]): string {
-  const operations = operationIds ? LOCAL_OPERATIONS.filter((operation) => operationIds.includes(operation.operationId)) : LOCAL_OPERATIONS;
+  const operations = operationIds
+    ? LOCAL_OPERATIONS.filter((operation) => operationIds.includes(operation.operationId))
+    : LOCAL_OPERATIONS;
   return localApiDocument(serverUrl, operations);
 }
 
@@ -73,12 +75,14 @@ export async function startLocalApi(options: LocalApiOptions = {}): Promise<Loca
         return;
       case '/keyed': {
         const sent = req.headers['x-api-key'] ?? url.searchParams.get('key');
-        if (options.apiKey === undefined || sent !== options.apiKey) return json(res, 401, { error: 'missing or wrong API key' });
+        if (options.apiKey === undefined || sent !== options.apiKey)
+          return json(res, 401, { error: 'missing or wrong API key' });
         return json(res, 200, { authorized: true, q: url.searchParams.get('q') });
       }
       case '/me': {
         const match = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
-        if (!match?.[1] || !options.acceptsBearer?.(match[1])) return json(res, 401, { error: 'bearer token required' });
+        if (!match?.[1] || !options.acceptsBearer?.(match[1]))
+          return json(res, 401, { error: 'bearer token required' });
         return json(res, 200, { user: 'token holder' });
       }
       default:

@@ -8,7 +8,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestBaton } from '../../helpers/test-baton.ts';
 import { jwtPayload, startOAuthTestServer, type OAuthTestServer } from '../auth/oauth-test-server.ts';
 import { localApiSchema, startLocalApi, type LocalApi } from './local-api.ts';
-import { ask, callProgram, createAgent, createSecret, createToolset, LOOPBACK, onlyServerResult, startToolBaton } from './provider-fixtures.ts';
+import {
+  ask,
+  callProgram,
+  createAgent,
+  createSecret,
+  createToolset,
+  LOOPBACK,
+  onlyServerResult,
+  startToolBaton,
+} from './provider-fixtures.ts';
 
 const CLIENT_SECRET = 'cs-9f8e7d6c5b4a3921';
 
@@ -21,7 +30,15 @@ describe('OAuth client credentials from a real authorization server', () => {
 
   const oauthToolset = (clientId: string, secret: string) => ({
     openApiSchema: localApiSchema(api.origin, ['getMe']),
-    apiAuthentication: { oauthConfig: { oauthGrantType: 'CLIENT_CREDENTIAL', clientId, clientSecretVersion: secret, tokenEndpoint: oauth.tokenEndpoint, scopes: ['orders.read'] } },
+    apiAuthentication: {
+      oauthConfig: {
+        oauthGrantType: 'CLIENT_CREDENTIAL',
+        clientId,
+        clientSecretVersion: secret,
+        tokenEndpoint: oauth.tokenEndpoint,
+        scopes: ['orders.read'],
+      },
+    },
   });
 
   beforeAll(async () => {
@@ -34,15 +51,27 @@ describe('OAuth client credentials from a real authorization server', () => {
         } catch {
           return false;
         }
-        const ok = payload.iss === oauth.issuerUrl && typeof payload.client_id === 'string' && payload.client_id.startsWith('baton-');
+        const ok =
+          payload.iss === oauth.issuerUrl &&
+          typeof payload.client_id === 'string' &&
+          payload.client_id.startsWith('baton-');
         if (ok) accepted.push(token);
         return ok;
       },
     });
-    baton = await startToolBaton(callProgram({ 'who am i': { tool: 'getMe' }, twice: [{ tool: 'getMe' }, { tool: 'getMe' }] }), { egressAllow: [LOOPBACK] });
+    baton = await startToolBaton(
+      callProgram({ 'who am i': { tool: 'getMe' }, twice: [{ tool: 'getMe' }, { tool: 'getMe' }] }),
+      { egressAllow: [LOOPBACK] },
+    );
     const secret = await createSecret(baton, 'oauth-client', CLIENT_SECRET);
-    await createToolset(baton, 'orders', { displayName: 'Orders', openApiToolset: oauthToolset('baton-orders', secret) });
-    await createToolset(baton, 'billing', { displayName: 'Billing', openApiToolset: oauthToolset('baton-billing', secret) });
+    await createToolset(baton, 'orders', {
+      displayName: 'Orders',
+      openApiToolset: oauthToolset('baton-orders', secret),
+    });
+    await createToolset(baton, 'billing', {
+      displayName: 'Billing',
+      openApiToolset: oauthToolset('baton-billing', secret),
+    });
     await createAgent(baton, 'orders-agent', { toolsets: [{ toolset: 'orders' }] });
     await createAgent(baton, 'billing-agent', { toolsets: [{ toolset: 'billing' }] });
     await createToolset(baton, 'cold', { displayName: 'Cold', openApiToolset: oauthToolset('baton-cold', secret) });
@@ -85,7 +114,10 @@ describe('OAuth client credentials from a real authorization server', () => {
     ]);
     expect(turn.results).toHaveLength(2);
     expect(turn.results.every((result) => result.is_error === undefined)).toBe(true);
-    const sent = api.hitsOf('/me').slice(before).map((hit) => hit.headers.authorization);
+    const sent = api
+      .hitsOf('/me')
+      .slice(before)
+      .map((hit) => hit.headers.authorization);
     expect(sent).toHaveLength(2);
     expect(sent[1]).toBe(sent[0]);
     expect(oauth.seen).toHaveLength(1);
@@ -100,7 +132,9 @@ describe('OAuth client credentials from a real authorization server', () => {
     const result = onlyServerResult(turn, 'getMe');
     expect(result.isError).toBe(true);
     expect(oauth.seen).toHaveLength(1);
-    expect(result.text).toContain(`The token endpoint ${oauth.tokenEndpoint} refused the client-credentials request for client 'baton-billing' with HTTP 500`);
+    expect(result.text).toContain(
+      `The token endpoint ${oauth.tokenEndpoint} refused the client-credentials request for client 'baton-billing' with HTTP 500`,
+    );
     expect(result.text).toContain('server_error — the signing key is gone');
     expect(result.text).not.toContain(CLIENT_SECRET);
     expect(api.hitsOf('/me')).toHaveLength(before);
@@ -121,12 +155,17 @@ describe('OAuth client credentials from a real authorization server', () => {
     const closed = await startToolBaton(callProgram({ 'who am i': { tool: 'getMe' } }));
     try {
       const secret = await createSecret(closed, 'oauth-client', CLIENT_SECRET);
-      await createToolset(closed, 'orders', { displayName: 'Orders', openApiToolset: oauthToolset('baton-orders', secret) });
+      await createToolset(closed, 'orders', {
+        displayName: 'Orders',
+        openApiToolset: oauthToolset('baton-orders', secret),
+      });
       await createAgent(closed, 'orders-agent', { toolsets: [{ toolset: 'orders' }] });
       oauth.reset();
       const result = onlyServerResult(await ask(closed, 'orders-agent', 'who am i?'), 'getMe');
       expect(result.isError).toBe(true);
-      expect(result.text).toContain(`Could not get an OAuth access token from ${oauth.tokenEndpoint} (oauthConfig.tokenEndpoint)`);
+      expect(result.text).toContain(
+        `Could not get an OAuth access token from ${oauth.tokenEndpoint} (oauthConfig.tokenEndpoint)`,
+      );
       expect(result.text).toContain('egress.allow');
       expect(oauth.seen).toHaveLength(0);
     } finally {

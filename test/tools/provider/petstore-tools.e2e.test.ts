@@ -8,7 +8,17 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestBaton } from '../../helpers/test-baton.ts';
 import { startPrism, type PrismServer } from '../openapi/prism-server.ts';
-import { APP, ask, callProgram, createAgent, createTool, createToolset, LOOPBACK, onlyServerResult, startToolBaton } from './provider-fixtures.ts';
+import {
+  APP,
+  ask,
+  callProgram,
+  createAgent,
+  createTool,
+  createToolset,
+  LOOPBACK,
+  onlyServerResult,
+  startToolBaton,
+} from './provider-fixtures.ts';
 
 const PETSTORE = readFileSync(resolve(import.meta.dirname, '../../fixtures/openapi/petstore.yaml'), 'utf8');
 
@@ -24,7 +34,10 @@ const pet = { id: expect.any(Number), name: expect.any(String) };
 
 /** Creates the toolset (narrowed by the agent), a single-operation tool and the agents using them. */
 async function seedPetstore(baton: TestBaton, prismUrl: string): Promise<void> {
-  await createToolset(baton, 'petstore', { displayName: 'Petstore', openApiToolset: { openApiSchema: PETSTORE, url: prismUrl } });
+  await createToolset(baton, 'petstore', {
+    displayName: 'Petstore',
+    openApiToolset: { openApiSchema: PETSTORE, url: prismUrl },
+  });
   await createAgent(baton, 'pets', { toolsets: [{ toolset: 'petstore', toolIds: ['listPets', 'showPetById'] }] });
   // The document has three operations; `name` picks the one this Tool stands for.
   await createTool(baton, 'show-pet', { openApiTool: { openApiSchema: PETSTORE, url: prismUrl, name: 'showPetById' } });

@@ -25,7 +25,9 @@ export interface ScriptedCall {
 export function callProgram(calls: Record<string, ScriptedCall | ScriptedCall[]>): object {
   return {
     rules: [
-      ...Object.entries(calls).map(([user, call]) => (Array.isArray(call) ? { when: { user }, calls: call } : { when: { user }, call })),
+      ...Object.entries(calls).map(([user, call]) =>
+        Array.isArray(call) ? { when: { user }, calls: call } : { when: { user }, call },
+      ),
       { when: { tool_error: true }, say: 'Failed: {{result}}' },
       { when: { tool_result: true }, say: 'Done: {{result}}' },
       { say: 'ok' },
@@ -58,13 +60,20 @@ export interface AgentTools {
 }
 
 /** A CES agent on the scripted model, using Tool resources and toolsets given by id. */
-export async function createAgent(baton: TestBaton, id: string, uses: AgentTools, model = 'scripted:tools'): Promise<void> {
+export async function createAgent(
+  baton: TestBaton,
+  id: string,
+  uses: AgentTools,
+  model = 'scripted:tools',
+): Promise<void> {
   await created(baton, `/v1/${APP}/agents?agentId=${id}`, {
     displayName: id,
     instruction: 'Use the tools.',
     modelSettings: { model },
     ...(uses.tools ? { tools: uses.tools.map((tool) => `${APP}/tools/${tool}`) } : {}),
-    ...(uses.toolsets ? { toolsets: uses.toolsets.map((entry) => ({ ...entry, toolset: `${APP}/toolsets/${entry.toolset}` })) } : {}),
+    ...(uses.toolsets
+      ? { toolsets: uses.toolsets.map((entry) => ({ ...entry, toolset: `${APP}/toolsets/${entry.toolset}` })) }
+      : {}),
   });
 }
 
@@ -106,7 +115,9 @@ export async function ask(baton: TestBaton, agent: string, content: string): Pro
   const messages: any[] = listed.body.data;
   const calls: ToolCallView[] = messages.flatMap((message) => message.tool_calls ?? []);
   const results: ToolResultView[] = messages.flatMap((message) =>
-    message.role === 'user' && Array.isArray(message.content) ? message.content.filter((block: { type: string }) => block.type === 'tool_result') : [],
+    message.role === 'user' && Array.isArray(message.content)
+      ? message.content.filter((block: { type: string }) => block.type === 'tool_result')
+      : [],
   );
   return { threadId, text: reply.body.choices[0].message.content, reply: reply.body, messages, calls, results };
 }
@@ -138,9 +149,19 @@ export function localApiDocument(serverUrl: string, operations: LocalOperation[]
     (paths[operation.path] ??= {})[operation.method] = {
       operationId: operation.operationId,
       summary: `Calls ${operation.path}`,
-      parameters: (operation.query ?? []).map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' } })),
+      parameters: (operation.query ?? []).map((name) => ({
+        name,
+        in: 'query',
+        required: false,
+        schema: { type: 'string' },
+      })),
       responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } } },
     };
   }
-  return JSON.stringify({ openapi: '3.0.3', info: { title: 'Local test API', version: '1.0.0' }, servers: [{ url: serverUrl }], paths });
+  return JSON.stringify({
+    openapi: '3.0.3',
+    info: { title: 'Local test API', version: '1.0.0' },
+    servers: [{ url: serverUrl }],
+    paths,
+  });
 }

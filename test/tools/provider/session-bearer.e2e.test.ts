@@ -14,7 +14,9 @@ type Chunk = Record<string, any>;
 /** The tool responses a session's outputs report in diagnosticInfo. */
 function toolResponses(body: any): Chunk[] {
   return (body.outputs ?? []).flatMap((output: any) =>
-    (output.diagnosticInfo?.messages ?? []).flatMap((message: { chunks: Chunk[] }) => message.chunks.filter((chunk) => 'toolResponse' in chunk).map((chunk) => chunk.toolResponse)),
+    (output.diagnosticInfo?.messages ?? []).flatMap((message: { chunks: Chunk[] }) =>
+      message.chunks.filter((chunk) => 'toolResponse' in chunk).map((chunk) => chunk.toolResponse),
+    ),
   );
 }
 
@@ -38,7 +40,10 @@ describe('a bearer token from the session variables', () => {
     });
     baton = await startToolBaton(callProgram({ 'who am i': { tool: 'getMe' } }), { egressAllow: [LOOPBACK] });
     await createTool(baton, 'me', {
-      openApiTool: { openApiSchema: localApiSchema(api.origin, ['getMe']), apiAuthentication: { bearerTokenConfig: { token: '$context.variables.user_token' } } },
+      openApiTool: {
+        openApiSchema: localApiSchema(api.origin, ['getMe']),
+        apiAuthentication: { bearerTokenConfig: { token: '$context.variables.user_token' } },
+      },
     });
     await createAgent(baton, 'me-agent', { tools: ['me'] });
   });
@@ -54,7 +59,11 @@ describe('a bearer token from the session variables', () => {
     expect(hits).toHaveLength(1);
     expect(hits[0]?.headers.authorization).toBe('Bearer abc');
     const [answer] = toolResponses(response.body);
-    expect(answer).toMatchObject({ tool: `${APP}/tools/me`, displayName: 'getMe', response: { output: { user: 'token holder' } } });
+    expect(answer).toMatchObject({
+      tool: `${APP}/tools/me`,
+      displayName: 'getMe',
+      response: { output: { user: 'token holder' } },
+    });
     expect(finalText(response.body)).toBe('Done: {"user":"token holder"}');
   });
 
@@ -62,9 +71,19 @@ describe('a bearer token from the session variables', () => {
     const before = api.hitsOf('/me').length;
     const first = await runSession(baton, 'rotating', [{ variables: { user_token: 'abc' } }, whoAmI], config);
     expect(first.status).toBe(200);
-    const second = await runSession(baton, 'rotating', [{ variables: { user_token: 'rotated-token' } }, whoAmI], config);
+    const second = await runSession(
+      baton,
+      'rotating',
+      [{ variables: { user_token: 'rotated-token' } }, whoAmI],
+      config,
+    );
     expect(second.status).toBe(200);
-    expect(api.hitsOf('/me').slice(before).map((hit) => hit.headers.authorization)).toEqual(['Bearer abc', 'Bearer rotated-token']);
+    expect(
+      api
+        .hitsOf('/me')
+        .slice(before)
+        .map((hit) => hit.headers.authorization),
+    ).toEqual(['Bearer abc', 'Bearer rotated-token']);
     expect(finalText(second.body)).toContain('token holder');
   });
 
@@ -84,7 +103,12 @@ describe('a bearer token from the session variables', () => {
 
   it('a variable that is not text is refused by type, never sent', async () => {
     const before = api.hitsOf('/me').length;
-    const response = await runSession(baton, 'object-token', [{ variables: { user_token: { nested: 'abc' } } }, whoAmI], config);
+    const response = await runSession(
+      baton,
+      'object-token',
+      [{ variables: { user_token: { nested: 'abc' } } }, whoAmI],
+      config,
+    );
     expect(response.status).toBe(200);
     expect(api.hitsOf('/me')).toHaveLength(before);
     expect(finalText(response.body)).toMatch(/^Failed: .*'user_token', which is an object/);
@@ -92,7 +116,10 @@ describe('a bearer token from the session variables', () => {
 
   it('the Threads API has no session variables: the same agent gets the error result', async () => {
     const thread = await baton.request('POST', '/v1/threads', { agent: 'me-agent' });
-    const reply = await baton.request('POST', `/v1/threads/${thread.body.id}/messages`, { role: 'user', content: 'who am i?' });
+    const reply = await baton.request('POST', `/v1/threads/${thread.body.id}/messages`, {
+      role: 'user',
+      content: 'who am i?',
+    });
     expect(reply.status).toBe(200);
     expect(reply.body.choices[0].message.content).toMatch(/^Failed: .*'user_token', which this session has not set/);
     // Only the accepted tokens above ever reached the API.

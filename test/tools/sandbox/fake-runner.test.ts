@@ -4,7 +4,12 @@ import { SandboxError } from '../../../src/tools/sandbox/sandbox-error.ts';
 import { expectSandboxError } from './sandbox-test-helpers.ts';
 
 const tool = { id: 'get-weather', name: 'projects/p/locations/l/apps/a/tools/get-weather', displayName: 'Get weather' };
-const context = { sessionId: 'sess-1', agentName: 'helper', invocationId: 'inv-9', variables: { scenario: 'sunny', city: 'Lisbon' } };
+const context = {
+  sessionId: 'sess-1',
+  agentName: 'helper',
+  invocationId: 'inv-9',
+  variables: { scenario: 'sunny', city: 'Lisbon' },
+};
 
 describe('runFake', () => {
   it('prefers fake_<toolId> over fake_tool_call', async () => {
@@ -14,7 +19,11 @@ describe('runFake', () => {
     const outcome = await runFake({ jsCode, tool, input: { city: 'Oslo' }, context });
     expect(outcome).toEqual({
       kind: 'fake',
-      result: { from: 'per-tool', tool: { id: 'get-weather', name: tool.name, displayName: 'Get weather' }, input: { city: 'Oslo' } },
+      result: {
+        from: 'per-tool',
+        tool: { id: 'get-weather', name: tool.name, displayName: 'Get weather' },
+        input: { city: 'Oslo' },
+      },
       calledFunction: 'fake_get_weather',
       logs: [],
     });
@@ -25,7 +34,11 @@ describe('runFake', () => {
       function fake_other_tool() { return { from: 'other' } }
       function fake_tool_call(tool, input, ctx) { return { from: 'catch-all', id: tool.id } }`;
     const outcome = await runFake({ jsCode, tool, input: {}, context });
-    expect(outcome).toMatchObject({ kind: 'fake', result: { from: 'catch-all', id: 'get-weather' }, calledFunction: 'fake_tool_call' });
+    expect(outcome).toMatchObject({
+      kind: 'fake',
+      result: { from: 'catch-all', id: 'get-weather' },
+      calledFunction: 'fake_tool_call',
+    });
   });
 
   it('returns kind real for null and for undefined', async () => {
@@ -37,7 +50,10 @@ describe('runFake', () => {
       }`;
     expect(await runFake({ jsCode, tool, input: { mode: 'null' }, context })).toMatchObject({ kind: 'real' });
     expect(await runFake({ jsCode, tool, input: { mode: 'undefined' }, context })).toMatchObject({ kind: 'real' });
-    expect(await runFake({ jsCode, tool, input: { mode: 'fake' }, context })).toMatchObject({ kind: 'fake', result: { faked: true } });
+    expect(await runFake({ jsCode, tool, input: { mode: 'fake' }, context })).toMatchObject({
+      kind: 'fake',
+      result: { faked: true },
+    });
   });
 
   it('passes the context with the session variables (a copy: writes are not shared back)', async () => {
@@ -55,8 +71,15 @@ describe('runFake', () => {
   });
 
   it('fills in a missing context with nulls and empty variables', async () => {
-    const outcome = await runFake({ jsCode: 'function fake_tool_call(t, i, ctx) { return ctx }', tool: { id: 't1' }, input: {} });
-    expect(outcome).toMatchObject({ kind: 'fake', result: { sessionId: null, agentName: null, invocationId: null, variables: {} } });
+    const outcome = await runFake({
+      jsCode: 'function fake_tool_call(t, i, ctx) { return ctx }',
+      tool: { id: 't1' },
+      input: {},
+    });
+    expect(outcome).toMatchObject({
+      kind: 'fake',
+      result: { sessionId: null, agentName: null, invocationId: null, variables: {} },
+    });
   });
 
   it('scripts outcomes from variables, as CES fakes do', async () => {
@@ -65,14 +88,21 @@ describe('runFake', () => {
         if (ctx.variables.scenario === 'down') throw new Error('weather service unavailable');
         return { city: input.city ?? ctx.variables.city, sky: ctx.variables.scenario };
       }`;
-    expect(await runFake({ jsCode, tool, input: {}, context })).toMatchObject({ result: { city: 'Lisbon', sky: 'sunny' } });
+    expect(await runFake({ jsCode, tool, input: {}, context })).toMatchObject({
+      result: { city: 'Lisbon', sky: 'sunny' },
+    });
     const down = { ...context, variables: { scenario: 'down' } };
     const error = await expectSandboxError(runFake({ jsCode, tool, input: {}, context: down }), 'thrown');
-    expect(error.message).toBe('fake for tool get-weather: fake_get_weather() threw Error: weather service unavailable');
+    expect(error.message).toBe(
+      'fake for tool get-weather: fake_get_weather() threw Error: weather service unavailable',
+    );
   });
 
   it('fails with missing_function when neither function is defined', async () => {
-    const error = await expectSandboxError(runFake({ jsCode: 'function fake_something_else() {}', tool, input: {}, context }), 'missing_function');
+    const error = await expectSandboxError(
+      runFake({ jsCode: 'function fake_something_else() {}', tool, input: {}, context }),
+      'missing_function',
+    );
     expect(error.message).toContain('fake_get_weather or fake_tool_call');
   });
 
@@ -99,7 +129,9 @@ describe('assertNoPythonCode', () => {
   });
 
   it('accepts a JavaScript code block or none', () => {
-    expect(() => assertNoPythonCode({ jsCode: 'function fake_tool_call() { return null }' } as { pythonCode?: unknown })).not.toThrow();
+    expect(() =>
+      assertNoPythonCode({ jsCode: 'function fake_tool_call() { return null }' } as { pythonCode?: unknown }),
+    ).not.toThrow();
     expect(() => assertNoPythonCode(undefined)).not.toThrow();
   });
 

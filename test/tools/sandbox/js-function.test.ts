@@ -13,10 +13,20 @@ describe('runJsFunction', () => {
     const outcome = await runJsFunction({
       code,
       functionName: 'quote_order',
-      args: { currency: 'EUR', items: [{ price: 10, qty: 2 }, { price: 2.5, qty: 4 }] },
+      args: {
+        currency: 'EUR',
+        items: [
+          { price: 10, qty: 2 },
+          { price: 2.5, qty: 4 },
+        ],
+      },
       context: { sessionId: 's-1', variables: { vatRate: 0.2 } },
     });
-    expect(outcome).toEqual({ result: { subtotal: 30, vat: 6, currency: 'EUR', session: 's-1' }, calledFunction: 'quote_order', logs: [] });
+    expect(outcome).toEqual({
+      result: { subtotal: 30, vat: 6, currency: 'EUR', session: 's-1' },
+      calledFunction: 'quote_order',
+      logs: [],
+    });
   });
 
   it('maps a tool name that is not an identifier, and prefers it over main', async () => {
@@ -27,12 +37,17 @@ describe('runJsFunction', () => {
   });
 
   it('falls back to main, also when declared with const', async () => {
-    const outcome = await runJsFunction({ code: 'const main = (args) => ({ doubled: args.n * 2 });', functionName: 'double', args: { n: 21 } });
+    const outcome = await runJsFunction({
+      code: 'const main = (args) => ({ doubled: args.n * 2 });',
+      functionName: 'double',
+      args: { n: 21 },
+    });
     expect(outcome).toMatchObject({ result: { doubled: 42 }, calledFunction: 'main' });
   });
 
   it('awaits an async function whose promise settles on its own', async () => {
-    const code = 'async function main(args) { const x = await Promise.resolve(args.n); await null; return { x: x + 1 } }';
+    const code =
+      'async function main(args) { const x = await Promise.resolve(args.n); await null; return { x: x + 1 } }';
     expect((await runJsFunction({ code, functionName: 'f', args: { n: 1 } })).result).toEqual({ x: 2 });
   });
 
@@ -44,7 +59,8 @@ describe('runJsFunction', () => {
   });
 
   it('keeps the captured console bounded', async () => {
-    const code = 'function main() { for (let i = 0; i < 1000; i++) console.log("line " + i + " " + "x".repeat(5000)); return 1 }';
+    const code =
+      'function main() { for (let i = 0; i < 1000; i++) console.log("line " + i + " " + "x".repeat(5000)); return 1 }';
     const outcome = await runJsFunction({ code, functionName: 'f', args: {}, limits: { timeoutMs: 5000 } });
     expect(outcome.logs.length).toBeLessThanOrEqual(101);
     expect(outcome.logs.join('').length).toBeLessThan(20_000);
@@ -54,22 +70,36 @@ describe('runJsFunction', () => {
   it('receives a __proto__ key in the arguments as plain data', async () => {
     const args = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as unknown;
     const code = 'function main(args) { return { own: Object.keys(args), polluted: ({}).polluted === true } }';
-    expect((await runJsFunction({ code, functionName: 'f', args })).result).toEqual({ own: ['__proto__', 'a'], polluted: false });
+    expect((await runJsFunction({ code, functionName: 'f', args })).result).toEqual({
+      own: ['__proto__', 'a'],
+      polluted: false,
+    });
   });
 
   it('reports a missing function with the names it looked for', async () => {
-    const error = await expectSandboxError(runJsFunction({ code: 'function other() {}', functionName: 'lookup', args: {} }), 'missing_function');
+    const error = await expectSandboxError(
+      runJsFunction({ code: 'function other() {}', functionName: 'lookup', args: {} }),
+      'missing_function',
+    );
     expect(error.message).toContain('lookup or main');
   });
 
   it('refuses module syntax with a clear message', async () => {
-    const imported = await expectSandboxError(runJsFunction({ code: 'import fs from "fs";\nfunction main() {}', functionName: 'f', args: {} }), 'syntax_error');
+    const imported = await expectSandboxError(
+      runJsFunction({ code: 'import fs from "fs";\nfunction main() {}', functionName: 'f', args: {} }),
+      'syntax_error',
+    );
     expect(imported.message).toMatch(/import\/export are not supported/);
-    const exported = await expectSandboxError(runJsFunction({ code: 'export function main() { return 1 }', functionName: 'f', args: {} }), 'syntax_error');
+    const exported = await expectSandboxError(
+      runJsFunction({ code: 'export function main() { return 1 }', functionName: 'f', args: {} }),
+      'syntax_error',
+    );
     expect(exported.message).toMatch(/plain script/);
   });
 
   it('rejects arguments that are not JSON before running anything', async () => {
-    await expect(runJsFunction({ code: 'function main() {}', functionName: 'f', args: { n: 1n } })).rejects.toThrow(TypeError);
+    await expect(runJsFunction({ code: 'function main() {}', functionName: 'f', args: { n: 1n } })).rejects.toThrow(
+      TypeError,
+    );
   });
 });

@@ -78,13 +78,25 @@ describe('SecretCipher', () => {
   it('refuses a tampered ciphertext, tag or iv', () => {
     const encoded = cipher.encrypt(PLAINTEXT, AD);
     for (const index of [2, 3, 4]) {
-      const e = failure(() => cipher.decrypt(withPart(encoded, index, (p) => flipBit(p)), AD));
+      const e = failure(() =>
+        cipher.decrypt(
+          withPart(encoded, index, (p) => flipBit(p)),
+          AD,
+        ),
+      );
       expect(e.reason).toBe('authentication_failed');
       expect(e.message).toMatch(/authentication failed/);
     }
     // Tampering with the last byte of the ciphertext too.
     const last = Buffer.byteLength(PLAINTEXT) - 1;
-    expect(failure(() => cipher.decrypt(withPart(encoded, 4, (p) => flipBit(p, last)), AD)).reason).toBe('authentication_failed');
+    expect(
+      failure(() =>
+        cipher.decrypt(
+          withPart(encoded, 4, (p) => flipBit(p, last)),
+          AD,
+        ),
+      ).reason,
+    ).toBe('authentication_failed');
   });
 
   it('refuses a value bound to other associated data (copied to another row)', () => {

@@ -39,7 +39,11 @@ describe('loadSecretsKey', () => {
 
     it('wins over a key file', () => {
       const dir = tempDir();
-      const result = loadSecretsKey({ env: { BATON_SECRETS_KEY: raw.toString('base64') }, dataDir: dir, allowKeyFile: true });
+      const result = loadSecretsKey({
+        env: { BATON_SECRETS_KEY: raw.toString('base64') },
+        dataDir: dir,
+        allowKeyFile: true,
+      });
       expect(result).toEqual({ key: raw, source: 'env' });
       expect(existsSync(secretsKeyPath(dir))).toBe(false);
     });
@@ -113,7 +117,9 @@ describe('loadSecretsKey', () => {
       const dir = tempDir();
       const path = secretsKeyPath(dir);
       writeFileSync(path, 'not a key\n');
-      expect(() => loadSecretsKey({ env: {}, dataDir: dir, allowKeyFile: true })).toThrow(/does not hold a base64 32-byte key/);
+      expect(() => loadSecretsKey({ env: {}, dataDir: dir, allowKeyFile: true })).toThrow(
+        /does not hold a base64 32-byte key/,
+      );
       expect(readFileSync(path, 'utf8')).toBe('not a key\n');
     });
   });
@@ -122,7 +128,9 @@ describe('loadSecretsKey', () => {
     it('throws when key files are not allowed (Postgres)', () => {
       const dir = tempDir();
       for (const dataDir of [dir, null]) {
-        expect(() => loadSecretsKey({ env: {}, dataDir, allowKeyFile: false })).toThrow(/set BATON_SECRETS_KEY|BATON_SECRETS_KEY is not set/);
+        expect(() => loadSecretsKey({ env: {}, dataDir, allowKeyFile: false })).toThrow(
+          /set BATON_SECRETS_KEY|BATON_SECRETS_KEY is not set/,
+        );
       }
       expect(readdirSync(dir)).toEqual([]);
     });

@@ -23,7 +23,8 @@ function googleError(status: number, error: Json, body: unknown, requestId: stri
   const details = Array.isArray(error.details) ? error.details.filter(isObject) : [];
   const info = details.find((entry) => String(entry['@type']).endsWith('google.rpc.ErrorInfo'));
   const badRequest = details.find((entry) => String(entry['@type']).endsWith('google.rpc.BadRequest'));
-  const violations = badRequest && Array.isArray(badRequest.fieldViolations) ? badRequest.fieldViolations.filter(isObject) : [];
+  const violations =
+    badRequest && Array.isArray(badRequest.fieldViolations) ? badRequest.fieldViolations.filter(isObject) : [];
   const reason = stringOrNull(info?.reason);
   const rpcStatus = stringOrNull(error.status);
   return new BatonError({

@@ -43,7 +43,9 @@ export function isNetworkFault(error: unknown): boolean {
   if (!(error instanceof Error) || error.name === 'AbortError' || error.name === 'TimeoutError') return false;
   if (error instanceof TypeError) return true;
   const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|UND_ERR_SOCKET|UND_ERR_CLOSED)$/.test(code);
+  return (
+    typeof code === 'string' && /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|UND_ERR_SOCKET|UND_ERR_CLOSED)$/.test(code)
+  );
 }
 
 /** Exponential back-off with "equal jitter": half fixed, half random, so retries of many clients spread out. */

@@ -1,7 +1,14 @@
 import { abortError, BatonConnectionError, BatonError, BatonTimeoutError } from '../errors.ts';
 import { randomIdempotencyKey } from './idempotency-key.ts';
 import { parseErrorBody } from './parse-error.ts';
-import { backoffMs, isKeyInUse, isNetworkFault, isRetryableStatus, retryAfterOf, type RetrySettings } from './retry-policy.ts';
+import {
+  backoffMs,
+  isKeyInUse,
+  isNetworkFault,
+  isRetryableStatus,
+  retryAfterOf,
+  type RetrySettings,
+} from './retry-policy.ts';
 import { linkSignal, sleep } from './signals.ts';
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -49,14 +56,17 @@ export class Transport {
 
   url(path: string, query?: Record<string, QueryValue>): string {
     const params = new URLSearchParams();
-    for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined && value !== null) params.set(key, String(value));
+    for (const [key, value] of Object.entries(query ?? {}))
+      if (value !== undefined && value !== null) params.set(key, String(value));
     const search = params.toString();
     return `${this.settings.baseURL}${path}${search ? `?${search}` : ''}`;
   }
 
   /** A JSON request; resolves with the parsed body of a 2xx answer. */
   async json<T>(options: RequestOptions): Promise<T> {
-    return (await this.send(options, 'application/json', false, async (response) => parseJson(await response.text()))) as T;
+    return (await this.send(options, 'application/json', false, async (response) =>
+      parseJson(await response.text()),
+    )) as T;
   }
 
   /** A request whose 2xx body the caller reads as a stream (SSE); error answers are still parsed and retried. */
@@ -75,7 +85,12 @@ export class Transport {
     return options.idempotencyKey;
   }
 
-  private async send<T>(options: RequestOptions, accept: string, keepOpen: boolean, read: (response: Response, release: () => void) => Promise<T>): Promise<T> {
+  private async send<T>(
+    options: RequestOptions,
+    accept: string,
+    keepOpen: boolean,
+    read: (response: Response, release: () => void) => Promise<T>,
+  ): Promise<T> {
     const { retry } = this.settings;
     const key = this.keyOf(options);
     const timeoutMs = options.timeoutMs ?? this.settings.timeoutMs;
@@ -85,7 +100,10 @@ export class Transport {
     for (;;) {
       if (options.signal?.aborted) throw abortError(options.signal);
       const link = linkSignal(options.signal);
-      const timer = Number.isFinite(timeoutMs) && timeoutMs > 0 ? setTimeout(() => link.abort(new Timeout()), timeoutMs) : undefined;
+      const timer =
+        Number.isFinite(timeoutMs) && timeoutMs > 0
+          ? setTimeout(() => link.abort(new Timeout()), timeoutMs)
+          : undefined;
       let handedOver = false;
       const release = (): void => {
         clearTimeout(timer);
@@ -105,7 +123,11 @@ export class Transport {
           handedOver = keepOpen;
           return value;
         }
-        const error = parseErrorBody(response.status, parseJson(await response.text()), response.headers.get('x-request-id'));
+        const error = parseErrorBody(
+          response.status,
+          parseJson(await response.text()),
+          response.headers.get('x-request-id'),
+        );
         const replayed = response.headers.get('idempotent-replayed') === 'true';
         if (isKeyInUse(error) && Date.now() - started < timeoutMs) {
           // The first attempt is still running server-side and may finish any moment: short waits.
@@ -119,11 +141,16 @@ export class Transport {
         if (error instanceof BatonError) throw error;
         if (options.signal?.aborted) throw abortError(options.signal);
         if (link.signal.aborted && link.signal.reason instanceof Timeout) {
-          throw new BatonTimeoutError(`${options.method} ${options.path} got no complete answer within ${timeoutMs} ms (timeoutMs).`);
+          throw new BatonTimeoutError(
+            `${options.method} ${options.path} got no complete answer within ${timeoutMs} ms (timeoutMs).`,
+          );
         }
         if (!isNetworkFault(error)) throw error;
         if (retries >= retry.maxRetries) {
-          throw new BatonConnectionError(`${options.method} ${options.path} failed: ${describe(error)} (after ${retries + 1} attempts).`, { cause: error });
+          throw new BatonConnectionError(
+            `${options.method} ${options.path} failed: ${describe(error)} (after ${retries + 1} attempts).`,
+            { cause: error },
+          );
         }
         delay = backoffMs(retries++, retry, null);
       } finally {

@@ -8,6 +8,10 @@ export interface CallOptions {
 }
 
 /** The call options as transport request fields. */
-export function callSettings(options: CallOptions | undefined): { signal: AbortSignal | undefined; idempotencyKey: string | undefined; timeoutMs: number | undefined } {
+export function callSettings(options: CallOptions | undefined): {
+  signal: AbortSignal | undefined;
+  idempotencyKey: string | undefined;
+  timeoutMs: number | undefined;
+} {
   return { signal: options?.signal, idempotencyKey: options?.idempotencyKey, timeoutMs: options?.timeoutMs };
 }

@@ -18,7 +18,9 @@ const SESSION_NAME = /^projects\/[^/]+\/locations\/[^/]+\/apps\/[^/]+\/sessions\
 
 function checkSession(session: string): void {
   if (!SESSION_NAME.test(session)) {
-    throw new TypeError(`'${session}' is not a session name: use projects/{project}/locations/{location}/apps/{app}/sessions/{session}.`);
+    throw new TypeError(
+      `'${session}' is not a session name: use projects/{project}/locations/{location}/apps/{app}/sessions/{session}.`,
+    );
   }
 }
 
@@ -40,7 +42,11 @@ export class CesSessions {
   /** The session's conversation record (`…/conversations/{session}`), with its turns. */
   async conversation(session: string, options?: CallOptions): Promise<CesConversation> {
     checkSession(session);
-    return this.http.json({ method: 'GET', path: `/v1/${session.replace(/\/sessions\/([^/]+)$/, '/conversations/$1')}`, ...callSettings(options) });
+    return this.http.json({
+      method: 'GET',
+      path: `/v1/${session.replace(/\/sessions\/([^/]+)$/, '/conversations/$1')}`,
+      ...callSettings(options),
+    });
   }
 
   /**

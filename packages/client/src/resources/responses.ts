@@ -43,7 +43,12 @@ export class Responses {
 
   /** Cancels a running or paused response; its pending calls get synthetic results. */
   cancel(id: string, options?: CallOptions): Promise<ResponseObject> {
-    return this.http.json({ method: 'POST', path: `/v1/responses/${encodeURIComponent(id)}/cancel`, body: {}, ...callSettings(options) });
+    return this.http.json({
+      method: 'POST',
+      path: `/v1/responses/${encodeURIComponent(id)}/cancel`,
+      body: {},
+      ...callSettings(options),
+    });
   }
 
   /**
@@ -61,7 +66,14 @@ export class Responses {
       ...(params.instructions !== undefined ? { instructions: params.instructions } : {}),
       ...(params.previousResponseId !== undefined ? { previous_response_id: params.previousResponseId } : {}),
       ...(declarations.length > 0
-        ? { tools: declarations.map((tool) => ({ type: 'function' as const, name: tool.name, ...(tool.description !== undefined ? { description: tool.description } : {}), parameters: { ...tool.parameters } })) }
+        ? {
+            tools: declarations.map((tool) => ({
+              type: 'function' as const,
+              name: tool.name,
+              ...(tool.description !== undefined ? { description: tool.description } : {}),
+              parameters: { ...tool.parameters },
+            })),
+          }
         : {}),
     };
     return this.loop(body, registry, params);
@@ -72,7 +84,11 @@ export class Responses {
     return this.loop({ resume: responseId }, new ToolRegistry(options.tools, options.fallback), options);
   }
 
-  private loop(start: CreateResponseBody | { resume: string }, registry: ToolRegistry, options: ResponseResumeOptions): Promise<RunResult<ResponseObject>> {
+  private loop(
+    start: CreateResponseBody | { resume: string },
+    registry: ToolRegistry,
+    options: ResponseResumeOptions,
+  ): Promise<RunResult<ResponseObject>> {
     const face = new ResponsesFace({
       http: this.http,
       toolCalls: this.toolCalls,

@@ -7,7 +7,16 @@ import type { ThreadReply } from '../runner/thread-steps.ts';
 import { ThreadsFace, type ThreadMessageSettings } from '../runner/threads-face.ts';
 import { ToolRegistry } from '../runner/tool-registry.ts';
 import type { Page } from '../wire/common.ts';
-import type { CancelledThread, CreateThreadBody, MessageResponse, PostMessageBody, QueuedMessage, Thread, ThreadMessage, ToolResultInput } from '../wire/threads.ts';
+import type {
+  CancelledThread,
+  CreateThreadBody,
+  MessageResponse,
+  PostMessageBody,
+  QueuedMessage,
+  Thread,
+  ThreadMessage,
+  ToolResultInput,
+} from '../wire/threads.ts';
 import { callSettings, type CallOptions } from './call-options.ts';
 import type { ToolCalls } from './tool-calls.ts';
 
@@ -42,14 +51,18 @@ export class Threads {
   }
 
   /** One page of the transcript, oldest first. */
-  messages(id: string, query: { limit?: number; after?: string } = {}, options?: CallOptions): Promise<Page<ThreadMessage>> {
+  messages(
+    id: string,
+    query: { limit?: number; after?: string } = {},
+    options?: CallOptions,
+  ): Promise<Page<ThreadMessage>> {
     return this.http.json({ method: 'GET', path: `${this.path(id)}/messages`, query, ...callSettings(options) });
   }
 
   /** The whole transcript, page by page. */
   async allMessages(id: string, options?: CallOptions): Promise<ThreadMessage[]> {
     const all: ThreadMessage[] = [];
-    for (let after: string | undefined; ; ) {
+    for (let after: string | undefined; ;) {
       const page = await this.messages(id, { limit: PAGE_LIMIT, ...(after !== undefined ? { after } : {}) }, options);
       all.push(...page.data);
       if (!page.has_more || page.next_cursor === null) return all;
@@ -64,7 +77,12 @@ export class Threads {
 
   /** Sends the results of every pending client call in one message. */
   submitResults(id: string, results: ToolResultInput[], options?: CallOptions): Promise<MessageResponse> {
-    return this.http.json({ method: 'POST', path: `${this.path(id)}/messages`, body: { role: 'user', content: results }, ...callSettings(options) });
+    return this.http.json({
+      method: 'POST',
+      path: `${this.path(id)}/messages`,
+      body: { role: 'user', content: results },
+      ...callSettings(options),
+    });
   }
 
   /** Cancels the running or paused turn; pending calls get synthetic error results. */
@@ -92,14 +110,28 @@ export class Threads {
   stream(id: string, input: string, options: ThreadRunOptions = {}): AsyncIterable<RunEvent<ThreadReply>> {
     return iterateEvents<RunEvent<ThreadReply>>((emit, signal) => {
       const onEvent = options.onEvent;
-      return this.loop(id, input, options, true, (event) => {
-        onEvent?.(event);
-        emit(event);
-      }, signal);
+      return this.loop(
+        id,
+        input,
+        options,
+        true,
+        (event) => {
+          onEvent?.(event);
+          emit(event);
+        },
+        signal,
+      );
     }, options.signal);
   }
 
-  private loop(id: string, input: string | null, options: ThreadRunOptions, streaming: boolean, emit: (event: RunEvent<ThreadReply>) => void, signal: AbortSignal | undefined) {
+  private loop(
+    id: string,
+    input: string | null,
+    options: ThreadRunOptions,
+    streaming: boolean,
+    emit: (event: RunEvent<ThreadReply>) => void,
+    signal: AbortSignal | undefined,
+  ) {
     const registry = new ToolRegistry(options.tools, options.fallback);
     const face = new ThreadsFace(id, input, {
       http: this.http,

@@ -1,7 +1,15 @@
 import type { Transport } from '../http/transport.ts';
 import { parseSse } from '../sse/parse-sse.ts';
 import type { Page } from '../wire/common.ts';
-import type { ApprovalDecision, CallToolDefinition, LedgerEntry, ListToolCallsQuery, SubmitResultBody, ToolCallEvent, ToolCallResolution } from '../wire/ledger.ts';
+import type {
+  ApprovalDecision,
+  CallToolDefinition,
+  LedgerEntry,
+  ListToolCallsQuery,
+  SubmitResultBody,
+  ToolCallEvent,
+  ToolCallResolution,
+} from '../wire/ledger.ts';
 import { callSettings, type CallOptions } from './call-options.ts';
 
 export interface ToolCallEventsOptions {
@@ -18,26 +26,49 @@ export class ToolCalls {
 
   list(query: ListToolCallsQuery = {}, options?: CallOptions): Promise<Page<LedgerEntry>> {
     const { threadId, createdBefore, ...rest } = query;
-    return this.http.json({ method: 'GET', path: '/v1/tool-calls', query: { ...rest, thread_id: threadId, created_before: createdBefore }, ...callSettings(options) });
+    return this.http.json({
+      method: 'GET',
+      path: '/v1/tool-calls',
+      query: { ...rest, thread_id: threadId, created_before: createdBefore },
+      ...callSettings(options),
+    });
   }
 
   /** The tool a call was made to: its input schema and, for client functions, the answer's. */
   tool(id: string, options?: CallOptions): Promise<CallToolDefinition> {
-    return this.http.json({ method: 'GET', path: `/v1/tool-calls/${encodeURIComponent(id)}/tool`, ...callSettings(options) });
+    return this.http.json({
+      method: 'GET',
+      path: `/v1/tool-calls/${encodeURIComponent(id)}/tool`,
+      ...callSettings(options),
+    });
   }
 
   get(id: string, options?: CallOptions): Promise<LedgerEntry> {
-    return this.http.json({ method: 'GET', path: `/v1/tool-calls/${encodeURIComponent(id)}`, ...callSettings(options) });
+    return this.http.json({
+      method: 'GET',
+      path: `/v1/tool-calls/${encodeURIComponent(id)}`,
+      ...callSettings(options),
+    });
   }
 
   /** Answers one call. The turn resumes (and `response` holds its reply) once no call of it is pending. */
   submitResult(id: string, body: SubmitResultBody, options?: CallOptions): Promise<ToolCallResolution> {
-    return this.http.json({ method: 'POST', path: `/v1/tool-calls/${encodeURIComponent(id)}/result`, body, ...callSettings(options) });
+    return this.http.json({
+      method: 'POST',
+      path: `/v1/tool-calls/${encodeURIComponent(id)}/result`,
+      body,
+      ...callSettings(options),
+    });
   }
 
   /** Decides an approval: approve (the tool runs, with edited `arguments` if given) or deny with a reason. */
   decide(id: string, decision: ApprovalDecision, options?: CallOptions): Promise<ToolCallResolution> {
-    return this.http.json({ method: 'POST', path: `/v1/tool-calls/${encodeURIComponent(id)}/decision`, body: decision, ...callSettings(options) });
+    return this.http.json({
+      method: 'POST',
+      path: `/v1/tool-calls/${encodeURIComponent(id)}/decision`,
+      body: decision,
+      ...callSettings(options),
+    });
   }
 
   /**
@@ -64,7 +95,11 @@ export class ToolCalls {
         } catch {
           // Not JSON (a plain `ready`): keep the text.
         }
-        const toolCall = isLedgerEntry(data) ? data : isLedgerEntry((data as { tool_call?: unknown } | null)?.tool_call) ? (data as { tool_call: LedgerEntry }).tool_call : null;
+        const toolCall = isLedgerEntry(data)
+          ? data
+          : isLedgerEntry((data as { tool_call?: unknown } | null)?.tool_call)
+            ? (data as { tool_call: LedgerEntry }).tool_call
+            : null;
         yield { type: message.event, id: message.id, toolCall, data };
       }
     } catch (error) {
@@ -77,5 +112,10 @@ export class ToolCalls {
 }
 
 function isLedgerEntry(value: unknown): value is LedgerEntry {
-  return typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string' && typeof (value as { state?: unknown }).state === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { id?: unknown }).id === 'string' &&
+    typeof (value as { state?: unknown }).state === 'string'
+  );
 }

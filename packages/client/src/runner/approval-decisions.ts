@@ -20,7 +20,10 @@ export async function decideApprovals(
     approvals.map(async (call) => {
       const decision = await onApproval(call, { threadId: context.threadId, signal });
       try {
-        return await toolCalls.decide(call.id, decision, { signal, idempotencyKey: await derivedIdempotencyKey('decision', [call.id], JSON.stringify(decision)) });
+        return await toolCalls.decide(call.id, decision, {
+          signal,
+          idempotencyKey: await derivedIdempotencyKey('decision', [call.id], JSON.stringify(decision)),
+        });
       } catch (error) {
         if (error instanceof BatonError && error.code === 'tool_call_already_resolved') return null;
         throw error;

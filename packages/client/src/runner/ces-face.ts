@@ -42,30 +42,58 @@ function stepOf(session: string, reply: RunSessionResponse): Step<CesReply> {
   for (const output of reply.outputs) {
     turnIndex = output.turnIndex;
     if (output.text !== undefined) text = output.text;
-    for (const call of output.toolCalls?.toolCalls ?? []) calls.set(call.id, { id: call.id, name: call.displayName, input: call.args, kind: 'client', raw: call });
+    for (const call of output.toolCalls?.toolCalls ?? [])
+      calls.set(call.id, { id: call.id, name: call.displayName, input: call.args, kind: 'client', raw: call });
     for (const message of output.diagnosticInfo?.messages ?? []) {
       for (const chunk of message.chunks) {
         const toolCall = chunk.toolCall;
-        if (isObject(toolCall) && typeof toolCall.id === 'string' && isObject(toolCall.args)) args.set(toolCall.id, toolCall.args);
+        if (isObject(toolCall) && typeof toolCall.id === 'string' && isObject(toolCall.args))
+          args.set(toolCall.id, toolCall.args);
         const awaiting = isObject(chunk.payload) ? chunk.payload.awaitingApproval : undefined;
         if (isObject(awaiting) && typeof awaiting.toolCallId === 'string') {
           const { toolCallId, toolName } = awaiting as unknown as AwaitingApproval;
-          approvals.set(toolCallId, { id: toolCallId, name: String(toolName), input: {}, kind: 'approval', raw: awaiting });
+          approvals.set(toolCallId, {
+            id: toolCallId,
+            name: String(toolName),
+            input: {},
+            kind: 'approval',
+            raw: awaiting,
+          });
         }
       }
     }
   }
   for (const approval of approvals.values()) approval.input = args.get(approval.id) ?? {};
   const all = [...calls.values(), ...approvals.values()];
-  return { message: { id: `${session}#${turnIndex}`, text, toolCalls: all, raw: reply }, calls: [...calls.values()], approvals: [...approvals.values()], fresh: true };
+  return {
+    message: { id: `${session}#${turnIndex}`, text, toolCalls: all, raw: reply },
+    calls: [...calls.values()],
+    approvals: [...approvals.values()],
+    fresh: true,
+  };
 }
 
 /** A result as CES expects it: `{output: value}` (structured when the handler returned an object), or `{error: message}`. */
 function toolResponseOf(outcome: HandlerOutcome): CesToolResponse {
   const raw = outcome.call.raw as Partial<CesToolCall>;
-  const ref = isObject(raw) && 'toolsetTool' in raw ? { toolsetTool: raw.toolsetTool } : isObject(raw) && 'tool' in raw ? { tool: raw.tool } : {};
-  const output = outcome.content === undefined ? '' : typeof outcome.value === 'string' ? outcome.value : (JSON.parse(outcome.content) as unknown);
-  return { id: outcome.call.id, ...ref, displayName: outcome.call.name, response: outcome.isError ? { error: outcome.content ?? '' } : { output } };
+  const ref =
+    isObject(raw) && 'toolsetTool' in raw
+      ? { toolsetTool: raw.toolsetTool }
+      : isObject(raw) && 'tool' in raw
+        ? { tool: raw.tool }
+        : {};
+  const output =
+    outcome.content === undefined
+      ? ''
+      : typeof outcome.value === 'string'
+        ? outcome.value
+        : (JSON.parse(outcome.content) as unknown);
+  return {
+    id: outcome.call.id,
+    ...ref,
+    displayName: outcome.call.name,
+    response: outcome.isError ? { error: outcome.content ?? '' } : { output },
+  };
 }
 
 /**
@@ -92,13 +120,25 @@ export class CesFace implements FaceAdapter<CesReply> {
     return this.runSession([{ text: this.text }], undefined, signal);
   }
 
-  async submit(_step: Step<CesReply>, outcomes: HandlerOutcome[], idempotencyKey: string, signal: AbortSignal | undefined): Promise<Step<CesReply>> {
-    return this.runSession([{ toolResponses: { toolResponses: outcomes.map(toolResponseOf) } }], idempotencyKey, signal);
+  async submit(
+    _step: Step<CesReply>,
+    outcomes: HandlerOutcome[],
+    idempotencyKey: string,
+    signal: AbortSignal | undefined,
+  ): Promise<Step<CesReply>> {
+    return this.runSession(
+      [{ toolResponses: { toolResponses: outcomes.map(toolResponseOf) } }],
+      idempotencyKey,
+      signal,
+    );
   }
 
   async settleApprovals(step: Step<CesReply>, signal: AbortSignal | undefined): Promise<Step<CesReply>> {
     if (this.settings.onApproval) {
-      const resumed = await decideApprovals(this.settings.toolCalls, step.approvals, this.settings.onApproval, { threadId: this.session, signal });
+      const resumed = await decideApprovals(this.settings.toolCalls, step.approvals, this.settings.onApproval, {
+        threadId: this.session,
+        signal,
+      });
       const reply = resumed.find((answer) => answer.response !== null)?.response;
       if (reply) return stepFromMessageResponse(reply);
     }
@@ -112,10 +152,18 @@ export class CesFace implements FaceAdapter<CesReply> {
         await sleep(this.settings.pollIntervalMs, signal);
       }
     }
-    return followThread(this.settings.threads, threadId, { pollIntervalMs: this.settings.pollIntervalMs, signal, waitForApprovals: true });
+    return followThread(this.settings.threads, threadId, {
+      pollIntervalMs: this.settings.pollIntervalMs,
+      signal,
+      waitForApprovals: true,
+    });
   }
 
-  private async runSession(inputs: SessionInput[], idempotencyKey: string | undefined, signal: AbortSignal | undefined): Promise<Step<CesReply>> {
+  private async runSession(
+    inputs: SessionInput[],
+    idempotencyKey: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Step<CesReply>> {
     const reply = await this.settings.http.json<RunSessionResponse>({
       method: 'POST',
       // The session name is a resource path (projects/…/sessions/…): its slashes stay.

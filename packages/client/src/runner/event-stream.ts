@@ -5,7 +5,10 @@ import { linkSignal } from '../http/signals.ts';
  * Events are buffered, so a slow consumer loses none; the run's failure is thrown from the loop.
  * Leaving the loop early (break, throw) aborts the run, so nothing keeps going unobserved.
  */
-export function iterateEvents<E>(run: (emit: (event: E) => void, signal: AbortSignal) => Promise<unknown>, parent: AbortSignal | undefined): AsyncIterable<E> {
+export function iterateEvents<E>(
+  run: (emit: (event: E) => void, signal: AbortSignal) => Promise<unknown>,
+  parent: AbortSignal | undefined,
+): AsyncIterable<E> {
   return {
     [Symbol.asyncIterator](): AsyncIterator<E> {
       const link = linkSignal(parent);

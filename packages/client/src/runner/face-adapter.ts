@@ -30,7 +30,12 @@ export interface FaceAdapter<Raw> {
   /** Sends the input, or reads what an existing conversation waits on. */
   start(signal: AbortSignal | undefined): Promise<Step<Raw>>;
   /** Sends the results of `step.calls`, all in one request, under `idempotencyKey`. */
-  submit(step: Step<Raw>, outcomes: HandlerOutcome[], idempotencyKey: string, signal: AbortSignal | undefined): Promise<Step<Raw>>;
+  submit(
+    step: Step<Raw>,
+    outcomes: HandlerOutcome[],
+    idempotencyKey: string,
+    signal: AbortSignal | undefined,
+  ): Promise<Step<Raw>>;
   /** Gets `step.approvals` decided (by `onApproval`, or by waiting for a person) and returns the step after. */
   settleApprovals(step: Step<Raw>, signal: AbortSignal | undefined): Promise<Step<Raw>>;
   /** Input held back until the conversation was free (a run on a paused thread); null when there is none. */

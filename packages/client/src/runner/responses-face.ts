@@ -36,7 +36,9 @@ function textOf(response: ResponseObject): string | null {
   for (let index = response.output.length - 1; index >= 0; index--) {
     const item = response.output[index];
     if (item?.type === 'message' && item.role === 'assistant') {
-      return item.content.map((part) => (part.type === 'output_text' && typeof part.text === 'string' ? part.text : '')).join('');
+      return item.content
+        .map((part) => (part.type === 'output_text' && typeof part.text === 'string' ? part.text : ''))
+        .join('');
     }
   }
   return null;
@@ -48,15 +50,32 @@ function textOf(response: ResponseObject): string | null {
  */
 function stepOf(response: ResponseObject): Step<ResponseObject> {
   if (response.status === 'failed' || response.status === 'cancelled') {
-    throw new BatonRunError('turn_failed', `Response '${response.id}' ${response.status}: ${response.error?.message ?? 'no answer'}.`, response.baton_run?.conversation_id ?? null);
+    throw new BatonRunError(
+      'turn_failed',
+      `Response '${response.id}' ${response.status}: ${response.error?.message ?? 'no answer'}.`,
+      response.baton_run?.conversation_id ?? null,
+    );
   }
   const run = response.baton_run;
-  const answered = new Set(response.output.flatMap((item) => (item.type === 'function_call_output' ? [item.call_id] : [])));
+  const answered = new Set(
+    response.output.flatMap((item) => (item.type === 'function_call_output' ? [item.call_id] : [])),
+  );
   const owed = run ? new Set(run.pending_tool_call_ids) : null;
   const approvalIds = new Set(run?.pending_approval_ids ?? []);
-  const calls = response.output.flatMap((item) => (item.type === 'function_call' && (owed ? owed.has(item.call_id) : !answered.has(item.call_id)) ? [callOf(item, 'client')] : []));
-  const approvals = response.output.flatMap((item) => (item.type === 'baton:tool_call' && approvalIds.has(item.call_id) ? [callOf(item, 'approval')] : []));
-  return { message: { id: response.id, text: textOf(response), toolCalls: [...calls, ...approvals], raw: response }, calls, approvals, fresh: true };
+  const calls = response.output.flatMap((item) =>
+    item.type === 'function_call' && (owed ? owed.has(item.call_id) : !answered.has(item.call_id))
+      ? [callOf(item, 'client')]
+      : [],
+  );
+  const approvals = response.output.flatMap((item) =>
+    item.type === 'baton:tool_call' && approvalIds.has(item.call_id) ? [callOf(item, 'approval')] : [],
+  );
+  return {
+    message: { id: response.id, text: textOf(response), toolCalls: [...calls, ...approvals], raw: response },
+    calls,
+    approvals,
+    fresh: true,
+  };
 }
 
 /**
@@ -91,39 +110,69 @@ export class ResponsesFace implements FaceAdapter<ResponseObject> {
   async start(signal: AbortSignal | undefined): Promise<Step<ResponseObject>> {
     const { start } = this.settings;
     if ('resume' in start && typeof start.resume === 'string') {
-      const response = await this.settings.http.json<ResponseObject>({ method: 'GET', path: `/v1/responses/${encodeURIComponent(start.resume)}`, signal });
+      const response = await this.settings.http.json<ResponseObject>({
+        method: 'GET',
+        path: `/v1/responses/${encodeURIComponent(start.resume)}`,
+        signal,
+      });
       this.track(response);
       return this.settle(response, signal);
     }
     return this.settle(await this.create(start as CreateResponseBody, undefined, signal), signal);
   }
 
-  async submit(step: Step<ResponseObject>, outcomes: HandlerOutcome[], idempotencyKey: string, signal: AbortSignal | undefined): Promise<Step<ResponseObject>> {
+  async submit(
+    step: Step<ResponseObject>,
+    outcomes: HandlerOutcome[],
+    idempotencyKey: string,
+    signal: AbortSignal | undefined,
+  ): Promise<Step<ResponseObject>> {
     // Open Responses has no error flag on an output: a failure is said in the output's text.
     const input = outcomes.map((outcome) => ({
       type: 'function_call_output' as const,
       call_id: outcome.call.id,
       output: outcome.isError ? `Error: ${outcome.content ?? ''}` : (outcome.content ?? ''),
     }));
-    return this.settle(await this.create({ previous_response_id: step.message.raw.id, input }, idempotencyKey, signal), signal);
+    return this.settle(
+      await this.create({ previous_response_id: step.message.raw.id, input }, idempotencyKey, signal),
+      signal,
+    );
   }
 
   async settleApprovals(step: Step<ResponseObject>, signal: AbortSignal | undefined): Promise<Step<ResponseObject>> {
-    if (this.settings.onApproval) await decideApprovals(this.settings.toolCalls, step.approvals, this.settings.onApproval, { threadId: this.conversationId, signal });
+    if (this.settings.onApproval)
+      await decideApprovals(this.settings.toolCalls, step.approvals, this.settings.onApproval, {
+        threadId: this.conversationId,
+        signal,
+      });
     return this.poll(step.message.raw, signal);
   }
 
   async onAbort(): Promise<void> {
     if (!this.settings.cancelOnAbort || this.latestId === null) return;
-    await this.settings.http.json({ method: 'POST', path: `/v1/responses/${encodeURIComponent(this.latestId)}/cancel`, body: {} });
+    await this.settings.http.json({
+      method: 'POST',
+      path: `/v1/responses/${encodeURIComponent(this.latestId)}/cancel`,
+      body: {},
+    });
   }
 
   resultExtras(step: Step<ResponseObject>): Partial<RunResult<ResponseObject>> {
     return { responseId: step.message.raw.id };
   }
 
-  private async create(body: CreateResponseBody, idempotencyKey: string | undefined, signal: AbortSignal | undefined): Promise<ResponseObject> {
-    const response = await this.settings.http.json<ResponseObject>({ method: 'POST', path: '/v1/responses', body, idempotencyKey, signal });
+  private async create(
+    body: CreateResponseBody,
+    idempotencyKey: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<ResponseObject> {
+    const response = await this.settings.http.json<ResponseObject>({
+      method: 'POST',
+      path: '/v1/responses',
+      body,
+      idempotencyKey,
+      signal,
+    });
     this.track(response);
     return response;
   }
@@ -135,12 +184,19 @@ export class ResponsesFace implements FaceAdapter<ResponseObject> {
 
   /** A background response is read again until it has finished. */
   private async settle(response: ResponseObject, signal: AbortSignal | undefined): Promise<Step<ResponseObject>> {
-    return response.status === 'in_progress' || response.status === 'queued' ? this.poll(response, signal) : stepOf(response);
+    return response.status === 'in_progress' || response.status === 'queued'
+      ? this.poll(response, signal)
+      : stepOf(response);
   }
 
   /** Reads the response until nobody but the client has to act on it (see `isSettled`). */
   private async poll(response: ResponseObject, signal: AbortSignal | undefined): Promise<Step<ResponseObject>> {
-    const read = (id: string): Promise<ResponseObject> => this.settings.http.json<ResponseObject>({ method: 'GET', path: `/v1/responses/${encodeURIComponent(id)}`, signal });
+    const read = (id: string): Promise<ResponseObject> =>
+      this.settings.http.json<ResponseObject>({
+        method: 'GET',
+        path: `/v1/responses/${encodeURIComponent(id)}`,
+        signal,
+      });
     let current = await read(response.id);
     while (!isSettled(current)) {
       await sleep(this.settings.pollIntervalMs, signal);

@@ -26,7 +26,10 @@ export interface HandlerSettings {
 export const DEFAULT_HANDLER_TIMEOUT_MS = 60_000;
 
 class HandlerTimeout extends Error {
-  constructor(readonly toolName: string, readonly ms: number) {
+  constructor(
+    readonly toolName: string,
+    readonly ms: number,
+  ) {
     super(`Tool '${toolName}' did not answer within ${ms} ms; the client gave up on it (handler timeout).`);
     this.name = 'TimeoutError';
   }
@@ -66,16 +69,26 @@ async function runHandler(call: RunCall, settings: HandlerSettings): Promise<Han
   const limit = tool.timeoutMs ?? settings.handlerTimeoutMs;
   const link = linkSignal(settings.signal);
   const aborted = whenAborted(link.signal);
-  const timer = Number.isFinite(limit) && limit > 0 ? setTimeout(() => link.abort(new HandlerTimeout(call.name, limit)), limit) : undefined;
+  const timer =
+    Number.isFinite(limit) && limit > 0
+      ? setTimeout(() => link.abort(new HandlerTimeout(call.name, limit)), limit)
+      : undefined;
   const context: ToolContext = { ...settings.context, callId: call.id, toolName: call.name, signal: link.signal };
   try {
     // `then` makes a handler that throws synchronously fail like an async one.
-    const value = await Promise.race([Promise.resolve().then(() => tool.handler(call.input as Record<string, unknown>, context)), aborted.promise]);
+    const value = await Promise.race([
+      Promise.resolve().then(() => tool.handler(call.input as Record<string, unknown>, context)),
+      aborted.promise,
+    ]);
     let content: string | undefined;
     try {
       content = contentOf(value);
     } catch (error) {
-      return failure(call, `Tool '${call.name}' returned a value that cannot be sent as JSON: ${messageOf(error)}`, started);
+      return failure(
+        call,
+        `Tool '${call.name}' returned a value that cannot be sent as JSON: ${messageOf(error)}`,
+        started,
+      );
     }
     return { call, content, value, isError: false, durationMs: Date.now() - started };
   } catch (error) {

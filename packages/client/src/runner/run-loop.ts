@@ -38,7 +38,14 @@ export async function runLoop<Raw>(face: FaceAdapter<Raw>, settings: LoopSetting
           step = next;
           continue;
         }
-        const result: RunResult<Raw> = { text: step.message.text ?? '', threadId: face.threadId(), message: step.message, toolCalls: answered, rounds, ...face.resultExtras?.(step) };
+        const result: RunResult<Raw> = {
+          text: step.message.text ?? '',
+          threadId: face.threadId(),
+          message: step.message,
+          toolCalls: answered,
+          rounds,
+          ...face.resultExtras?.(step),
+        };
         emit({ type: 'done', result });
         return result;
       }
@@ -61,7 +68,12 @@ export async function runLoop<Raw>(face: FaceAdapter<Raw>, settings: LoopSetting
       }
       rounds += 1;
       for (const call of step.calls) emit({ type: 'tool_call', call });
-      const running = runHandlers(step.calls, { registry: settings.registry, handlerTimeoutMs: settings.handlerTimeoutMs, signal, context: { threadId: face.threadId(), face: face.face } });
+      const running = runHandlers(step.calls, {
+        registry: settings.registry,
+        handlerTimeoutMs: settings.handlerTimeoutMs,
+        signal,
+        context: { threadId: face.threadId(), face: face.face },
+      });
       let current: Step<Raw> = step;
       let outcomes: HandlerOutcome[];
       if (step.approvals.length > 0 && !face.resultsBeforeApprovals) {
@@ -73,16 +85,35 @@ export async function runLoop<Raw>(face: FaceAdapter<Raw>, settings: LoopSetting
         outcomes = await running;
       }
       for (const outcome of outcomes) {
-        const record = { id: outcome.call.id, name: outcome.call.name, input: outcome.call.input, result: outcome.content ?? '', isError: outcome.isError, durationMs: outcome.durationMs };
+        const record = {
+          id: outcome.call.id,
+          name: outcome.call.name,
+          input: outcome.call.input,
+          result: outcome.content ?? '',
+          isError: outcome.isError,
+          durationMs: outcome.durationMs,
+        };
         answered.push(record);
-        emit({ type: 'tool_result', call: outcome.call, result: record.result, isError: record.isError, durationMs: record.durationMs });
+        emit({
+          type: 'tool_result',
+          call: outcome.call,
+          result: record.result,
+          isError: record.isError,
+          durationMs: record.durationMs,
+        });
       }
       if (outcomes.length === 0) {
         step = current;
         continue;
       }
-      const sent = [...outcomes].sort((a, b) => (a.call.id < b.call.id ? -1 : 1)).map((outcome) => [outcome.call.id, outcome.content ?? null, outcome.isError]);
-      const key = await derivedIdempotencyKey(`${face.face}-results`, outcomes.map((outcome) => outcome.call.id), JSON.stringify(sent));
+      const sent = [...outcomes]
+        .sort((a, b) => (a.call.id < b.call.id ? -1 : 1))
+        .map((outcome) => [outcome.call.id, outcome.content ?? null, outcome.isError]);
+      const key = await derivedIdempotencyKey(
+        `${face.face}-results`,
+        outcomes.map((outcome) => outcome.call.id),
+        JSON.stringify(sent),
+      );
       step = await face.submit(current, outcomes, key, signal);
     }
   } catch (error) {

@@ -15,18 +15,33 @@ export interface ThreadReader {
 }
 
 export function runCallOf(call: PendingToolCall): RunCall {
-  return { id: call.id, name: call.name, input: call.input, kind: call.kind === 'approval' ? 'approval' : 'client', raw: call };
+  return {
+    id: call.id,
+    name: call.name,
+    input: call.input,
+    kind: call.kind === 'approval' ? 'approval' : 'client',
+    raw: call,
+  };
 }
 
 function split(calls: readonly PendingToolCall[]): { all: RunCall[]; calls: RunCall[]; approvals: RunCall[] } {
   const all = calls.map(runCallOf);
-  return { all, calls: all.filter((call) => call.kind === 'client'), approvals: all.filter((call) => call.kind === 'approval') };
+  return {
+    all,
+    calls: all.filter((call) => call.kind === 'client'),
+    approvals: all.filter((call) => call.kind === 'approval'),
+  };
 }
 
 export function stepFromMessageResponse(reply: MessageResponse): Step<ThreadReply> {
   const message = reply.choices[0]?.message;
   const { all, calls, approvals } = split(message?.tool_calls ?? []);
-  return { message: { id: reply.id, text: message?.content ?? null, toolCalls: all, raw: reply }, calls, approvals, fresh: true };
+  return {
+    message: { id: reply.id, text: message?.content ?? null, toolCalls: all, raw: reply },
+    calls,
+    approvals,
+    fresh: true,
+  };
 }
 
 /** The calls a thread waits on, read with GET (on resume, or after a wait). */
@@ -36,7 +51,13 @@ export function stepFromThread(thread: Thread): Step<ThreadReply> {
 }
 
 function stepFromTranscript(thread: Thread, message: ThreadMessage | undefined): Step<ThreadReply> {
-  if (!message) return { message: { id: thread.id, text: null, toolCalls: [], raw: thread }, calls: [], approvals: [], fresh: false };
+  if (!message)
+    return {
+      message: { id: thread.id, text: null, toolCalls: [], raw: thread },
+      calls: [],
+      approvals: [],
+      fresh: false,
+    };
   const text = typeof message.content === 'string' ? message.content : null;
   return { message: { id: message.id, text, toolCalls: [], raw: message }, calls: [], approvals: [], fresh: true };
 }
@@ -55,7 +76,11 @@ export interface FollowSettings {
  * is between a decision and its resume (two transactions on the server): still in motion. One
  * that ends with the user's side (results or input) finished its turn without answering.
  */
-export async function followThread(reader: ThreadReader, threadId: string, settings: FollowSettings): Promise<Step<ThreadReply>> {
+export async function followThread(
+  reader: ThreadReader,
+  threadId: string,
+  settings: FollowSettings,
+): Promise<Step<ThreadReply>> {
   const options = { signal: settings.signal } as CallOptions;
   for (;;) {
     const thread = await reader.get(threadId, options);
@@ -65,7 +90,8 @@ export async function followThread(reader: ThreadReader, threadId: string, setti
     if (!waiting) {
       const messages = await reader.allMessages(threadId, options);
       const last = messages[messages.length - 1];
-      if (!last || (last.role === 'assistant' && !(last.tool_calls && last.tool_calls.length > 0))) return stepFromTranscript(thread, last);
+      if (!last || (last.role === 'assistant' && !(last.tool_calls && last.tool_calls.length > 0)))
+        return stepFromTranscript(thread, last);
       if (last.role !== 'assistant') {
         throw new BatonRunError(
           'turn_failed',

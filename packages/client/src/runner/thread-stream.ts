@@ -53,7 +53,11 @@ export async function postMessageStreaming(
             completed = data as unknown as MessageResponse | QueuedMessage;
           } else if (message.event === 'error') {
             const type = (data.error as { type?: unknown } | undefined)?.type;
-            failure = parseErrorBody(STATUS_BY_TYPE[String(type)] ?? 500, data, open.response.headers.get('x-request-id'));
+            failure = parseErrorBody(
+              STATUS_BY_TYPE[String(type)] ?? 500,
+              data,
+              open.response.headers.get('x-request-id'),
+            );
           }
         }
       }
@@ -64,7 +68,10 @@ export async function postMessageStreaming(
       if (signal?.aborted) throw abortError(signal);
       if (!isNetworkFault(error)) throw error;
       if (attempt >= http.settings.retry.maxRetries) {
-        throw new BatonConnectionError(`POST ${path} (stream) broke off: ${error instanceof Error ? error.message : String(error)}.`, { cause: error });
+        throw new BatonConnectionError(
+          `POST ${path} (stream) broke off: ${error instanceof Error ? error.message : String(error)}.`,
+          { cause: error },
+        );
       }
     } finally {
       open.close();

@@ -11,7 +11,10 @@ import { followThread, stepFromMessageResponse, type ThreadReader, type ThreadRe
 import type { ToolRegistry } from './tool-registry.ts';
 
 /** Message settings a Threads run may add to the input message (see `PostMessageBody`). */
-export type ThreadMessageSettings = Pick<PostMessageBody, 'tool_choice' | 'parallel_tool_calls' | 'tool_timeout_seconds' | 'max_steps'>;
+export type ThreadMessageSettings = Pick<
+  PostMessageBody,
+  'tool_choice' | 'parallel_tool_calls' | 'tool_timeout_seconds' | 'max_steps'
+>;
 
 export interface ThreadsFaceSettings {
   http: Transport;
@@ -60,7 +63,8 @@ export class ThreadsFace implements FaceAdapter<ThreadReply> {
     try {
       return await this.post(this.inputBody(text), undefined, signal);
     } catch (error) {
-      if (!(error instanceof BatonError && error.status === 409 && error.code !== null && NOT_FREE.has(error.code))) throw error;
+      if (!(error instanceof BatonError && error.status === 409 && error.code !== null && NOT_FREE.has(error.code)))
+        throw error;
       this.held = text;
       return this.follow(signal, false);
     }
@@ -70,7 +74,12 @@ export class ThreadsFace implements FaceAdapter<ThreadReply> {
     return this.held === null ? null : this.start(signal);
   }
 
-  async submit(_step: Step<ThreadReply>, outcomes: HandlerOutcome[], idempotencyKey: string, signal: AbortSignal | undefined): Promise<Step<ThreadReply>> {
+  async submit(
+    _step: Step<ThreadReply>,
+    outcomes: HandlerOutcome[],
+    idempotencyKey: string,
+    signal: AbortSignal | undefined,
+  ): Promise<Step<ThreadReply>> {
     const content: ToolResultInput[] = outcomes.map((outcome) => ({
       type: 'tool_result',
       tool_call_id: outcome.call.id,
@@ -80,14 +89,18 @@ export class ThreadsFace implements FaceAdapter<ThreadReply> {
     try {
       return await this.post({ role: 'user', content }, idempotencyKey, signal);
     } catch (error) {
-      if (error instanceof BatonError && error.status === 409 && error.code !== null && ALREADY_SETTLED.has(error.code)) return this.follow(signal, false);
+      if (error instanceof BatonError && error.status === 409 && error.code !== null && ALREADY_SETTLED.has(error.code))
+        return this.follow(signal, false);
       throw error;
     }
   }
 
   async settleApprovals(step: Step<ThreadReply>, signal: AbortSignal | undefined): Promise<Step<ThreadReply>> {
     if (this.settings.onApproval) {
-      const resumed = await decideApprovals(this.settings.toolCalls, step.approvals, this.settings.onApproval, { threadId: this.id, signal });
+      const resumed = await decideApprovals(this.settings.toolCalls, step.approvals, this.settings.onApproval, {
+        threadId: this.id,
+        signal,
+      });
       const reply = resumed.find((answer) => answer.response !== null)?.response;
       if (reply) return stepFromMessageResponse(reply);
     }
@@ -109,20 +122,43 @@ export class ThreadsFace implements FaceAdapter<ThreadReply> {
       content: text,
       ...this.settings.message,
       ...(declarations.length > 0
-        ? { tools: declarations.map((tool) => ({ type: 'client' as const, name: tool.name, ...(tool.description !== undefined ? { description: tool.description } : {}), parameters: { ...tool.parameters } })) }
+        ? {
+            tools: declarations.map((tool) => ({
+              type: 'client' as const,
+              name: tool.name,
+              ...(tool.description !== undefined ? { description: tool.description } : {}),
+              parameters: { ...tool.parameters },
+            })),
+          }
         : {}),
     };
   }
 
   private follow(signal: AbortSignal | undefined, waitForApprovals: boolean): Promise<Step<ThreadReply>> {
-    return followThread(this.settings.threads, this.id, { pollIntervalMs: this.settings.pollIntervalMs, signal, waitForApprovals });
+    return followThread(this.settings.threads, this.id, {
+      pollIntervalMs: this.settings.pollIntervalMs,
+      signal,
+      waitForApprovals,
+    });
   }
 
-  private async post(body: PostMessageBody, idempotencyKey: string | undefined, signal: AbortSignal | undefined): Promise<Step<ThreadReply>> {
+  private async post(
+    body: PostMessageBody,
+    idempotencyKey: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Step<ThreadReply>> {
     const path = `/v1/threads/${encodeURIComponent(this.id)}/messages`;
     const reply = this.settings.streaming
-      ? await postMessageStreaming(this.settings.http, this.id, body, idempotencyKey, signal, (delta, messageId) => this.settings.emit({ type: 'text.delta', delta, messageId }))
-      : await this.settings.http.json<MessageResponse | QueuedMessage>({ method: 'POST', path, body, idempotencyKey, signal });
+      ? await postMessageStreaming(this.settings.http, this.id, body, idempotencyKey, signal, (delta, messageId) =>
+          this.settings.emit({ type: 'text.delta', delta, messageId }),
+        )
+      : await this.settings.http.json<MessageResponse | QueuedMessage>({
+          method: 'POST',
+          path,
+          body,
+          idempotencyKey,
+          signal,
+        });
     // Queued input (agent input_policy `queue`) runs once the thread is free: follow it there.
     if (!('choices' in reply)) return this.follow(signal, false);
     return stepFromMessageResponse(reply);

@@ -45,7 +45,9 @@ export class ToolRegistry {
 
   /** Tools with a schema, for faces that take per-request tool declarations. */
   declarations(): ToolDeclarationSource[] {
-    return [...this.byName.values()].flatMap((tool) => (tool.parameters ? [{ name: tool.name, description: tool.description, parameters: tool.parameters }] : []));
+    return [...this.byName.values()].flatMap((tool) =>
+      tool.parameters ? [{ name: tool.name, description: tool.description, parameters: tool.parameters }] : [],
+    );
   }
 }
 

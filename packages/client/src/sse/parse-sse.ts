@@ -83,7 +83,10 @@ export class SseDecoder {
   }
 
   private dispatch(): SseMessage | null {
-    const message = this.data.length > 0 ? { event: this.event || 'message', data: this.data.join('\n'), id: this.lastId, retry: this.retry } : null;
+    const message =
+      this.data.length > 0
+        ? { event: this.event || 'message', data: this.data.join('\n'), id: this.lastId, retry: this.retry }
+        : null;
     this.data = [];
     this.event = '';
     this.retry = undefined;

@@ -72,7 +72,8 @@ export interface BatonToolResultItem {
   status: string;
 }
 
-export type ResponseItem = MessageItem | FunctionCallItem | FunctionCallOutputItem | BatonToolCallItem | BatonToolResultItem;
+export type ResponseItem =
+  MessageItem | FunctionCallItem | FunctionCallOutputItem | BatonToolCallItem | BatonToolResultItem;
 
 export interface ResponseObject {
   id: string;
@@ -99,7 +100,11 @@ export interface FunctionToolDeclaration {
 }
 
 export type ResponseInputItem =
-  | { type?: 'message'; role: 'user' | 'assistant' | 'system' | 'developer'; content: string | { type: string; [key: string]: unknown }[] }
+  | {
+      type?: 'message';
+      role: 'user' | 'assistant' | 'system' | 'developer';
+      content: string | { type: string; [key: string]: unknown }[];
+    }
   | { type: 'function_call_output'; call_id: string; output: string }
   | { type: 'function_call'; call_id: string; name: string; arguments: string }
   | { type: 'item_reference'; id: string };

@@ -103,7 +103,10 @@ export interface ToolDeclaration {
 
 export type InputContentBlock =
   | { type: 'text'; text: string }
-  | { type: 'image'; source: { type: 'base64'; media_type: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp'; data: string } };
+  | {
+      type: 'image';
+      source: { type: 'base64'; media_type: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp'; data: string };
+    };
 
 /** One result; no `content` is an empty result, `is_error` tells the model the tool failed. */
 export interface ToolResultInput {

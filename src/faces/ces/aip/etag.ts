@@ -6,7 +6,9 @@ import { createHash } from 'node:crypto';
  * or 1 and '1', never hash alike.
  */
 export function computeEtag(parts: readonly (string | number)[]): string {
-  const encoded = parts.map((part) => (typeof part === 'number' ? `n:${part}` : `s${part.length}:${part}`)).join('\u0000');
+  const encoded = parts
+    .map((part) => (typeof part === 'number' ? `n:${part}` : `s${part.length}:${part}`))
+    .join('\u0000');
   return `"${createHash('sha256').update(encoded).digest('base64url').slice(0, 22)}"`;
 }
 

@@ -19,7 +19,10 @@ const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 type Json = Record<string, unknown>;
 
 function fail(problem: string, path: string): never {
-  throw new EngineError('invalid_request', 'invalid_update_mask', `Invalid updateMask: ${problem}.`, { param: 'updateMask', details: { path } });
+  throw new EngineError('invalid_request', 'invalid_update_mask', `Invalid updateMask: ${problem}.`, {
+    param: 'updateMask',
+    details: { path },
+  });
 }
 
 function isRecord(value: unknown): value is Json {
@@ -28,8 +31,14 @@ function isRecord(value: unknown): value is Json {
 
 function splitPath(path: string): string[] {
   const segments = path.split('.');
-  const valid = segments.every((segment, index) => (index === 0 ? FIRST_SEGMENT : DEEPER_SEGMENT).test(segment) && !FORBIDDEN.has(segment));
-  if (!valid) fail(`'${path}' is not a field path; use camelCase field names joined by '.', e.g. 'displayName' or 'mcpToolset.serverAddress'`, path);
+  const valid = segments.every(
+    (segment, index) => (index === 0 ? FIRST_SEGMENT : DEEPER_SEGMENT).test(segment) && !FORBIDDEN.has(segment),
+  );
+  if (!valid)
+    fail(
+      `'${path}' is not a field path; use camelCase field names joined by '.', e.g. 'displayName' or 'mcpToolset.serverAddress'`,
+      path,
+    );
   return segments;
 }
 
@@ -48,7 +57,11 @@ export function parseFieldMask(mask: string | readonly string[] | undefined): st
   }
   if (paths.length === 0) return null;
   if (paths.includes('*')) {
-    if (paths.length > 1) fail(`'*' (replace the whole resource) must be the only path, but the mask also names ${paths.filter((path) => path !== '*').join(', ')}`, '*');
+    if (paths.length > 1)
+      fail(
+        `'*' (replace the whole resource) must be the only path, but the mask also names ${paths.filter((path) => path !== '*').join(', ')}`,
+        '*',
+      );
     return ['*'];
   }
   paths.forEach(splitPath);
@@ -64,8 +77,17 @@ function checkPaths(paths: readonly string[], spec: MaskSpec): string[][] {
     if (spec.outputOnly.includes(first)) continue;
     if (!spec.mutable.includes(first)) {
       const camel = first.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
-      const hint = camel !== first && spec.mutable.includes(camel) ? ` Did you mean '${[camel, ...segments.slice(1)].join('.')}'? Paths are camelCase.` : '';
-      fail(`'${path}' is not a field you can update. Mutable fields: ${spec.mutable.join(', ')}.${hint}`.replace(/\.$/, ''), path);
+      const hint =
+        camel !== first && spec.mutable.includes(camel)
+          ? ` Did you mean '${[camel, ...segments.slice(1)].join('.')}'? Paths are camelCase.`
+          : '';
+      fail(
+        `'${path}' is not a field you can update. Mutable fields: ${spec.mutable.join(', ')}.${hint}`.replace(
+          /\.$/,
+          '',
+        ),
+        path,
+      );
     }
     targets.push(segments);
   }
@@ -74,7 +96,10 @@ function checkPaths(paths: readonly string[], spec: MaskSpec): string[][] {
 
 function notAnObject(segments: readonly string[], depth: number): never {
   const path = segments.join('.');
-  return fail(`'${path}' reaches into '${segments.slice(0, depth + 1).join('.')}', which is not an object; name '${segments.slice(0, depth + 1).join('.')}' instead`, path);
+  return fail(
+    `'${path}' reaches into '${segments.slice(0, depth + 1).join('.')}', which is not an object; name '${segments.slice(0, depth + 1).join('.')}' instead`,
+    path,
+  );
 }
 
 function readAt(source: Json, segments: readonly string[]): unknown {

@@ -78,7 +78,8 @@ function lexString(filter: string, start: number): Token {
 
 function lex(filter: string): Token[] {
   const tokens: Token[] = [];
-  const push = (type: Token['type'], position: number, raw: string) => tokens.push({ type, position, raw, text: raw, wildcard: null });
+  const push = (type: Token['type'], position: number, raw: string) =>
+    tokens.push({ type, position, raw, text: raw, wildcard: null });
   let i = 0;
   while (i < filter.length) {
     const char = filter[i]!;
@@ -117,7 +118,8 @@ function combine(type: 'and' | 'or', operands: FilterExpression[]): FilterExpres
 
 function toValue(token: Token): FilterValue {
   if (token.type === 'string') return { kind: 'string', text: token.text, wildcard: token.wildcard };
-  if (token.text === 'true' || token.text === 'false') return { kind: 'boolean', text: token.text, value: token.text === 'true' };
+  if (token.text === 'true' || token.text === 'false')
+    return { kind: 'boolean', text: token.text, value: token.text === 'true' };
   if (NUMBER.test(token.text)) return { kind: 'number', text: token.text, value: Number(token.text) };
   return { kind: 'string', text: token.text, wildcard: token.wildcard };
 }
@@ -132,10 +134,14 @@ export function parseFilter(filter: string): FilterExpression {
   const keyword = (token: Token, word: string) => token.type === 'word' && token.text === word;
   const found = (token: Token) => (token.type === 'end' ? '' : ` but found '${token.raw}'`);
   const startsTerm = (token: Token) =>
-    token.type === '(' || token.type === '-' || token.type === 'string' || (token.type === 'word' && !keyword(token, 'AND') && !keyword(token, 'OR'));
+    token.type === '(' ||
+    token.type === '-' ||
+    token.type === 'string' ||
+    (token.type === 'word' && !keyword(token, 'AND') && !keyword(token, 'OR'));
 
   const deeper = (token: Token) => {
-    if (++depth > MAX_DEPTH) fail(filter, `nested more than ${MAX_DEPTH} levels deep at position ${token.position}`, token.position);
+    if (++depth > MAX_DEPTH)
+      fail(filter, `nested more than ${MAX_DEPTH} levels deep at position ${token.position}`, token.position);
   };
 
   // AIP-160 precedence: expression = sequence {AND sequence}; sequence = factor {factor};
@@ -177,19 +183,36 @@ export function parseFilter(filter: string): FilterExpression {
       const inner = expression(token);
       depth--;
       const close = next();
-      if (close.type !== ')') fail(filter, `expected ')' at position ${close.position} to close the '(' at position ${token.position}${found(close)}`, close.position);
+      if (close.type !== ')')
+        fail(
+          filter,
+          `expected ')' at position ${close.position} to close the '(' at position ${token.position}${found(close)}`,
+          close.position,
+        );
       return inner;
     }
     if (token.type !== 'word' || KEYWORDS.has(token.text)) {
       const where = after ? `after '${after.raw}' ` : '';
-      return fail(filter, `expected a comparison such as field = "value" ${where}at position ${token.position}${found(token)}`, token.position);
+      return fail(
+        filter,
+        `expected a comparison such as field = "value" ${where}at position ${token.position}${found(token)}`,
+        token.position,
+      );
     }
     if (!FIELD_PATH.test(token.text)) {
-      fail(filter, `'${token.text}' at position ${token.position} is not a field path; use names such as displayName or mcpToolset.serverAddress`, token.position);
+      fail(
+        filter,
+        `'${token.text}' at position ${token.position} is not a field path; use names such as displayName or mcpToolset.serverAddress`,
+        token.position,
+      );
     }
     const op = next();
     if (op.type !== 'op') {
-      fail(filter, `expected a comparison operator (=, !=, <, <=, >, >=, :) after '${token.text}' at position ${op.position}${found(op)}`, op.position);
+      fail(
+        filter,
+        `expected a comparison operator (=, !=, <, <=, >, >=, :) after '${token.text}' at position ${op.position}${found(op)}`,
+        op.position,
+      );
     }
     const value = next();
     if (value.type !== 'string' && (value.type !== 'word' || KEYWORDS.has(value.text))) {

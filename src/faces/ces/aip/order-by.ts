@@ -13,10 +13,15 @@ export interface OrderBy {
 function fail(text: string, problem: string, allowed: readonly string[]): never {
   const other = allowed.find((field) => field !== 'name');
   const example = other ? `${other} desc, name` : 'name desc';
-  throw new EngineError('invalid_request', 'invalid_order_by', `Invalid orderBy '${text}': ${problem}. Sort by one or more of: ${allowed.join(', ')}, e.g. '${example}'.`, {
-    param: 'orderBy',
-    details: { orderBy: text, allowed: [...allowed] },
-  });
+  throw new EngineError(
+    'invalid_request',
+    'invalid_order_by',
+    `Invalid orderBy '${text}': ${problem}. Sort by one or more of: ${allowed.join(', ')}, e.g. '${example}'.`,
+    {
+      param: 'orderBy',
+      details: { orderBy: text, allowed: [...allowed] },
+    },
+  );
 }
 
 // JSON clients often send camelCase (`createTime`); AIP names the snake_case field, so map it.
@@ -32,14 +37,18 @@ export function parseOrderBy(text: string | undefined, allowed: readonly string[
   if (text === undefined || text.trim() === '') return { fields: [{ field: 'name', descending: false }] };
   const fields: OrderField[] = [];
   for (const entry of text.split(',')) {
-    const [name, direction, extra] = entry.trim().split(/\s+/).filter((word) => word !== '');
+    const [name, direction, extra] = entry
+      .trim()
+      .split(/\s+/)
+      .filter((word) => word !== '');
     if (name === undefined) fail(text, 'it has an empty entry; separate field names with single commas', allowed);
     const field = allowed.includes(name) ? name : toSnakeCase(name);
     if (!allowed.includes(field)) fail(text, `'${name}' is not a field you can sort by`, allowed);
     if (direction !== undefined && !/^(asc|desc)$/i.test(direction)) {
       fail(text, `'${direction}' after '${name}' must be 'asc' or 'desc'`, allowed);
     }
-    if (extra !== undefined) fail(text, `unexpected '${extra}' after '${name} ${direction}'; separate fields with commas`, allowed);
+    if (extra !== undefined)
+      fail(text, `unexpected '${extra}' after '${name} ${direction}'; separate fields with commas`, allowed);
     if (fields.some((existing) => existing.field === field)) fail(text, `'${name}' appears more than once`, allowed);
     fields.push({ field, descending: direction?.toLowerCase() === 'desc' });
   }

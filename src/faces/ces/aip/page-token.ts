@@ -21,9 +21,14 @@ const ASSOCIATED_DATA = Buffer.from('baton.ces.page-token.v1');
 const MAX_TOKEN_CHARS = 8192;
 
 export function invalidPageToken(): EngineError {
-  return new EngineError('invalid_request', 'invalid_page_token', 'Invalid pageToken: pass the nextPageToken of a previous list response unchanged.', {
-    param: 'pageToken',
-  });
+  return new EngineError(
+    'invalid_request',
+    'invalid_page_token',
+    'Invalid pageToken: pass the nextPageToken of a previous list response unchanged.',
+    {
+      param: 'pageToken',
+    },
+  );
 }
 
 // Only a hash of the query travels, keeping tokens short whatever the filter's length.
@@ -43,7 +48,11 @@ export class PageTokenCodec {
   /** `secret` is 32 random bytes, stable across restarts so tokens outlive the process. */
   constructor(secret: Buffer) {
     if (secret.length !== 32) {
-      throw new EngineError('internal', 'invalid_page_token_secret', `The page token secret must be 32 bytes, not ${secret.length}.`);
+      throw new EngineError(
+        'internal',
+        'invalid_page_token_secret',
+        `The page token secret must be 32 bytes, not ${secret.length}.`,
+      );
     }
     this.#key = Buffer.from(secret);
   }
@@ -80,7 +89,10 @@ export class PageTokenCodec {
       const iv = bytes.subarray(1, 1 + IV_BYTES);
       const decipher = createDecipheriv('aes-256-gcm', this.#key, iv).setAAD(ASSOCIATED_DATA);
       decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
-      const plain = Buffer.concat([decipher.update(bytes.subarray(1 + IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]);
+      const plain = Buffer.concat([
+        decipher.update(bytes.subarray(1 + IV_BYTES, bytes.length - TAG_BYTES)),
+        decipher.final(),
+      ]);
       const state: unknown = JSON.parse(plain.toString('utf8'));
       return isState(state) ? state : null;
     } catch {
@@ -98,9 +110,13 @@ export function readPageSize(value: unknown, options: { defaultSize?: number; ma
   if (value === undefined || value === null || value === '') return defaultSize;
   let size = Number.NaN;
   if (typeof value === 'number') size = value;
-  else if (typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value)) size = Math.min(Number(value), Number.MAX_SAFE_INTEGER);
+  else if (typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value))
+    size = Math.min(Number(value), Number.MAX_SAFE_INTEGER);
   if (!Number.isInteger(size) || size < 0) {
-    const shown = typeof value === 'string' || typeof value === 'number' ? `'${value}'` : `of type ${Array.isArray(value) ? 'array' : typeof value}`;
+    const shown =
+      typeof value === 'string' || typeof value === 'number'
+        ? `'${value}'`
+        : `of type ${Array.isArray(value) ? 'array' : typeof value}`;
     throw new EngineError(
       'invalid_request',
       'invalid_page_size',

@@ -28,14 +28,22 @@ export interface Page<T> {
 export function paginate<T>(items: readonly T[], options: PaginateOptions<T>): Page<T> {
   const { pageSize, order, query, codec } = options;
   if (!Number.isInteger(pageSize) || pageSize < 1) {
-    throw new EngineError('internal', 'invalid_page_size', `paginate needs a positive whole pageSize, not ${pageSize}; read it with readPageSize.`);
+    throw new EngineError(
+      'internal',
+      'invalid_page_size',
+      `paginate needs a positive whole pageSize, not ${pageSize}; read it with readPageSize.`,
+    );
   }
   const keyed = items.map((item) => ({ item, key: options.sortKey(item) }));
   keyed.sort((a, b) => compareSortKeys(order, a.key, b.key));
   for (let index = 1; index < keyed.length; index++) {
     // Equal keys would make a page boundary ambiguous: the rest of the run would be skipped.
     if (compareSortKeys(order, keyed[index - 1]!.key, keyed[index]!.key) === 0) {
-      throw new EngineError('internal', 'duplicate_sort_key', `Two items share the sort key ${JSON.stringify(keyed[index]!.key)}; end sortKey with a unique field such as the name.`);
+      throw new EngineError(
+        'internal',
+        'duplicate_sort_key',
+        `Two items share the sort key ${JSON.stringify(keyed[index]!.key)}; end sortKey with a unique field such as the name.`,
+      );
     }
   }
 

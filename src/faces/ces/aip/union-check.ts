@@ -21,22 +21,37 @@ function quoteList(names: readonly string[], conjunction: string): string {
  * exactly one when `required`. `path` is where the object sits in the request (e.g.
  * `toolset.apiAuthentication`, or '' for the top level); it prefixes `param`.
  */
-export function assertOneOf(object: Record<string, unknown>, members: readonly string[], path: string, options: OneOfOptions): void {
+export function assertOneOf(
+  object: Record<string, unknown>,
+  members: readonly string[],
+  path: string,
+  options: OneOfOptions,
+): void {
   const set = members.filter((member) => Object.hasOwn(object, member) && isSet(object[member]));
   const subject = path === '' ? 'The request' : path;
   const prefix = path === '' ? '' : `${path}.`;
   const oneof = options.name ? `the oneof ${options.name}` : 'one oneof';
   if (set.length > 1) {
     const both = set.length === 2 ? `both ${quoteList(set, 'and')}` : quoteList(set, 'and');
-    throw new EngineError('invalid_request', 'union_conflict', `${subject} sets ${both}; these are alternatives of ${oneof}: set exactly one.`, {
-      param: `${prefix}${set[1]}`,
-      details: { members: [...members], set },
-    });
+    throw new EngineError(
+      'invalid_request',
+      'union_conflict',
+      `${subject} sets ${both}; these are alternatives of ${oneof}: set exactly one.`,
+      {
+        param: `${prefix}${set[1]}`,
+        details: { members: [...members], set },
+      },
+    );
   }
   if (set.length === 0 && options.required) {
-    throw new EngineError('invalid_request', 'union_missing', `${subject} sets none of ${quoteList(members, 'or')}; set exactly one (they are alternatives of ${oneof}).`, {
-      param: path === '' ? (members[0] ?? null) : path,
-      details: { members: [...members], set },
-    });
+    throw new EngineError(
+      'invalid_request',
+      'union_missing',
+      `${subject} sets none of ${quoteList(members, 'or')}; set exactly one (they are alternatives of ${oneof}).`,
+      {
+        param: path === '' ? (members[0] ?? null) : path,
+        details: { members: [...members], set },
+      },
+    );
   }
 }

@@ -20,7 +20,16 @@ import { asObject } from './service-support.ts';
 export const DEFAULT_MODEL = 'scripted:auto';
 
 /** The definition fields a CES write sets; every other field (maxSteps, inline tools, …) is Baton's own and kept. */
-const CES_MANAGED = ['description', 'instructions', 'model', 'temperature', 'displayName', 'toolIds', 'toolsets', 'extras'] as const;
+const CES_MANAGED = [
+  'description',
+  'instructions',
+  'model',
+  'temperature',
+  'displayName',
+  'toolIds',
+  'toolsets',
+  'extras',
+] as const;
 
 export function agentEtag(agent: AgentRecord): string {
   return computeEtag([agent.id, agent.version]);
@@ -35,10 +44,18 @@ export function renderAgent(agent: AgentRecord, path: AppPath): JsonObject {
     displayName: definition.displayName ?? agent.name,
     ...(definition.description ? { description: definition.description } : {}),
     ...(definition.instructions ? { instruction: definition.instructions } : {}),
-    modelSettings: { model: definition.model, ...(definition.temperature === undefined ? {} : { temperature: definition.temperature }) },
+    modelSettings: {
+      model: definition.model,
+      ...(definition.temperature === undefined ? {} : { temperature: definition.temperature }),
+    },
     ...(toolIds.length > 0 ? { tools: toolIds.map((id) => formatChildName(path, 'tools', id)) } : {}),
     ...(toolsets.length > 0
-      ? { toolsets: toolsets.map((entry) => ({ toolset: formatChildName(path, 'toolsets', entry.toolsetId), ...(entry.toolIds.length > 0 ? { toolIds: entry.toolIds } : {}) })) }
+      ? {
+          toolsets: toolsets.map((entry) => ({
+            toolset: formatChildName(path, 'toolsets', entry.toolsetId),
+            ...(entry.toolIds.length > 0 ? { toolIds: entry.toolIds } : {}),
+          })),
+        }
       : {}),
     llmAgent: {},
     ...(definition.extras ?? {}),
@@ -60,7 +77,11 @@ function stringList(value: unknown): string[] {
 async function readToolIds(context: RuleContext, names: string[]): Promise<string[]> {
   const ids = names.map((name, index) => {
     const id = childIdIn(context.path, 'tools', name);
-    if (id === undefined) invalid(`agent.tools[${index}]`, `agent.tools[${index}] must be the name of a tool of this app: ${formatAppName(context.path)}/tools/{tool}.`);
+    if (id === undefined)
+      invalid(
+        `agent.tools[${index}]`,
+        `agent.tools[${index}] must be the name of a tool of this app: ${formatAppName(context.path)}/tools/{tool}.`,
+      );
     if (names.indexOf(name) !== index) invalid(`agent.tools[${index}]`, `agent.tools[${index}] repeats '${name}'.`);
     return id;
   });
@@ -70,12 +91,20 @@ async function readToolIds(context: RuleContext, names: string[]): Promise<strin
     const record = records.find((candidate) => candidate.id === id);
     // System tools (`…/tools/end_session`) exist in every app, as in CES; Baton runs them itself.
     if (!record && id !== undefined && SYSTEM_TOOLS[id]) continue;
-    if (!record) invalid(`agent.tools[${index}]`, `agent.tools[${index}] refers to tool '${names[index]}', which does not exist; create it first.`);
+    if (!record)
+      invalid(
+        `agent.tools[${index}]`,
+        `agent.tools[${index}] refers to tool '${names[index]}', which does not exist; create it first.`,
+      );
     const fn = clientFunctionDefinition(record.body)?.name;
     if (fn === undefined) continue;
     // The model tells tools apart by function name only: two tools answering to one name would be a coin toss.
     const other = functionNames.get(fn);
-    if (other !== undefined) invalid(`agent.tools[${index}]`, `agent.tools[${index}] and ${other} are both client functions named '${fn}'; an agent's tools need distinct names.`);
+    if (other !== undefined)
+      invalid(
+        `agent.tools[${index}]`,
+        `agent.tools[${index}] and ${other} are both client functions named '${fn}'; an agent's tools need distinct names.`,
+      );
     functionNames.set(fn, `agent.tools[${index}]`);
   }
   return ids;
@@ -88,10 +117,18 @@ async function readToolsets(context: RuleContext, entries: unknown[]): Promise<T
     const object = asObject(entry as JsonObject) ?? {};
     const name = requireText(object, 'toolset', field);
     const toolsetId = childIdIn(context.path, 'toolsets', name);
-    if (toolsetId === undefined) invalid(`${field}.toolset`, `${field}.toolset must be the name of a toolset of this app: ${formatAppName(context.path)}/toolsets/{toolset}.`);
-    if (references.some((reference) => reference.toolsetId === toolsetId)) invalid(`${field}.toolset`, `${field}.toolset repeats '${name}'.`);
+    if (toolsetId === undefined)
+      invalid(
+        `${field}.toolset`,
+        `${field}.toolset must be the name of a toolset of this app: ${formatAppName(context.path)}/toolsets/{toolset}.`,
+      );
+    if (references.some((reference) => reference.toolsetId === toolsetId))
+      invalid(`${field}.toolset`, `${field}.toolset repeats '${name}'.`);
     if (!(await context.store.resources.get(context.app.id, 'toolsets', toolsetId))) {
-      invalid(`${field}.toolset`, `${field}.toolset refers to toolset '${name}', which does not exist; create it first.`);
+      invalid(
+        `${field}.toolset`,
+        `${field}.toolset refers to toolset '${name}', which does not exist; create it first.`,
+      );
     }
     references.push({ toolsetId, toolIds: stringList(object.toolIds) });
   }
@@ -103,7 +140,10 @@ function readExtras(context: RuleContext, body: JsonObject): JsonObject | undefi
   for (const field of AGENT_EXTRA_FIELDS) if (body[field] !== undefined) extras[field] = body[field];
   stringList(extras.childAgents).forEach((name, index) => {
     if (childIdIn(context.path, 'agents', name) === undefined) {
-      invalid(`agent.childAgents[${index}]`, `agent.childAgents[${index}] must be the name of an agent of this app: ${formatAppName(context.path)}/agents/{agent}.`);
+      invalid(
+        `agent.childAgents[${index}]`,
+        `agent.childAgents[${index}] must be the name of an agent of this app: ${formatAppName(context.path)}/agents/{agent}.`,
+      );
     }
   });
   return Object.keys(extras).length > 0 ? extras : undefined;
@@ -113,22 +153,47 @@ function readExtras(context: RuleContext, body: JsonObject): JsonObject | undefi
  * Checks a complete CES Agent body (after any update mask) and turns it into AgentService input.
  * `existing` is the current definition on update: its Baton-only settings are carried over.
  */
-export async function agentInputFrom(context: RuleContext, body: JsonObject, existing: AgentDefinition | undefined): Promise<Omit<AgentInput, 'name'>> {
-  refuseUnsupported(body, { remoteDialogflowAgent: 'agent.remoteDialogflowAgent is not supported by Baton (Dialogflow CX is a Google Cloud service); use llmAgent.' }, 'agent');
+export async function agentInputFrom(
+  context: RuleContext,
+  body: JsonObject,
+  existing: AgentDefinition | undefined,
+): Promise<Omit<AgentInput, 'name'>> {
+  refuseUnsupported(
+    body,
+    {
+      remoteDialogflowAgent:
+        'agent.remoteDialogflowAgent is not supported by Baton (Dialogflow CX is a Google Cloud service); use llmAgent.',
+    },
+    'agent',
+  );
   assertOneOf(body, ['llmAgent', 'remoteDialogflowAgent'], 'agent', { required: false, name: 'agent_type' });
   const displayName = requireText(body, 'displayName', 'agent');
   const modelSettings = asObject(body.modelSettings) ?? {};
   const temperature = modelSettings.temperature;
   if (typeof temperature === 'number' && !(temperature >= 0 && temperature <= 2)) {
-    invalid('agent.modelSettings.temperature', 'agent.modelSettings.temperature must be between 0 and 2.', 'INVALID_FIELD');
+    invalid(
+      'agent.modelSettings.temperature',
+      'agent.modelSettings.temperature must be between 0 and 2.',
+      'INVALID_FIELD',
+    );
   }
   const appModel = asObject(context.app.settings.modelSettings)?.model;
-  const model = typeof modelSettings.model === 'string' && modelSettings.model !== '' ? modelSettings.model : typeof appModel === 'string' && appModel !== '' ? appModel : DEFAULT_MODEL;
+  const model =
+    typeof modelSettings.model === 'string' && modelSettings.model !== ''
+      ? modelSettings.model
+      : typeof appModel === 'string' && appModel !== ''
+        ? appModel
+        : DEFAULT_MODEL;
 
   const kept: Partial<AgentDefinition> = { ...existing };
   delete kept.name;
   for (const field of CES_MANAGED) delete kept[field];
-  const input: Omit<AgentInput, 'name'> = { ...kept, model, displayName, instructions: typeof body.instruction === 'string' ? body.instruction : '' };
+  const input: Omit<AgentInput, 'name'> = {
+    ...kept,
+    model,
+    displayName,
+    instructions: typeof body.instruction === 'string' ? body.instruction : '',
+  };
   if (typeof body.description === 'string' && body.description !== '') input.description = body.description;
   if (typeof temperature === 'number') input.temperature = temperature;
   const toolIds = await readToolIds(context, stringList(body.tools));

@@ -35,7 +35,11 @@ export function refersTo(definition: AgentDefinition, collection: ReferencedColl
 }
 
 /** The agent's settings as AgentService input, with every reference to the resource removed. */
-export function withoutReference(definition: AgentDefinition, collection: ReferencedCollection, id: string): Omit<AgentInput, 'name'> {
+export function withoutReference(
+  definition: AgentDefinition,
+  collection: ReferencedCollection,
+  id: string,
+): Omit<AgentInput, 'name'> {
   const { name: _name, ...input } = definition;
   if (collection === 'tools') input.toolIds = (definition.toolIds ?? []).filter((toolId) => toolId !== id);
   else input.toolsets = (definition.toolsets ?? []).filter((reference) => reference.toolsetId !== id);
@@ -54,7 +58,9 @@ export async function releaseAgentReferences(
   path: AppPath,
   target: { collection: ReferencedCollection; id: string; name: string; force: boolean },
 ): Promise<void> {
-  const referrers = (await listCesAgents(store, app.id)).filter((agent) => refersTo(agent.definition, target.collection, target.id));
+  const referrers = (await listCesAgents(store, app.id)).filter((agent) =>
+    refersTo(agent.definition, target.collection, target.id),
+  );
   if (referrers.length === 0) return;
   const names = referrers.map((agent) => formatChildName(path, 'agents', agent.name));
   if (!target.force) {
@@ -67,6 +73,12 @@ export async function releaseAgentReferences(
     );
   }
   for (const [index, agent] of referrers.entries()) {
-    await writer.replace(app.id, agent.name, withoutReference(agent.definition, target.collection, target.id), agent.version, names[index]!);
+    await writer.replace(
+      app.id,
+      agent.name,
+      withoutReference(agent.definition, target.collection, target.id),
+      agent.version,
+      names[index]!,
+    );
   }
 }

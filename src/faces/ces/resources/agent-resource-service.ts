@@ -16,15 +16,47 @@ import {
 import type { AgentWriter } from './agent-writes.ts';
 import type { RuleContext } from './common-rules.ts';
 import { listResponse } from './list-resources.ts';
-import { childIdIn, chooseResourceId, formatAppName, formatChildName, parseAppName, parseChildName, type AppPath } from './resource-names.ts';
-import { assertFreshEtag, concurrentUpdate, nowIso, parseCesRequest, toJsonObject, withoutFields, type CesResourceDependencies } from './service-support.ts';
+import {
+  childIdIn,
+  chooseResourceId,
+  formatAppName,
+  formatChildName,
+  parseAppName,
+  parseChildName,
+  type AppPath,
+} from './resource-names.ts';
+import {
+  assertFreshEtag,
+  concurrentUpdate,
+  nowIso,
+  parseCesRequest,
+  toJsonObject,
+  withoutFields,
+  type CesResourceDependencies,
+} from './service-support.ts';
 
 const MASK: MaskSpec = {
-  mutable: ['displayName', 'description', 'instruction', 'modelSettings', 'tools', 'toolsets', 'llmAgent', 'remoteDialogflowAgent', ...AGENT_EXTRA_FIELDS],
+  mutable: [
+    'displayName',
+    'description',
+    'instruction',
+    'modelSettings',
+    'tools',
+    'toolsets',
+    'llmAgent',
+    'remoteDialogflowAgent',
+    ...AGENT_EXTRA_FIELDS,
+  ],
   outputOnly: ['name', 'createTime', 'updateTime', 'etag', 'generatedSummary', 'validationErrors'],
   unions: [['llmAgent', 'remoteDialogflowAgent']],
 };
-const FILTER_FIELDS = [...MASK.mutable.filter((field) => field !== 'remoteDialogflowAgent'), 'name', 'createTime', 'updateTime', 'etag'];
+const FILTER_FIELDS = [
+  ...MASK.mutable.filter((field) => field !== 'remoteDialogflowAgent'),
+  'name',
+  'createTime',
+  'updateTime',
+  'etag',
+];
 
 /**
  * Agents of an app (CES AgentService *Agent methods) over Baton's AgentService: every write is a
@@ -61,7 +93,11 @@ export class AgentResourceService {
     const context = await this.context(principal, path);
     const id = chooseResourceId(agentId, 'agentId', 'agent');
     const input = await agentInputFrom(context, withoutFields(toJsonObject(agent), MASK.outputOnly), undefined);
-    const created = await this.writer.create(context.app.id, { ...input, name: id }, formatChildName(path, 'agents', id));
+    const created = await this.writer.create(
+      context.app.id,
+      { ...input, name: id },
+      formatChildName(path, 'agents', id),
+    );
     return renderAgent(created, path);
   }
 
@@ -91,7 +127,12 @@ export class AgentResourceService {
     const name = formatChildName(path, 'agents', path.id);
     assertFreshEtag(parsed.agent.etag, agentEtag(current), name, 'agent.etag');
     const currentBody = withoutFields(renderAgent(current, path), MASK.outputOnly);
-    const merged = applyFieldMask(currentBody, withoutFields(patch, MASK.outputOnly), parseFieldMask(parsed.updateMask), MASK) as JsonObject;
+    const merged = applyFieldMask(
+      currentBody,
+      withoutFields(patch, MASK.outputOnly),
+      parseFieldMask(parsed.updateMask),
+      MASK,
+    ) as JsonObject;
     const input = await agentInputFrom(context, merged, current.definition);
     // The version read above is the compare-and-set token: a write in between is ABORTED.
     const updated = await this.writer.replace(context.app.id, path.id, input, current.version, name);
@@ -114,7 +155,10 @@ export class AgentResourceService {
       (other) => other.name !== path.id && childAgentIds(path, other).includes(path.id),
     );
     if ((isRoot || parents.length > 0) && force !== true) {
-      const referrers = [...(isRoot ? [`${formatAppName(path)} (rootAgent)`] : []), ...parents.map((other) => `${formatChildName(path, 'agents', other.name)} (childAgents)`)];
+      const referrers = [
+        ...(isRoot ? [`${formatAppName(path)} (rootAgent)`] : []),
+        ...parents.map((other) => `${formatChildName(path, 'agents', other.name)} (childAgents)`),
+      ];
       throw cesError(
         'FAILED_PRECONDITION',
         'AGENT_IN_USE',
@@ -136,9 +180,17 @@ export class AgentResourceService {
 
   private async removeChild(context: RuleContext, parent: AgentRecord, childId: string): Promise<void> {
     const extras = { ...parent.definition.extras };
-    extras.childAgents = (Array.isArray(extras.childAgents) ? extras.childAgents : []).filter((name) => childIdIn(context.path, 'agents', name) !== childId);
+    extras.childAgents = (Array.isArray(extras.childAgents) ? extras.childAgents : []).filter(
+      (name) => childIdIn(context.path, 'agents', name) !== childId,
+    );
     const { name: _name, ...input } = parent.definition;
-    await this.writer.replace(context.app.id, parent.name, { ...input, extras }, parent.version, formatChildName(context.path, 'agents', parent.name));
+    await this.writer.replace(
+      context.app.id,
+      parent.name,
+      { ...input, extras },
+      parent.version,
+      formatChildName(context.path, 'agents', parent.name),
+    );
   }
 }
 

@@ -16,7 +16,13 @@ export class AgentWriter {
     return this.translate(() => this.agents.create(appId, input), resourceName);
   }
 
-  async replace(appId: string, name: string, input: Omit<AgentInput, 'name'>, expectedVersion: number, resourceName: string): Promise<AgentRecord> {
+  async replace(
+    appId: string,
+    name: string,
+    input: Omit<AgentInput, 'name'>,
+    expectedVersion: number,
+    resourceName: string,
+  ): Promise<AgentRecord> {
     return this.translate(() => this.agents.replace(appId, name, input, expectedVersion), resourceName);
   }
 
@@ -32,15 +38,26 @@ export class AgentWriter {
       if (!(error instanceof EngineError)) throw error;
       switch (error.code) {
         case 'agent_exists':
-          throw cesError('ALREADY_EXISTS', 'AGENT_EXISTS', `Agent '${resourceName}' already exists; choose another agentId or update it with PATCH /v1/${resourceName}.`, {
-            field: 'agentId',
-          });
+          throw cesError(
+            'ALREADY_EXISTS',
+            'AGENT_EXISTS',
+            `Agent '${resourceName}' already exists; choose another agentId or update it with PATCH /v1/${resourceName}.`,
+            {
+              field: 'agentId',
+            },
+          );
         case 'agent_not_found':
-          throw cesError('NOT_FOUND', 'AGENT_NOT_FOUND', `Agent '${resourceName}' was not found. List agents with GET /v1/${resourceName.replace(/\/[^/]+$/, '')}.`);
+          throw cesError(
+            'NOT_FOUND',
+            'AGENT_NOT_FOUND',
+            `Agent '${resourceName}' was not found. List agents with GET /v1/${resourceName.replace(/\/[^/]+$/, '')}.`,
+          );
         case 'agent_version_mismatch':
           throw concurrentUpdate(resourceName);
         case 'invalid_model':
-          throw cesError('INVALID_ARGUMENT', 'INVALID_MODEL', `agent.modelSettings.model: ${error.message}`, { field: 'agent.modelSettings.model' });
+          throw cesError('INVALID_ARGUMENT', 'INVALID_MODEL', `agent.modelSettings.model: ${error.message}`, {
+            field: 'agent.modelSettings.model',
+          });
         case 'invalid_agent_name':
           throw cesError('INVALID_ARGUMENT', 'INVALID_RESOURCE_ID', error.message, { field: 'agentId' });
         default:

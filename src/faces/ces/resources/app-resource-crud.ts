@@ -10,8 +10,23 @@ import { releaseAgentReferences, type ReferencedCollection } from './agent-refer
 import type { AgentWriter } from './agent-writes.ts';
 import type { RuleContext } from './common-rules.ts';
 import { listResponse, type ListRequest } from './list-resources.ts';
-import { chooseResourceId, formatAppName, formatChildName, parseAppName, parseChildName, type AppPath } from './resource-names.ts';
-import { assertFreshEtag, concurrentUpdate, nowIso, parseCesRequest, toJsonObject, withoutFields, type CesResourceDependencies } from './service-support.ts';
+import {
+  chooseResourceId,
+  formatAppName,
+  formatChildName,
+  parseAppName,
+  parseChildName,
+  type AppPath,
+} from './resource-names.ts';
+import {
+  assertFreshEtag,
+  concurrentUpdate,
+  nowIso,
+  parseCesRequest,
+  toJsonObject,
+  withoutFields,
+  type CesResourceDependencies,
+} from './service-support.ts';
 
 /**
  * What differs between the resources kept as JSON bodies in `store.resources` (tools, toolsets);
@@ -81,21 +96,39 @@ export class AppResourceCrud {
     return record;
   }
 
-  async create(principal: Principal, parent: string, requestedId: string | undefined, resource: JsonObject): Promise<JsonObject> {
+  async create(
+    principal: Principal,
+    parent: string,
+    requestedId: string | undefined,
+    resource: JsonObject,
+  ): Promise<JsonObject> {
     const path = parseAppName(parent, 'parent');
     const context = await this.context(principal, path);
     const id = chooseResourceId(requestedId, `${this.kind.singular}Id`, this.kind.singular);
     const body = await this.kind.validate(context, withoutFields(resource, this.kind.mask.outputOnly), id);
     const now = nowIso();
-    const record: AppResourceRecord = { appId: context.app.id, collection: this.kind.collection, id, body, revision: 1, createdAt: now, updatedAt: now };
+    const record: AppResourceRecord = {
+      appId: context.app.id,
+      collection: this.kind.collection,
+      id,
+      body,
+      revision: 1,
+      createdAt: now,
+      updatedAt: now,
+    };
     try {
       await this.deps.store.resources.insert(record);
     } catch (error) {
       if (!(error instanceof DuplicateKeyError)) throw error;
       const name = formatChildName(path, this.kind.collection, id);
-      throw cesError('ALREADY_EXISTS', `${this.kind.singular.toUpperCase()}_EXISTS`, `${this.title} '${name}' already exists; choose another ${this.kind.singular}Id or update it with PATCH /v1/${name}.`, {
-        field: `${this.kind.singular}Id`,
-      });
+      throw cesError(
+        'ALREADY_EXISTS',
+        `${this.kind.singular.toUpperCase()}_EXISTS`,
+        `${this.title} '${name}' already exists; choose another ${this.kind.singular}Id or update it with PATCH /v1/${name}.`,
+        {
+          field: `${this.kind.singular}Id`,
+        },
+      );
     }
     return this.render(record, path);
   }
@@ -111,7 +144,10 @@ export class AppResourceCrud {
     const context = await this.context(principal, path);
     const records = await this.deps.store.resources.list(context.app.id, this.kind.collection);
     const resources = records.map((record) => this.render(record, path));
-    return listResponse(this.kind.collection, resources, request, { fields: this.kind.filterFields, codec: this.deps.keys.pageTokens });
+    return listResponse(this.kind.collection, resources, request, {
+      fields: this.kind.filterFields,
+      codec: this.deps.keys.pageTokens,
+    });
   }
 
   /** AIP-134 with CES's rule that an absent mask replaces every mutable field. */
@@ -121,11 +157,28 @@ export class AppResourceCrud {
     const context = await this.context(principal, path);
     const current = await this.load(context, path.id);
     const name = formatChildName(path, this.kind.collection, path.id);
-    assertFreshEtag(typeof resource.etag === 'string' ? resource.etag : undefined, this.etagOf(current), name, `${field}.etag`);
+    assertFreshEtag(
+      typeof resource.etag === 'string' ? resource.etag : undefined,
+      this.etagOf(current),
+      name,
+      `${field}.etag`,
+    );
     const paths = parseFieldMask(updateMask);
-    const merged = applyFieldMask(current.body, withoutFields(resource, this.kind.mask.outputOnly), paths, this.kind.mask) as JsonObject;
+    const merged = applyFieldMask(
+      current.body,
+      withoutFields(resource, this.kind.mask.outputOnly),
+      paths,
+      this.kind.mask,
+    ) as JsonObject;
     const body = await this.kind.validate(context, withoutFields(merged, this.kind.mask.outputOnly), path.id);
-    const updated = await this.deps.store.resources.update(context.app.id, this.kind.collection, path.id, current.revision, body, nowIso());
+    const updated = await this.deps.store.resources.update(
+      context.app.id,
+      this.kind.collection,
+      path.id,
+      current.revision,
+      body,
+      nowIso(),
+    );
     if (!updated) throw concurrentUpdate(name);
     return this.render(updated, path);
   }
@@ -146,7 +199,12 @@ export class AppResourceCrud {
     // With an etag only the revision the caller read is deleted, so a change made meanwhile is
     // ABORTED rather than lost; without one, someone else's delete meanwhile is the same outcome.
     const checked = options.etag !== undefined && options.etag !== '';
-    const deleted = await this.deps.store.resources.delete(context.app.id, this.kind.collection, path.id, checked ? current.revision : undefined);
+    const deleted = await this.deps.store.resources.delete(
+      context.app.id,
+      this.kind.collection,
+      path.id,
+      checked ? current.revision : undefined,
+    );
     if (checked && !deleted) throw concurrentUpdate(fullName);
     return {};
   }
@@ -185,7 +243,12 @@ export class AppResourceService {
   /** Create{Kind}Request `{parent, {kind}Id?, {kind}}` → the resource. */
   async create(principal: Principal, request: unknown): Promise<JsonObject> {
     const parsed = this.parse(this.schemas.create, request);
-    return this.crud.create(principal, String(parsed.parent), parsed[`${this.kind.singular}Id`] as string | undefined, toJsonObject(parsed[this.kind.singular] as object));
+    return this.crud.create(
+      principal,
+      String(parsed.parent),
+      parsed[`${this.kind.singular}Id`] as string | undefined,
+      toJsonObject(parsed[this.kind.singular] as object),
+    );
   }
 
   /** Get{Kind}Request `{name}` → the resource. */
@@ -201,12 +264,19 @@ export class AppResourceService {
   /** Update{Kind}Request `{{kind}, updateMask?}` → the resource. */
   async update(principal: Principal, request: unknown): Promise<JsonObject> {
     const parsed = this.parse(this.schemas.update, request);
-    return this.crud.update(principal, toJsonObject(parsed[this.kind.singular] as object), parsed.updateMask as string | undefined);
+    return this.crud.update(
+      principal,
+      toJsonObject(parsed[this.kind.singular] as object),
+      parsed.updateMask as string | undefined,
+    );
   }
 
   /** Delete{Kind}Request `{name, force?, etag?}` → Empty. */
   async delete(principal: Principal, request: unknown): Promise<JsonObject> {
     const parsed = this.parse(this.schemas.delete, request);
-    return this.crud.delete(principal, String(parsed.name), { force: parsed.force as boolean | undefined, etag: parsed.etag as string | undefined });
+    return this.crud.delete(principal, String(parsed.name), {
+      force: parsed.force as boolean | undefined,
+      etag: parsed.etag as string | undefined,
+    });
   }
 }

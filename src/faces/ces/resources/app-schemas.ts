@@ -6,11 +6,17 @@ import { listRequestFields } from './list-resources.ts';
 const outputOnly = (what: string) => z.string().optional().describe(`Output only: ${what}. Ignored on input.`);
 
 export const appSchema = z.strictObject({
-  name: z.string().optional().describe('projects/{p}/locations/{l}/apps/{app}. Ignored on create; identifies the app on update.'),
+  name: z
+    .string()
+    .optional()
+    .describe('projects/{p}/locations/{l}/apps/{app}. Ignored on create; identifies the app on update.'),
   displayName: z.string().optional().describe('Required.'),
   description: z.string().optional(),
   pinned: z.boolean().optional(),
-  rootAgent: z.string().optional().describe('The entry agent: projects/{p}/locations/{l}/apps/{app}/agents/{agent}; must exist.'),
+  rootAgent: z
+    .string()
+    .optional()
+    .describe('The entry agent: projects/{p}/locations/{l}/apps/{app}/agents/{agent}; must exist.'),
   languageSettings: z
     .strictObject({
       defaultLanguageCode: z.string().optional(),
@@ -19,7 +25,9 @@ export const appSchema = z.strictObject({
       fallbackAction: z.string().optional(),
     })
     .optional(),
-  timeZoneSettings: z.strictObject({ timeZone: z.string().optional().describe('IANA time zone, e.g. "Europe/Lisbon".') }).optional(),
+  timeZoneSettings: z
+    .strictObject({ timeZone: z.string().optional().describe('IANA time zone, e.g. "Europe/Lisbon".') })
+    .optional(),
   modelSettings: z
     .strictObject({
       model: z.string().optional().describe('Default model of agents that name none, e.g. "openai:gpt-4o-mini".'),
@@ -52,13 +60,23 @@ export const createAppRequestSchema = z.strictObject({
   app: appSchema,
 });
 
-export const getAppRequestSchema = z.strictObject({ name: z.string().describe('projects/{p}/locations/{l}/apps/{app}.') });
+export const getAppRequestSchema = z.strictObject({
+  name: z.string().describe('projects/{p}/locations/{l}/apps/{app}.'),
+});
 
-export const listAppsRequestSchema = z.strictObject({ parent: z.string().describe('projects/{project}/locations/{location}.'), ...listRequestFields });
+export const listAppsRequestSchema = z.strictObject({
+  parent: z.string().describe('projects/{project}/locations/{location}.'),
+  ...listRequestFields,
+});
 
 export const updateAppRequestSchema = z.strictObject({
   app: appSchema.describe('The app; `name` says which one.'),
-  updateMask: z.string().optional().describe('Comma-separated camelCase paths, e.g. "displayName,modelSettings.model". Absent or "*" replaces every field.'),
+  updateMask: z
+    .string()
+    .optional()
+    .describe(
+      'Comma-separated camelCase paths, e.g. "displayName,modelSettings.model". Absent or "*" replaces every field.',
+    ),
 });
 
 export const deleteAppRequestSchema = z.strictObject({

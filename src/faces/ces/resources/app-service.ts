@@ -7,12 +7,34 @@ import { computeEtag } from '../aip/etag.ts';
 import { applyFieldMask, parseFieldMask, type MaskSpec } from '../aip/field-mask.ts';
 import { cesError } from '../ces-errors.ts';
 import { isCesAgent } from './agent-references.ts';
-import { createAppRequestSchema, deleteAppRequestSchema, getAppRequestSchema, listAppsRequestSchema, updateAppRequestSchema } from './app-schemas.ts';
+import {
+  createAppRequestSchema,
+  deleteAppRequestSchema,
+  getAppRequestSchema,
+  listAppsRequestSchema,
+  updateAppRequestSchema,
+} from './app-schemas.ts';
 import { requireText } from './common-rules.ts';
 import { doneOperation } from './done-operation.ts';
 import { listResponse } from './list-resources.ts';
-import { childIdIn, chooseResourceId, formatAppName, parseAppName, parseLocationName, type AppPath } from './resource-names.ts';
-import { asObject, assertFreshEtag, concurrentUpdate, nowIso, parseCesRequest, toJsonObject, withoutFields, type CesResourceDependencies } from './service-support.ts';
+import {
+  childIdIn,
+  chooseResourceId,
+  formatAppName,
+  parseAppName,
+  parseLocationName,
+  type AppPath,
+} from './resource-names.ts';
+import {
+  asObject,
+  assertFreshEtag,
+  concurrentUpdate,
+  nowIso,
+  parseCesRequest,
+  toJsonObject,
+  withoutFields,
+  type CesResourceDependencies,
+} from './service-support.ts';
 
 const MASK: MaskSpec = {
   mutable: [
@@ -28,7 +50,15 @@ const MASK: MaskSpec = {
     'variableDeclarations',
     'metadata',
   ],
-  outputOnly: ['name', 'createTime', 'updateTime', 'etag', 'deploymentCount', 'predefinedVariableDeclarations', 'validationErrors'],
+  outputOnly: [
+    'name',
+    'createTime',
+    'updateTime',
+    'etag',
+    'deploymentCount',
+    'predefinedVariableDeclarations',
+    'validationErrors',
+  ],
   unions: [],
 };
 const FILTER_FIELDS = [...MASK.mutable, 'name', 'createTime', 'updateTime', 'etag'];
@@ -72,21 +102,37 @@ export class AppService {
     requireText(body, 'displayName', 'app');
     if (body.rootAgent !== undefined) {
       const agentId = childIdIn(path, 'agents', body.rootAgent);
-      if (agentId === undefined) invalid('app.rootAgent', `app.rootAgent must be the name of an agent of this app: ${formatAppName(path)}/agents/{agent}.`);
+      if (agentId === undefined)
+        invalid(
+          'app.rootAgent',
+          `app.rootAgent must be the name of an agent of this app: ${formatAppName(path)}/agents/{agent}.`,
+        );
       const agent = existing ? await this.deps.store.agents.get(existing.id, agentId) : undefined;
       if (!agent || !isCesAgent(agent)) {
-        invalid('app.rootAgent', `app.rootAgent refers to agent '${String(body.rootAgent)}', which does not exist${existing ? '' : ' (a new app has no agents yet: create the app, then its agents, then set rootAgent)'}.`);
+        invalid(
+          'app.rootAgent',
+          `app.rootAgent refers to agent '${String(body.rootAgent)}', which does not exist${existing ? '' : ' (a new app has no agents yet: create the app, then its agents, then set rootAgent)'}.`,
+        );
       }
     }
     const zone = asObject(body.timeZoneSettings)?.timeZone;
-    if (typeof zone === 'string' && !isTimeZone(zone)) invalid('app.timeZoneSettings.timeZone', `app.timeZoneSettings.timeZone must be an IANA time zone such as "Europe/Lisbon".`);
+    if (typeof zone === 'string' && !isTimeZone(zone))
+      invalid(
+        'app.timeZoneSettings.timeZone',
+        `app.timeZoneSettings.timeZone must be an IANA time zone such as "Europe/Lisbon".`,
+      );
     const temperature = asObject(body.modelSettings)?.temperature;
-    if (typeof temperature === 'number' && !(temperature >= 0 && temperature <= 2)) invalid('app.modelSettings.temperature', 'app.modelSettings.temperature must be between 0 and 2.');
+    if (typeof temperature === 'number' && !(temperature >= 0 && temperature <= 2))
+      invalid('app.modelSettings.temperature', 'app.modelSettings.temperature must be between 0 and 2.');
     const seen = new Set<string>();
     (Array.isArray(body.variableDeclarations) ? body.variableDeclarations : []).forEach((entry, index) => {
       const name = requireText(asObject(entry) ?? {}, 'name', `app.variableDeclarations[${index}]`);
       const field = `app.variableDeclarations[${index}].name`;
-      if (!VARIABLE_NAME.test(name)) invalid(field, `${field} must be a letter or '_' followed by letters, digits or '_' (it is read as $context.variables.${name}).`);
+      if (!VARIABLE_NAME.test(name))
+        invalid(
+          field,
+          `${field} must be a letter or '_' followed by letters, digits or '_' (it is read as $context.variables.${name}).`,
+        );
       if (seen.has(name)) invalid(field, `${field} repeats '${name}'.`);
       seen.add(name);
     });
@@ -99,14 +145,23 @@ export class AppService {
     const scope = parseLocationName(parent, 'parent');
     await assertProjectAccess(this.deps.store, principal, scope.project, true);
     const id = chooseResourceId(appId, 'appId', 'app');
-    const settings = await this.settingsFrom(withoutFields(toJsonObject(app), MASK.outputOnly), { ...scope, app: id }, undefined);
+    const settings = await this.settingsFrom(
+      withoutFields(toJsonObject(app), MASK.outputOnly),
+      { ...scope, app: id },
+      undefined,
+    );
     const record = newAppRecord(id, scope.project, scope.location, nowIso(), settings);
     try {
       await this.deps.store.apps.insert(record);
     } catch (error) {
       if (!(error instanceof DuplicateKeyError)) throw error;
       // App ids are unique on the whole server (they name apps in the other APIs too), not per project.
-      throw cesError('ALREADY_EXISTS', 'APP_EXISTS', `An app with id '${id}' already exists on this server; choose another appId.`, { field: 'appId' });
+      throw cesError(
+        'ALREADY_EXISTS',
+        'APP_EXISTS',
+        `An app with id '${id}' already exists on this server; choose another appId.`,
+        { field: 'appId' },
+      );
     }
     return doneOperation(scope, 'google.cloud.ces.v1.App', renderApp(record));
   }
@@ -122,8 +177,13 @@ export class AppService {
     const parsed = parseCesRequest(listAppsRequestSchema, request);
     const scope = parseLocationName(parsed.parent, 'parent');
     const home = await assertProjectAccess(this.deps.store, principal, scope.project, false);
-    const apps = (await this.deps.store.apps.listByProject(scope.project)).filter((app) => app.location === scope.location && canUse(principal, home, app));
-    return listResponse('apps', apps.map(renderApp), parsed, { fields: FILTER_FIELDS, codec: this.deps.keys.pageTokens });
+    const apps = (await this.deps.store.apps.listByProject(scope.project)).filter(
+      (app) => app.location === scope.location && canUse(principal, home, app),
+    );
+    return listResponse('apps', apps.map(renderApp), parsed, {
+      fields: FILTER_FIELDS,
+      codec: this.deps.keys.pageTokens,
+    });
   }
 
   /** UpdateAppRequest `{app, updateMask?}` → App. The App etag is output only (as in CES), so it is not checked here. */
@@ -134,7 +194,12 @@ export class AppService {
     const current = await resolveApp(this.deps.store, principal, path.project, path.location, path.app);
     // From the rendered view, so apps made outside CES (no displayName yet) get their id as displayName.
     const currentBody = withoutFields(renderApp(current), MASK.outputOnly);
-    const merged = applyFieldMask(currentBody, withoutFields(patch, MASK.outputOnly), parseFieldMask(parsed.updateMask), MASK) as JsonObject;
+    const merged = applyFieldMask(
+      currentBody,
+      withoutFields(patch, MASK.outputOnly),
+      parseFieldMask(parsed.updateMask),
+      MASK,
+    ) as JsonObject;
     const settings = await this.settingsFrom(withoutFields(merged, MASK.outputOnly), path, current);
     const updated = await this.deps.store.apps.updateSettings(current.id, current.revision, settings, nowIso());
     if (!updated) throw concurrentUpdate(formatAppName(path));
@@ -153,7 +218,11 @@ export class AppService {
     const app = await resolveApp(this.deps.store, principal, path.project, path.location, path.app);
     const fullName = formatAppName(path);
     if (app.id === principal.appId) {
-      throw cesError('FAILED_PRECONDITION', 'DELETING_OWN_APP', `'${fullName}' is the app of the API key making this request; delete it with an admin key of another app of project '${path.project}'.`);
+      throw cesError(
+        'FAILED_PRECONDITION',
+        'DELETING_OWN_APP',
+        `'${fullName}' is the app of the API key making this request; delete it with an admin key of another app of project '${path.project}'.`,
+      );
     }
     assertFreshEtag(etag, computeEtag([app.id, app.revision]), fullName, 'etag');
     await this.deps.store.apps.delete(app.id);

@@ -1,12 +1,30 @@
 import type { z } from 'zod';
 import { AgentResourceService } from './agent-resource-service.ts';
-import { createAgentRequestSchema, deleteAgentRequestSchema, getAgentRequestSchema, listAgentsRequestSchema, updateAgentRequestSchema } from './agent-schemas.ts';
+import {
+  createAgentRequestSchema,
+  deleteAgentRequestSchema,
+  getAgentRequestSchema,
+  listAgentsRequestSchema,
+  updateAgentRequestSchema,
+} from './agent-schemas.ts';
 import { AgentWriter } from './agent-writes.ts';
-import { createAppRequestSchema, deleteAppRequestSchema, getAppRequestSchema, listAppsRequestSchema, updateAppRequestSchema } from './app-schemas.ts';
+import {
+  createAppRequestSchema,
+  deleteAppRequestSchema,
+  getAppRequestSchema,
+  listAppsRequestSchema,
+  updateAppRequestSchema,
+} from './app-schemas.ts';
 import { AppService } from './app-service.ts';
 import { SecretService } from './secret-service.ts';
 import type { CesResourceDependencies } from './service-support.ts';
-import { createToolRequestSchema, deleteToolRequestSchema, getToolRequestSchema, listToolsRequestSchema, updateToolRequestSchema } from './tool-schemas.ts';
+import {
+  createToolRequestSchema,
+  deleteToolRequestSchema,
+  getToolRequestSchema,
+  listToolsRequestSchema,
+  updateToolRequestSchema,
+} from './tool-schemas.ts';
 import { AppResourceService } from './app-resource-crud.ts';
 import { toolKind } from './tool-kind.ts';
 import { toolsetKind } from './toolset-kind.ts';
@@ -48,8 +66,32 @@ export type CesMethod = 'create' | 'get' | 'list' | 'update' | 'delete';
  * Secrets are deliberately absent: their values must not travel through a model's context.
  */
 export const CES_REQUEST_SCHEMAS: Readonly<Record<CesFamily, Readonly<Record<CesMethod, z.ZodType>>>> = {
-  apps: { create: createAppRequestSchema, get: getAppRequestSchema, list: listAppsRequestSchema, update: updateAppRequestSchema, delete: deleteAppRequestSchema },
-  agents: { create: createAgentRequestSchema, get: getAgentRequestSchema, list: listAgentsRequestSchema, update: updateAgentRequestSchema, delete: deleteAgentRequestSchema },
-  tools: { create: createToolRequestSchema, get: getToolRequestSchema, list: listToolsRequestSchema, update: updateToolRequestSchema, delete: deleteToolRequestSchema },
-  toolsets: { create: createToolsetRequestSchema, get: getToolsetRequestSchema, list: listToolsetsRequestSchema, update: updateToolsetRequestSchema, delete: deleteToolsetRequestSchema },
+  apps: {
+    create: createAppRequestSchema,
+    get: getAppRequestSchema,
+    list: listAppsRequestSchema,
+    update: updateAppRequestSchema,
+    delete: deleteAppRequestSchema,
+  },
+  agents: {
+    create: createAgentRequestSchema,
+    get: getAgentRequestSchema,
+    list: listAgentsRequestSchema,
+    update: updateAgentRequestSchema,
+    delete: deleteAgentRequestSchema,
+  },
+  tools: {
+    create: createToolRequestSchema,
+    get: getToolRequestSchema,
+    list: listToolsRequestSchema,
+    update: updateToolRequestSchema,
+    delete: deleteToolRequestSchema,
+  },
+  toolsets: {
+    create: createToolsetRequestSchema,
+    get: getToolsetRequestSchema,
+    list: listToolsetsRequestSchema,
+    update: updateToolsetRequestSchema,
+    delete: deleteToolsetRequestSchema,
+  },
 };

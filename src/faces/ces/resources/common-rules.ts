@@ -31,21 +31,24 @@ function invalid(field: string, message: string, reason = 'INVALID_FIELD'): neve
 /** A required non-empty string. */
 export function requireText(object: JsonObject, key: string, prefix: string): string {
   const value = object[key];
-  if (typeof value !== 'string' || value.trim() === '') invalid(`${prefix}.${key}`, `${prefix}.${key} is required.`, 'REQUIRED_FIELD');
+  if (typeof value !== 'string' || value.trim() === '')
+    invalid(`${prefix}.${key}`, `${prefix}.${key} is required.`, 'REQUIRED_FIELD');
   return value;
 }
 
 /** Refuses the members Baton does not implement, each with its own explanation. */
 export function refuseUnsupported(object: JsonObject, reasons: Record<string, string>, prefix: string): void {
   for (const [member, reason] of Object.entries(reasons)) {
-    if (object[member] !== undefined && object[member] !== null) invalid(`${prefix}.${member}`, reason, 'UNSUPPORTED_FIELD');
+    if (object[member] !== undefined && object[member] !== null)
+      invalid(`${prefix}.${member}`, reason, 'UNSUPPORTED_FIELD');
   }
 }
 
 export function checkDuration(value: JsonValue | undefined, field: string): void {
   if (value === undefined) return;
   const seconds = typeof value === 'string' ? parseDurationSeconds(value) : undefined;
-  if (seconds === undefined || seconds <= 0) invalid(field, `${field} must be a positive duration in seconds with an "s" suffix, e.g. "30s".`);
+  if (seconds === undefined || seconds <= 0)
+    invalid(field, `${field} must be a positive duration in seconds with an "s" suffix, e.g. "30s".`);
 }
 
 export function checkHttpUrl(value: JsonValue | undefined, field: string): void {
@@ -56,7 +59,8 @@ export function checkHttpUrl(value: JsonValue | undefined, field: string): void 
   } catch {
     url = undefined;
   }
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) invalid(field, `${field} must be an http or https URL, e.g. "https://example.com/mcp/".`);
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:'))
+    invalid(field, `${field} must be an http or https URL, e.g. "https://example.com/mcp/".`);
 }
 
 const CONTEXT_VARIABLE = /^\$context\.variables\.[A-Za-z_][A-Za-z0-9_]*$/;
@@ -65,14 +69,21 @@ const CONTEXT_VARIABLE = /^\$context\.variables\.[A-Za-z_][A-Za-z0-9_]*$/;
 export function checkContextVariable(value: JsonValue | undefined, field: string): void {
   if (typeof value === 'string' && CONTEXT_VARIABLE.test(value)) return;
   // The value is not echoed: it may be the very token that must not be stored.
-  invalid(field, `${field} must be a session variable reference of the form $context.variables.NAME; the value is read from the session at run time and never stored.`);
+  invalid(
+    field,
+    `${field} must be a session variable reference of the form $context.variables.NAME; the value is read from the session at run time and never stored.`,
+  );
 }
 
 export function checkToolFakeConfig(value: JsonValue | undefined, field: string): void {
   const codeBlock = asObject(asObject(value)?.codeBlock);
   if (!codeBlock) return;
   if (codeBlock.pythonCode !== undefined) {
-    invalid(`${field}.codeBlock.pythonCode`, `${field}.codeBlock.pythonCode is not supported by Baton (there is no Python runtime): use jsCode with the same fake_tool_call / fake_<toolId> functions in JavaScript.`, 'UNSUPPORTED_FIELD');
+    invalid(
+      `${field}.codeBlock.pythonCode`,
+      `${field}.codeBlock.pythonCode is not supported by Baton (there is no Python runtime): use jsCode with the same fake_tool_call / fake_<toolId> functions in JavaScript.`,
+      'UNSUPPORTED_FIELD',
+    );
   }
   requireText(codeBlock, 'jsCode', `${field}.codeBlock`);
 }
@@ -86,15 +97,28 @@ export function checkTlsConfig(value: JsonValue | undefined, field: string): voi
   certs.forEach((entry, index) => {
     const cert = asObject(entry)?.cert;
     if (typeof cert !== 'string' || cert === '' || !BASE64.test(cert)) {
-      invalid(`${field}.caCerts[${index}].cert`, `${field}.caCerts[${index}].cert is required: the CA certificate in DER form, base64-encoded.`);
+      invalid(
+        `${field}.caCerts[${index}].cert`,
+        `${field}.caCerts[${index}].cert is required: the CA certificate in DER form, base64-encoded.`,
+      );
     }
   });
 }
 
-const AUTH_MEMBERS = ['apiKeyConfig', 'oauthConfig', 'bearerTokenConfig', 'serviceAgentIdTokenAuthConfig', 'serviceAccountAuthConfig'];
+const AUTH_MEMBERS = [
+  'apiKeyConfig',
+  'oauthConfig',
+  'bearerTokenConfig',
+  'serviceAgentIdTokenAuthConfig',
+  'serviceAccountAuthConfig',
+];
 
 /** ApiAuthentication: at most one member; secrets by reference only; no Google Cloud identities. */
-export async function checkApiAuthentication(context: RuleContext, value: JsonValue | undefined, field: string): Promise<void> {
+export async function checkApiAuthentication(
+  context: RuleContext,
+  value: JsonValue | undefined,
+  field: string,
+): Promise<void> {
   const auth = asObject(value);
   if (!auth) return;
   assertOneOf(auth, AUTH_MEMBERS, field, { required: false, name: 'auth_config' });
@@ -112,9 +136,19 @@ export async function checkApiAuthentication(context: RuleContext, value: JsonVa
     requireText(apiKey, 'keyName', prefix);
     const reference = requireText(apiKey, 'apiKeySecretVersion', prefix);
     if (apiKey.requestLocation !== 'HEADER' && apiKey.requestLocation !== 'QUERY_STRING') {
-      invalid(`${prefix}.requestLocation`, `${prefix}.requestLocation is required: HEADER or QUERY_STRING.`, 'REQUIRED_FIELD');
+      invalid(
+        `${prefix}.requestLocation`,
+        `${prefix}.requestLocation is required: HEADER or QUERY_STRING.`,
+        'REQUIRED_FIELD',
+      );
     }
-    await assertSecretReference(context.store, context.app.id, context.path, reference, `${prefix}.apiKeySecretVersion`);
+    await assertSecretReference(
+      context.store,
+      context.app.id,
+      context.path,
+      reference,
+      `${prefix}.apiKeySecretVersion`,
+    );
   }
   const oauth = asObject(auth.oauthConfig);
   if (oauth) {
@@ -123,7 +157,13 @@ export async function checkApiAuthentication(context: RuleContext, value: JsonVa
     const reference = requireText(oauth, 'clientSecretVersion', prefix);
     requireText(oauth, 'tokenEndpoint', prefix);
     checkHttpUrl(oauth.tokenEndpoint, `${prefix}.tokenEndpoint`);
-    await assertSecretReference(context.store, context.app.id, context.path, reference, `${prefix}.clientSecretVersion`);
+    await assertSecretReference(
+      context.store,
+      context.app.id,
+      context.path,
+      reference,
+      `${prefix}.clientSecretVersion`,
+    );
   }
   const bearer = asObject(auth.bearerTokenConfig);
   if (bearer) checkContextVariable(bearer.token, `${field}.bearerTokenConfig.token`);
@@ -136,15 +176,22 @@ export function checkOpenApiSchema(object: JsonObject, prefix: string): void {
   try {
     document = parseYaml(text);
   } catch (error) {
-    invalid(`${prefix}.openApiSchema`, `${prefix}.openApiSchema is neither JSON nor YAML: ${(error as Error).message.split('\n')[0]}`);
+    invalid(
+      `${prefix}.openApiSchema`,
+      `${prefix}.openApiSchema is neither JSON nor YAML: ${(error as Error).message.split('\n')[0]}`,
+    );
   }
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-    invalid(`${prefix}.openApiSchema`, `${prefix}.openApiSchema must be an OpenAPI document (a JSON or YAML object with openapi, info and paths).`);
+    invalid(
+      `${prefix}.openApiSchema`,
+      `${prefix}.openApiSchema must be an OpenAPI document (a JSON or YAML object with openapi, info and paths).`,
+    );
   }
 }
 
 /** Why `serviceDirectoryConfig` is refused wherever CES allows it. */
-export const SERVICE_DIRECTORY_REFUSAL = 'serviceDirectoryConfig is not supported by Baton (Service Directory is a Google Cloud service); give a reachable URL instead.';
+export const SERVICE_DIRECTORY_REFUSAL =
+  'serviceDirectoryConfig is not supported by Baton (Service Directory is a Google Cloud service); give a reachable URL instead.';
 
 /** The fields an OpenAPI source shares, in an `openApiTool` or an `openApiToolset`. */
 export async function checkOpenApiSource(context: RuleContext, openApi: JsonObject, prefix: string): Promise<void> {
@@ -162,7 +209,12 @@ async function compiledOpenApi(openApi: JsonObject, prefix: string): Promise<Ope
   try {
     return await compileOpenApi(openApi);
   } catch (error) {
-    if (error instanceof OpenApiError) invalid(`${prefix}.openApiSchema`, `${prefix}.openApiSchema is not a usable OpenAPI document: ${error.message}`, 'INVALID_OPENAPI_SCHEMA');
+    if (error instanceof OpenApiError)
+      invalid(
+        `${prefix}.openApiSchema`,
+        `${prefix}.openApiSchema is not a usable OpenAPI document: ${error.message}`,
+        'INVALID_OPENAPI_SCHEMA',
+      );
     throw error;
   }
 }
@@ -181,6 +233,9 @@ export function checkRequireApproval(body: JsonObject, field: string): void {
   if (body.requireApproval === undefined) return;
   if (typeof body.requireApproval !== 'boolean') invalid(field, `${field} must be true or false.`);
   if (body.requireApproval && body.clientFunction !== undefined) {
-    invalid(field, `${field} applies to tools Baton runs; a clientFunction already waits for your application, which can ask a person itself.`);
+    invalid(
+      field,
+      `${field} applies to tools Baton runs; a clientFunction already waits for your application, which can ask a person itself.`,
+    );
   }
 }

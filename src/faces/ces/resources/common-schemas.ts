@@ -13,18 +13,25 @@ export function unsupportedMember(why: string) {
 
 export const executionTypeSchema = z
   .enum(['EXECUTION_TYPE_UNSPECIFIED', 'SYNCHRONOUS', 'ASYNCHRONOUS'])
-  .describe('SYNCHRONOUS (default): the turn waits for the result; ASYNCHRONOUS: it goes on and the result arrives later.');
+  .describe(
+    'SYNCHRONOUS (default): the turn waits for the result; ASYNCHRONOUS: it goes on and the result arrives later.',
+  );
 
 export const durationSchema = z.string().describe('A duration in seconds with an "s" suffix, e.g. "30s" or "1.5s".');
 
 /** A CES Schema (`type: "OBJECT"`, upper case) or a JSON Schema object; stored as given. */
-export const toolSchemaObject = z.record(z.string(), z.unknown()).describe('A CES Schema (type "OBJECT", …) or a JSON Schema object.');
+export const toolSchemaObject = z
+  .record(z.string(), z.unknown())
+  .describe('A CES Schema (type "OBJECT", …) or a JSON Schema object.');
 
 export const toolFakeConfigSchema = z.strictObject({
   enableFakeMode: z.boolean().optional(),
   codeBlock: z
     .strictObject({
-      jsCode: z.string().optional().describe('Required. JavaScript defining fake_tool_call(tool, input, ctx) or fake_<toolId>(tool, input, ctx).'),
+      jsCode: z
+        .string()
+        .optional()
+        .describe('Required. JavaScript defining fake_tool_call(tool, input, ctx) or fake_<toolId>(tool, input, ctx).'),
       pythonCode: z.string().optional().describe('Not supported by Baton: use jsCode.'),
     })
     .optional(),
@@ -34,17 +41,26 @@ export const toolFakeConfigSchema = z.strictObject({
 export const requireApprovalSchema = z
   .boolean()
   .optional()
-  .describe('Baton extension: each call waits for a person to approve or deny it (POST /v1/tool-calls/{id}/decision) before it runs. Not for clientFunction.');
+  .describe(
+    'Baton extension: each call waits for a person to approve or deny it (POST /v1/tool-calls/{id}/decision) before it runs. Not for clientFunction.',
+  );
 
 /** Secret references: the resource name of a Baton secret of the same app (see secret-references.ts). */
-const secretReference = z.string().describe('Resource name of a secret of this app: projects/{p}/locations/{l}/apps/{a}/secrets/{secret} (optionally /versions/latest).');
+const secretReference = z
+  .string()
+  .describe(
+    'Resource name of a secret of this app: projects/{p}/locations/{l}/apps/{a}/secrets/{secret} (optionally /versions/latest).',
+  );
 
 export const apiAuthenticationSchema = z.strictObject({
   apiKeyConfig: z
     .strictObject({
       keyName: z.string().optional().describe('Required. The header or query parameter that carries the key.'),
       apiKeySecretVersion: secretReference.optional(),
-      requestLocation: z.enum(['REQUEST_LOCATION_UNSPECIFIED', 'HEADER', 'QUERY_STRING']).optional().describe('Required: HEADER or QUERY_STRING.'),
+      requestLocation: z
+        .enum(['REQUEST_LOCATION_UNSPECIFIED', 'HEADER', 'QUERY_STRING'])
+        .optional()
+        .describe('Required: HEADER or QUERY_STRING.'),
     })
     .optional(),
   oauthConfig: z
@@ -57,14 +73,28 @@ export const apiAuthenticationSchema = z.strictObject({
     })
     .optional(),
   bearerTokenConfig: z
-    .strictObject({ token: z.string().optional().describe('Required: $context.variables.NAME; the token comes from the session, never from storage.') })
+    .strictObject({
+      token: z
+        .string()
+        .optional()
+        .describe('Required: $context.variables.NAME; the token comes from the session, never from storage.'),
+    })
     .optional(),
   serviceAgentIdTokenAuthConfig: unsupportedMember('it mints Google Cloud identity tokens.'),
   serviceAccountAuthConfig: unsupportedMember('it uses Google Cloud service accounts.'),
 });
 
 export const tlsConfigSchema = z.strictObject({
-  caCerts: z.array(z.strictObject({ displayName: z.string().optional(), cert: z.string().optional().describe('Required. DER certificate, base64.') })).optional(),
+  caCerts: z
+    .array(
+      z.strictObject({
+        displayName: z.string().optional(),
+        cert: z.string().optional().describe('Required. DER certificate, base64.'),
+      }),
+    )
+    .optional(),
 });
 
-export const serviceDirectoryConfigSchema = unsupportedMember('Service Directory is a Google Cloud service; use a reachable URL.');
+export const serviceDirectoryConfigSchema = unsupportedMember(
+  'Service Directory is a Google Cloud service; use a reachable URL.',
+);

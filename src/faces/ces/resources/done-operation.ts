@@ -6,7 +6,11 @@ import { formatLocationName, newResourceId, type LocationPath } from './resource
  * Baton finishes them within the request, so the operation comes back already done, carrying
  * its result; clients that poll never need to.
  */
-export function doneOperation(scope: LocationPath, type: 'google.cloud.ces.v1.App' | 'google.protobuf.Empty', result: JsonObject = {}): JsonObject {
+export function doneOperation(
+  scope: LocationPath,
+  type: 'google.cloud.ces.v1.App' | 'google.protobuf.Empty',
+  result: JsonObject = {},
+): JsonObject {
   return {
     name: `${formatLocationName(scope)}/operations/${newResourceId()}`,
     done: true,

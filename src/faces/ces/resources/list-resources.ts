@@ -60,9 +60,14 @@ function readFilter(text: string | undefined, fields: readonly string[]): Filter
   for (const field of filterFields(expression)) {
     const top = field.split('.')[0]!;
     if (!fields.includes(top)) {
-      throw cesError('INVALID_ARGUMENT', 'INVALID_FILTER', `Invalid filter: '${field}' is not a field of this resource. Filterable fields: ${fields.join(', ')}.`, {
-        field: 'filter',
-      });
+      throw cesError(
+        'INVALID_ARGUMENT',
+        'INVALID_FILTER',
+        `Invalid filter: '${field}' is not a field of this resource. Filterable fields: ${fields.join(', ')}.`,
+        {
+          field: 'filter',
+        },
+      );
     }
   }
   return expression;
@@ -90,7 +95,14 @@ export function listResponse<K extends string>(
   const query = JSON.stringify([request.parent, request.filter ?? '', request.orderBy ?? '']);
   const { page, nextPageToken } = paginate(
     resources.filter((resource) => matchesFilter(filter, resource)),
-    { pageSize, pageToken: request.pageToken, query, order, sortKey: sortKeyFor(order, sortValue), codec: options.codec },
+    {
+      pageSize,
+      pageToken: request.pageToken,
+      query,
+      order,
+      sortKey: sortKeyFor(order, sortValue),
+      codec: options.codec,
+    },
   );
   const response = { [collection]: page } as { [key in K]: JsonObject[] } & { nextPageToken?: string };
   if (nextPageToken !== '') response.nextPageToken = nextPageToken;

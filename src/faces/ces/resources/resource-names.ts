@@ -28,7 +28,12 @@ export interface ChildPath extends AppPath {
   id: string;
 }
 
-const SINGULAR: Record<ChildCollection, string> = { agents: 'agent', tools: 'tool', toolsets: 'toolset', secrets: 'secret' };
+const SINGULAR: Record<ChildCollection, string> = {
+  agents: 'agent',
+  tools: 'tool',
+  toolsets: 'toolset',
+  secrets: 'secret',
+};
 
 export function singularOf(collection: ChildCollection): string {
   return SINGULAR[collection];
@@ -58,11 +63,17 @@ export function formatChildName(path: AppPath, collection: ChildCollection, id: 
 
 function malformed(field: string, value: string, expected: string): never {
   const shown = value.length > 200 ? `${value.slice(0, 200)}…` : value;
-  throw cesError('INVALID_ARGUMENT', 'INVALID_RESOURCE_NAME', `'${shown}' is not a valid ${field}: expected ${expected}.`, { field });
+  throw cesError(
+    'INVALID_ARGUMENT',
+    'INVALID_RESOURCE_NAME',
+    `'${shown}' is not a valid ${field}: expected ${expected}.`,
+    { field },
+  );
 }
 
 function split(name: unknown, field: string, expected: string, length: number): string[] {
-  if (typeof name !== 'string' || name === '') throw cesError('INVALID_ARGUMENT', 'MISSING_RESOURCE_NAME', `${field} is required: ${expected}.`, { field });
+  if (typeof name !== 'string' || name === '')
+    throw cesError('INVALID_ARGUMENT', 'MISSING_RESOURCE_NAME', `${field} is required: ${expected}.`, { field });
   const segments = name.split('/');
   if (segments.length !== length) malformed(field, name, expected);
   return segments;
@@ -70,7 +81,12 @@ function split(name: unknown, field: string, expected: string, length: number): 
 
 function scopeOf(segments: readonly string[], name: string, field: string, expected: string): LocationPath {
   const [projects, project, locations, location] = segments;
-  if (projects !== 'projects' || locations !== 'locations' || !SCOPE_PATTERN.test(project ?? '') || !SCOPE_PATTERN.test(location ?? '')) {
+  if (
+    projects !== 'projects' ||
+    locations !== 'locations' ||
+    !SCOPE_PATTERN.test(project ?? '') ||
+    !SCOPE_PATTERN.test(location ?? '')
+  ) {
     malformed(field, name, expected);
   }
   return { project: project!, location: location! };
@@ -97,7 +113,12 @@ export function parseChildName(name: unknown, collection: ChildCollection, field
   const expected = `projects/{project}/locations/{location}/apps/{app}/${collection}/{${singularOf(collection)}}`;
   const segments = split(name, field, expected, 8);
   const scope = scopeOf(segments, name as string, field, expected);
-  if (segments[4] !== 'apps' || !RESOURCE_ID_PATTERN.test(segments[5]!) || segments[6] !== collection || !RESOURCE_ID_PATTERN.test(segments[7]!)) {
+  if (
+    segments[4] !== 'apps' ||
+    !RESOURCE_ID_PATTERN.test(segments[5]!) ||
+    segments[6] !== collection ||
+    !RESOURCE_ID_PATTERN.test(segments[7]!)
+  ) {
     malformed(field, name as string, expected);
   }
   return { ...scope, app: segments[5]!, collection, id: segments[7]! };

@@ -19,7 +19,12 @@ import { asObject, parseCesRequest } from './service-support.ts';
 
 export const retrieveToolsRequestSchema = z.strictObject({
   toolset: z.string().describe('Required. projects/{p}/locations/{l}/apps/{a}/toolsets/{toolset}.'),
-  toolIds: z.array(z.string()).optional().describe('Optional. The tools to return (ids as the toolset reports them, or an MCP nameOverride); all when empty.'),
+  toolIds: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'Optional. The tools to return (ids as the toolset reports them, or an MCP nameOverride); all when empty.',
+    ),
 });
 
 /** The ids shown when a toolId is not found, at most this many. */
@@ -38,10 +43,19 @@ export class RetrieveToolsService {
     const record = await this.store.resources.get(app.id, 'toolsets', path.id);
     const toolsetName = formatChildName(path, 'toolsets', path.id);
     if (!record) {
-      throw cesError('NOT_FOUND', 'TOOLSET_NOT_FOUND', `Toolset '${toolsetName}' was not found. List them with GET /v1/${formatAppName(path)}/toolsets.`, { field: 'toolset' });
+      throw cesError(
+        'NOT_FOUND',
+        'TOOLSET_NOT_FOUND',
+        `Toolset '${toolsetName}' was not found. List them with GET /v1/${formatAppName(path)}/toolsets.`,
+        { field: 'toolset' },
+      );
     }
     if (!this.inspector) {
-      throw cesError('UNIMPLEMENTED', 'RETRIEVE_TOOLS_UNAVAILABLE', `This Baton runs without its toolset executor (a test double replaces it), so it cannot list the tools of '${toolsetName}'.`);
+      throw cesError(
+        'UNIMPLEMENTED',
+        'RETRIEVE_TOOLS_UNAVAILABLE',
+        `This Baton runs without its toolset executor (a test double replaces it), so it cannot list the tools of '${toolsetName}'.`,
+      );
     }
     const inspection = await this.inspect(this.inspector, record, toolsetName);
     const mcp = asObject(record.body.mcpToolset);
@@ -59,14 +73,23 @@ export class RetrieveToolsService {
     return { tools: rendered, snapshot: { pinTime: inspection.snapshotTime, reason: inspection.problem ?? '' } };
   }
 
-  private async inspect(inspector: ToolsetInspector, record: AppResourceRecord, toolsetName: string): Promise<ToolsetInspection> {
+  private async inspect(
+    inspector: ToolsetInspector,
+    record: AppResourceRecord,
+    toolsetName: string,
+  ): Promise<ToolsetInspection> {
     try {
       return await inspector.inspectToolset(record);
     } catch (error) {
       if (!(error instanceof OpenApiError)) throw error;
-      throw cesError('FAILED_PRECONDITION', 'OPENAPI_SCHEMA_INVALID', `The OpenAPI document of toolset '${toolsetName}' no longer compiles: ${error.message}. Update the toolset.`, {
-        metadata: { toolset: toolsetName },
-      });
+      throw cesError(
+        'FAILED_PRECONDITION',
+        'OPENAPI_SCHEMA_INVALID',
+        `The OpenAPI document of toolset '${toolsetName}' no longer compiles: ${error.message}. Update the toolset.`,
+        {
+          metadata: { toolset: toolsetName },
+        },
+      );
     }
   }
 }
@@ -77,10 +100,18 @@ function select(tools: readonly InspectedTool[], toolIds: readonly string[], too
   toolIds.forEach((toolId, index) => {
     if (tools.some((tool) => tool.id === toolId || tool.name === toolId)) return;
     const known = tools.map((tool) => tool.id);
-    const shown = known.length > MAX_LISTED_IDS ? `${known.slice(0, MAX_LISTED_IDS).join(', ')}, … (${known.length} in all)` : known.join(', ') || 'none';
-    throw cesError('INVALID_ARGUMENT', 'UNKNOWN_TOOL_ID', `toolIds[${index}] '${toolId.slice(0, 200)}' is not a tool of toolset '${toolsetName}'; its tools are: ${shown}.`, {
-      field: `toolIds[${index}]`,
-    });
+    const shown =
+      known.length > MAX_LISTED_IDS
+        ? `${known.slice(0, MAX_LISTED_IDS).join(', ')}, … (${known.length} in all)`
+        : known.join(', ') || 'none';
+    throw cesError(
+      'INVALID_ARGUMENT',
+      'UNKNOWN_TOOL_ID',
+      `toolIds[${index}] '${toolId.slice(0, 200)}' is not a tool of toolset '${toolsetName}'; its tools are: ${shown}.`,
+      {
+        field: `toolIds[${index}]`,
+      },
+    );
   });
   const wanted = new Set(toolIds);
   return tools.filter((tool) => wanted.has(tool.id) || wanted.has(tool.name));
@@ -91,14 +122,24 @@ function select(tools: readonly InspectedTool[], toolIds: readonly string[], too
  * or `openApiTool` (name, description, url, and `parameters`, a Baton extension). Schemas are the
  * JSON Schema the model receives, not converted to CES Schema.
  */
-function renderTool(tool: InspectedTool, path: AppPath, record: AppResourceRecord, mcp: JsonObject | undefined): JsonObject {
+function renderTool(
+  tool: InspectedTool,
+  path: AppPath,
+  record: AppResourceRecord,
+  mcp: JsonObject | undefined,
+): JsonObject {
   const common: JsonObject = {
     name: `${formatChildName(path, 'toolsets', record.id)}/tools/${tool.id}`,
     displayName: tool.name,
     ...(typeof record.body.executionType === 'string' ? { executionType: record.body.executionType } : {}),
   };
   if (mcp) {
-    const mcpTool: JsonObject = { name: tool.id, description: tool.description, inputSchema: tool.parameters, serverAddress: String(mcp.serverAddress ?? '') };
+    const mcpTool: JsonObject = {
+      name: tool.id,
+      description: tool.description,
+      inputSchema: tool.parameters,
+      serverAddress: String(mcp.serverAddress ?? ''),
+    };
     if (tool.name !== tool.id) mcpTool.nameOverride = tool.name;
     return { ...common, mcpTool };
   }

@@ -45,9 +45,11 @@ export function secretReferencesOf(body: JsonObject): SecretReference[] {
   const references: SecretReference[] = [];
   for (const { path, authentication } of authenticationsOf(body)) {
     const apiKey = asObject(authentication.apiKeyConfig)?.apiKeySecretVersion;
-    if (typeof apiKey === 'string') references.push({ path: `${path}.apiKeyConfig.apiKeySecretVersion`, reference: apiKey });
+    if (typeof apiKey === 'string')
+      references.push({ path: `${path}.apiKeyConfig.apiKeySecretVersion`, reference: apiKey });
     const clientSecret = asObject(authentication.oauthConfig)?.clientSecretVersion;
-    if (typeof clientSecret === 'string') references.push({ path: `${path}.oauthConfig.clientSecretVersion`, reference: clientSecret });
+    if (typeof clientSecret === 'string')
+      references.push({ path: `${path}.oauthConfig.clientSecretVersion`, reference: clientSecret });
   }
   return references;
 }
@@ -56,7 +58,13 @@ export function secretReferencesOf(body: JsonObject): SecretReference[] {
  * Checks that `reference` names an existing secret of the app. The message never repeats the
  * value: when it is a raw key, echoing it would copy the credential into logs and clients.
  */
-export async function assertSecretReference(store: Store, appId: string, app: AppPath, reference: string, field: string): Promise<void> {
+export async function assertSecretReference(
+  store: Store,
+  appId: string,
+  app: AppPath,
+  reference: string,
+  field: string,
+): Promise<void> {
   const secrets = `${formatAppName(app)}/secrets`;
   const howTo = `Create the secret with POST /v1/${secrets}?secretId=<id> and body {"value": "<the credential>"}, then put its name (${secrets}/<id>) here`;
   const id = referencedSecretId(app, reference);
@@ -69,6 +77,11 @@ export async function assertSecretReference(store: Store, appId: string, app: Ap
     );
   }
   if (!(await store.secrets.get(appId, id))) {
-    throw cesError('INVALID_ARGUMENT', 'SECRET_NOT_FOUND', `${field} refers to secret '${secrets}/${id}', which does not exist. ${howTo}.`, { field });
+    throw cesError(
+      'INVALID_ARGUMENT',
+      'SECRET_NOT_FOUND',
+      `${field} refers to secret '${secrets}/${id}', which does not exist. ${howTo}.`,
+      { field },
+    );
   }
 }

@@ -7,10 +7,23 @@ import { computeEtag } from '../aip/etag.ts';
 import { applyFieldMask, parseFieldMask, type MaskSpec } from '../aip/field-mask.ts';
 import { cesError } from '../ces-errors.ts';
 import { listRequestFields, listResponse } from './list-resources.ts';
-import { chooseResourceId, formatAppName, formatChildName, parseAppName, parseChildName, type AppPath } from './resource-names.ts';
+import {
+  chooseResourceId,
+  formatAppName,
+  formatChildName,
+  parseAppName,
+  parseChildName,
+  type AppPath,
+} from './resource-names.ts';
 import { referencedSecretId, secretReferencesOf } from './secret-references.ts';
 import { sealSecretValue } from './secret-values.ts';
-import { assertFreshEtag, concurrentUpdate, nowIso, parseCesRequest, type CesResourceDependencies } from './service-support.ts';
+import {
+  assertFreshEtag,
+  concurrentUpdate,
+  nowIso,
+  parseCesRequest,
+  type CesResourceDependencies,
+} from './service-support.ts';
 
 /**
  * Secrets of an app: Baton's encrypted store in place of Secret Manager (REST only; not offered
@@ -19,7 +32,12 @@ import { assertFreshEtag, concurrentUpdate, nowIso, parseCesRequest, type CesRes
  */
 
 const secretSchema = z.strictObject({
-  name: z.string().optional().describe('projects/{p}/locations/{l}/apps/{a}/secrets/{secret}. Ignored on create; identifies the secret on update.'),
+  name: z
+    .string()
+    .optional()
+    .describe(
+      'projects/{p}/locations/{l}/apps/{a}/secrets/{secret}. Ignored on create; identifies the secret on update.',
+    ),
   displayName: z.string().optional(),
   value: z.string().optional().describe('Required on create; at most 64 KiB. Write-only: never returned.'),
   createTime: z.string().optional().describe('Output only. Ignored on input.'),
@@ -41,7 +59,11 @@ export const updateSecretRequestSchema = z.strictObject({
 /** No `force`: a referenced secret must stay, or the tools using it would fail at run time. */
 export const deleteSecretRequestSchema = z.strictObject({ name: z.string(), etag: z.string().optional() });
 
-const MASK: MaskSpec = { mutable: ['displayName', 'value'], outputOnly: ['name', 'createTime', 'updateTime', 'etag'], unions: [] };
+const MASK: MaskSpec = {
+  mutable: ['displayName', 'value'],
+  outputOnly: ['name', 'createTime', 'updateTime', 'etag'],
+  unions: [],
+};
 const FILTER_FIELDS = ['name', 'displayName', 'createTime', 'updateTime', 'etag'];
 
 export class SecretService {
@@ -62,7 +84,11 @@ export class SecretService {
     const app = await resolveApp(this.deps.store, principal, path.project, path.location, path.app);
     const record = await this.deps.store.secrets.get(app.id, path.id);
     if (!record) {
-      throw cesError('NOT_FOUND', 'SECRET_NOT_FOUND', `Secret '${formatChildName(path, 'secrets', path.id)}' was not found. List secrets with GET /v1/${formatAppName(path)}/secrets.`);
+      throw cesError(
+        'NOT_FOUND',
+        'SECRET_NOT_FOUND',
+        `Secret '${formatChildName(path, 'secrets', path.id)}' was not found. List secrets with GET /v1/${formatAppName(path)}/secrets.`,
+      );
     }
     return { path, app, record };
   }
@@ -75,13 +101,26 @@ export class SecretService {
     const id = chooseResourceId(secretId, 'secretId', 'secret');
     const ciphertext = sealSecretValue(this.deps.keys, app.id, id, secret.value, 'secret.value');
     const now = nowIso();
-    const record: SecretRecord = { appId: app.id, id, displayName: secret.displayName ?? null, ciphertext, revision: 1, createdAt: now, updatedAt: now };
+    const record: SecretRecord = {
+      appId: app.id,
+      id,
+      displayName: secret.displayName ?? null,
+      ciphertext,
+      revision: 1,
+      createdAt: now,
+      updatedAt: now,
+    };
     try {
       await this.deps.store.secrets.insert(record);
     } catch (error) {
       if (!(error instanceof DuplicateKeyError)) throw error;
       const name = formatChildName(path, 'secrets', id);
-      throw cesError('ALREADY_EXISTS', 'SECRET_EXISTS', `Secret '${name}' already exists; choose another secretId or change its value with PATCH /v1/${name}.`, { field: 'secretId' });
+      throw cesError(
+        'ALREADY_EXISTS',
+        'SECRET_EXISTS',
+        `Secret '${name}' already exists; choose another secretId or change its value with PATCH /v1/${name}.`,
+        { field: 'secretId' },
+      );
     }
     return this.render(record, path);
   }
@@ -108,16 +147,31 @@ export class SecretService {
     const { path, app, record } = await this.load(principal, secret.name, 'secret.name');
     const name = formatChildName(path, 'secrets', path.id);
     assertFreshEtag(secret.etag, computeEtag([record.id, record.revision]), name, 'secret.etag');
-    const paths = parseFieldMask(updateMask) ?? MASK.mutable.filter((field) => secret[field as 'displayName' | 'value'] !== undefined);
+    const paths =
+      parseFieldMask(updateMask) ??
+      MASK.mutable.filter((field) => secret[field as 'displayName' | 'value'] !== undefined);
     if (paths.length === 0) {
-      throw cesError('INVALID_ARGUMENT', 'NOTHING_TO_UPDATE', 'The request changes nothing: send secret.value and/or secret.displayName, or an updateMask naming them.', { field: 'updateMask' });
+      throw cesError(
+        'INVALID_ARGUMENT',
+        'NOTHING_TO_UPDATE',
+        'The request changes nothing: send secret.value and/or secret.displayName, or an updateMask naming them.',
+        { field: 'updateMask' },
+      );
     }
     const current = record.displayName === null ? {} : { displayName: record.displayName };
     const merged = applyFieldMask(current, secret, paths, MASK);
     const replacesValue = paths.includes('*') || paths.includes('value');
-    const ciphertext = replacesValue ? sealSecretValue(this.deps.keys, app.id, path.id, merged.value, 'secret.value') : record.ciphertext;
+    const ciphertext = replacesValue
+      ? sealSecretValue(this.deps.keys, app.id, path.id, merged.value, 'secret.value')
+      : record.ciphertext;
     const displayName = typeof merged.displayName === 'string' ? merged.displayName : null;
-    const updated = await this.deps.store.secrets.update(app.id, path.id, record.revision, { ciphertext, displayName }, nowIso());
+    const updated = await this.deps.store.secrets.update(
+      app.id,
+      path.id,
+      record.revision,
+      { ciphertext, displayName },
+      nowIso(),
+    );
     if (!updated) throw concurrentUpdate(name);
     return this.render(updated, path);
   }
@@ -131,7 +185,11 @@ export class SecretService {
     const referrers: string[] = [];
     for (const collection of ['tools', 'toolsets'] as const) {
       for (const resource of await this.deps.store.resources.list(app.id, collection)) {
-        if (secretReferencesOf(resource.body).some((reference) => referencedSecretId(path, reference.reference) === path.id)) {
+        if (
+          secretReferencesOf(resource.body).some(
+            (reference) => referencedSecretId(path, reference.reference) === path.id,
+          )
+        ) {
           referrers.push(formatChildName(path, collection, resource.id));
         }
       }

@@ -37,14 +37,23 @@ export function nowIso(): string {
 /** AIP-154: a given etag that no longer matches is ABORTED; none (or '') lets the write win. */
 export function assertFreshEtag(given: string | undefined, current: string, name: string, field: string): void {
   if (etagMatches(given, current)) return;
-  throw cesError('ABORTED', 'ETAG_MISMATCH', `'${name}' changed since you read it (etag ${current}, yours ${given}); read it again and reapply your change.`, {
-    field,
-  });
+  throw cesError(
+    'ABORTED',
+    'ETAG_MISMATCH',
+    `'${name}' changed since you read it (etag ${current}, yours ${given}); read it again and reapply your change.`,
+    {
+      field,
+    },
+  );
 }
 
 /** A compare-and-set lost to a concurrent writer: the same status as a stale etag. */
 export function concurrentUpdate(name: string): EngineError {
-  return cesError('ABORTED', 'CONCURRENT_UPDATE', `'${name}' was changed by another request at the same time; read it again and retry.`);
+  return cesError(
+    'ABORTED',
+    'CONCURRENT_UPDATE',
+    `'${name}' was changed by another request at the same time; read it again and retry.`,
+  );
 }
 
 /** A copy of `body` without the fields the server owns, which clients may send but never set. */

@@ -5,17 +5,39 @@ import type { JsonObject } from '../../../store/records.ts';
 import { assertOneOf } from '../aip/union-check.ts';
 import { cesError } from '../ces-errors.ts';
 import type { ResourceKind } from './app-resource-crud.ts';
-import { checkDuration, checkOpenApiSource, checkRequireApproval, checkToolFakeConfig, refuseUnsupported, requireText } from './common-rules.ts';
+import {
+  checkDuration,
+  checkOpenApiSource,
+  checkRequireApproval,
+  checkToolFakeConfig,
+  refuseUnsupported,
+  requireText,
+} from './common-rules.ts';
 import { RESOURCE_ID_PATTERN } from './resource-names.ts';
 import { asObject } from './service-support.ts';
 
 const SUPPORTED = ['clientFunction', 'openApiTool', 'jsFunction'];
-const REFUSED = ['googleSearchTool', 'connectorTool', 'dataStoreTool', 'fileSearchTool', 'systemTool', 'agentTool', 'widgetTool', 'remoteAgentTool'];
+const REFUSED = [
+  'googleSearchTool',
+  'connectorTool',
+  'dataStoreTool',
+  'fileSearchTool',
+  'systemTool',
+  'agentTool',
+  'widgetTool',
+  'remoteAgentTool',
+];
 
 const refusals: Record<string, string> = {
   pythonFunction: 'pythonFunction is not supported by Baton: use jsFunction with jsCode.',
-  mcpTool: 'mcpTool cannot be created directly: MCP tools are managed through an MCP toolset (create a toolset with mcpToolset).',
-  ...Object.fromEntries(REFUSED.map((kind) => [kind, `'${kind}' tools are not supported by Baton; supported: clientFunction, openApiTool, jsFunction.`])),
+  mcpTool:
+    'mcpTool cannot be created directly: MCP tools are managed through an MCP toolset (create a toolset with mcpToolset).',
+  ...Object.fromEntries(
+    REFUSED.map((kind) => [
+      kind,
+      `'${kind}' tools are not supported by Baton; supported: clientFunction, openApiTool, jsFunction.`,
+    ]),
+  ),
 };
 
 /**
@@ -26,15 +48,26 @@ const refusals: Record<string, string> = {
 function checkFunction(fn: JsonObject, prefix: string): void {
   const name = requireText(fn, 'name', prefix);
   if (!RESOURCE_ID_PATTERN.test(name)) {
-    throw cesError('INVALID_ARGUMENT', 'INVALID_TOOL_NAME', `${prefix}.name '${name.slice(0, 100)}' must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, '_' and '-').`, {
-      field: `${prefix}.name`,
-    });
+    throw cesError(
+      'INVALID_ARGUMENT',
+      'INVALID_TOOL_NAME',
+      `${prefix}.name '${name.slice(0, 100)}' must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, '_' and '-').`,
+      {
+        field: `${prefix}.name`,
+      },
+    );
   }
   const parameters = asObject(fn.parameters);
   try {
-    assertValidToolDefinition({ name, description: '', parameters: parameters ? toJsonSchema(parameters) : { type: 'object', properties: {} } }, prefix);
+    assertValidToolDefinition(
+      { name, description: '', parameters: parameters ? toJsonSchema(parameters) : { type: 'object', properties: {} } },
+      prefix,
+    );
   } catch (error) {
-    if (error instanceof EngineError) throw cesError('INVALID_ARGUMENT', 'INVALID_TOOL_PARAMETERS', error.message, { field: error.param ?? `${prefix}.parameters` });
+    if (error instanceof EngineError)
+      throw cesError('INVALID_ARGUMENT', 'INVALID_TOOL_PARAMETERS', error.message, {
+        field: error.param ?? `${prefix}.parameters`,
+      });
     throw error;
   }
 }
@@ -56,7 +89,18 @@ export const toolKind: ResourceKind = {
     outputOnly: ['name', 'displayName', 'createTime', 'updateTime', 'etag', 'generatedSummary'],
     unions: [[...SUPPORTED, ...Object.keys(refusals)]],
   },
-  filterFields: ['name', 'displayName', 'createTime', 'updateTime', 'etag', 'executionType', 'timeout', 'toolFakeConfig', 'requireApproval', ...SUPPORTED],
+  filterFields: [
+    'name',
+    'displayName',
+    'createTime',
+    'updateTime',
+    'etag',
+    'executionType',
+    'timeout',
+    'toolFakeConfig',
+    'requireApproval',
+    ...SUPPORTED,
+  ],
   derived(body): JsonObject {
     const displayName = displayNameOf(body);
     return displayName === undefined ? {} : { displayName };

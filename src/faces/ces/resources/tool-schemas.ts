@@ -18,17 +18,23 @@ const outputOnly = (what: string) => z.string().optional().describe(`Output only
 const notSupported = 'Baton supports clientFunction, openApiTool and jsFunction tools.';
 
 export const toolSchema = z.strictObject({
-  name: z.string().optional().describe('projects/{p}/locations/{l}/apps/{a}/tools/{tool}. Ignored on create; identifies the tool on update.'),
+  name: z
+    .string()
+    .optional()
+    .describe('projects/{p}/locations/{l}/apps/{a}/tools/{tool}. Ignored on create; identifies the tool on update.'),
   displayName: outputOnly("derived from the tool: the function's name"),
   createTime: outputOnly('RFC 3339 creation time'),
   updateTime: outputOnly('RFC 3339 time of the last update'),
-  etag: z.string().optional().describe('On update: the etag you read. A stale one is ABORTED; empty means the last write wins.'),
+  etag: z
+    .string()
+    .optional()
+    .describe('On update: the etag you read. A stale one is ABORTED; empty means the last write wins.'),
   generatedSummary: outputOnly('a summary of the tool'),
   executionType: executionTypeSchema.optional(),
   timeout: durationSchema.optional(),
   toolFakeConfig: toolFakeConfigSchema.optional(),
   requireApproval: requireApprovalSchema,
-    clientFunction: z
+  clientFunction: z
     .strictObject({
       name: z.string().optional().describe('Required. ^[a-zA-Z0-9_-]{1,64}$; the name the model calls.'),
       description: z.string().optional(),
@@ -78,13 +84,23 @@ export const createToolRequestSchema = z.strictObject({
   tool: toolSchema,
 });
 
-export const getToolRequestSchema = z.strictObject({ name: z.string().describe('projects/{p}/locations/{l}/apps/{a}/tools/{tool}.') });
+export const getToolRequestSchema = z.strictObject({
+  name: z.string().describe('projects/{p}/locations/{l}/apps/{a}/tools/{tool}.'),
+});
 
-export const listToolsRequestSchema = z.strictObject({ parent: z.string().describe('The app: projects/{p}/locations/{l}/apps/{a}.'), ...listRequestFields });
+export const listToolsRequestSchema = z.strictObject({
+  parent: z.string().describe('The app: projects/{p}/locations/{l}/apps/{a}.'),
+  ...listRequestFields,
+});
 
 export const updateToolRequestSchema = z.strictObject({
   tool: toolSchema.describe('The tool; `name` says which one.'),
-  updateMask: z.string().optional().describe('Comma-separated camelCase paths, e.g. "clientFunction.description". Absent or "*" replaces every field.'),
+  updateMask: z
+    .string()
+    .optional()
+    .describe(
+      'Comma-separated camelCase paths, e.g. "clientFunction.description". Absent or "*" replaces every field.',
+    ),
 });
 
 export const deleteToolRequestSchema = z.strictObject({

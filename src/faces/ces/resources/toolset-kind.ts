@@ -27,7 +27,8 @@ async function checkMcpToolset(context: RuleContext, mcp: JsonObject): Promise<J
   checkHttpUrl(mcp.serverAddress, `${prefix}.serverAddress`);
   await checkApiAuthentication(context, mcp.apiAuthentication, `${prefix}.apiAuthentication`);
   checkTlsConfig(mcp.tlsConfig, `${prefix}.tlsConfig`);
-  for (const [header, value] of Object.entries(asObject(mcp.customHeaders) ?? {})) checkContextVariable(value, `${prefix}.customHeaders.${header}`);
+  for (const [header, value] of Object.entries(asObject(mcp.customHeaders) ?? {}))
+    checkContextVariable(value, `${prefix}.customHeaders.${header}`);
   if (!Array.isArray(mcp.toolOverrides)) return mcp;
   // The snapshot is the server's copy of the tool as last seen: output only, never taken from a client.
   const toolOverrides = mcp.toolOverrides.map((entry, index) => {
@@ -37,7 +38,6 @@ async function checkMcpToolset(context: RuleContext, mcp: JsonObject): Promise<J
   });
   return { ...mcp, toolOverrides };
 }
-
 
 /** displayName must be unique within the app (CES says so; Baton answers ALREADY_EXISTS). */
 async function checkUniqueDisplayName(context: RuleContext, body: JsonObject, id: string): Promise<void> {
@@ -58,16 +58,40 @@ export const toolsetKind: ResourceKind = {
   collection: 'toolsets',
   singular: 'toolset',
   mask: {
-    mutable: ['displayName', 'description', 'executionType', 'timeout', 'toolFakeConfig', 'requireApproval', ...TOOLSET_TYPES],
+    mutable: [
+      'displayName',
+      'description',
+      'executionType',
+      'timeout',
+      'toolFakeConfig',
+      'requireApproval',
+      ...TOOLSET_TYPES,
+    ],
     outputOnly: ['name', 'createTime', 'updateTime', 'etag'],
     unions: [TOOLSET_TYPES],
   },
-  filterFields: ['name', 'displayName', 'description', 'createTime', 'updateTime', 'etag', 'executionType', 'timeout', 'toolFakeConfig', 'requireApproval', 'mcpToolset', 'openApiToolset'],
+  filterFields: [
+    'name',
+    'displayName',
+    'description',
+    'createTime',
+    'updateTime',
+    'etag',
+    'executionType',
+    'timeout',
+    'toolFakeConfig',
+    'requireApproval',
+    'mcpToolset',
+    'openApiToolset',
+  ],
   derived: () => ({}),
   async validate(context, body, id) {
     refuseUnsupported(
       body,
-      { connectorToolset: 'connectorToolset is not supported by Baton (Integration Connectors are a Google Cloud service); use openApiToolset or mcpToolset.' },
+      {
+        connectorToolset:
+          'connectorToolset is not supported by Baton (Integration Connectors are a Google Cloud service); use openApiToolset or mcpToolset.',
+      },
       'toolset',
     );
     assertOneOf(body, TOOLSET_TYPES, 'toolset', { required: true, name: 'toolset_type' });

@@ -16,19 +16,30 @@ import { listRequestFields } from './list-resources.ts';
 const outputOnly = (what: string) => z.string().optional().describe(`Output only: ${what}. Ignored on input.`);
 
 export const toolsetSchema = z.strictObject({
-  name: z.string().optional().describe('projects/{p}/locations/{l}/apps/{a}/toolsets/{toolset}. Ignored on create; identifies the toolset on update.'),
+  name: z
+    .string()
+    .optional()
+    .describe(
+      'projects/{p}/locations/{l}/apps/{a}/toolsets/{toolset}. Ignored on create; identifies the toolset on update.',
+    ),
   displayName: z.string().optional().describe('Unique within the app.'),
   description: z.string().optional(),
   createTime: outputOnly('RFC 3339 creation time'),
   updateTime: outputOnly('RFC 3339 time of the last update'),
-  etag: z.string().optional().describe('On update: the etag you read. A stale one is ABORTED; empty means the last write wins.'),
+  etag: z
+    .string()
+    .optional()
+    .describe('On update: the etag you read. A stale one is ABORTED; empty means the last write wins.'),
   executionType: executionTypeSchema.optional(),
   timeout: durationSchema.optional(),
   toolFakeConfig: toolFakeConfigSchema.optional(),
   requireApproval: requireApprovalSchema,
-    mcpToolset: z
+  mcpToolset: z
     .strictObject({
-      serverAddress: z.string().optional().describe('Required. Streamable HTTP address of the MCP server, e.g. "https://example.com/mcp/".'),
+      serverAddress: z
+        .string()
+        .optional()
+        .describe('Required. Streamable HTTP address of the MCP server, e.g. "https://example.com/mcp/".'),
       apiAuthentication: apiAuthenticationSchema.optional(),
       serviceDirectoryConfig: serviceDirectoryConfigSchema,
       tlsConfig: tlsConfigSchema.optional(),
@@ -57,7 +68,9 @@ export const toolsetSchema = z.strictObject({
     })
     .optional()
     .describe('One of toolset_type: tools from an OpenAPI document.'),
-  connectorToolset: unsupportedMember('Integration Connectors are a Google Cloud service; use openApiToolset or mcpToolset.'),
+  connectorToolset: unsupportedMember(
+    'Integration Connectors are a Google Cloud service; use openApiToolset or mcpToolset.',
+  ),
 });
 
 export const createToolsetRequestSchema = z.strictObject({
@@ -66,13 +79,23 @@ export const createToolsetRequestSchema = z.strictObject({
   toolset: toolsetSchema,
 });
 
-export const getToolsetRequestSchema = z.strictObject({ name: z.string().describe('projects/{p}/locations/{l}/apps/{a}/toolsets/{toolset}.') });
+export const getToolsetRequestSchema = z.strictObject({
+  name: z.string().describe('projects/{p}/locations/{l}/apps/{a}/toolsets/{toolset}.'),
+});
 
-export const listToolsetsRequestSchema = z.strictObject({ parent: z.string().describe('The app: projects/{p}/locations/{l}/apps/{a}.'), ...listRequestFields });
+export const listToolsetsRequestSchema = z.strictObject({
+  parent: z.string().describe('The app: projects/{p}/locations/{l}/apps/{a}.'),
+  ...listRequestFields,
+});
 
 export const updateToolsetRequestSchema = z.strictObject({
   toolset: toolsetSchema.describe('The toolset; `name` says which one.'),
-  updateMask: z.string().optional().describe('Comma-separated camelCase paths, e.g. "displayName,mcpToolset.serverAddress". Absent or "*" replaces every field.'),
+  updateMask: z
+    .string()
+    .optional()
+    .describe(
+      'Comma-separated camelCase paths, e.g. "displayName,mcpToolset.serverAddress". Absent or "*" replaces every field.',
+    ),
 });
 
 export const deleteToolsetRequestSchema = z.strictObject({

@@ -37,14 +37,23 @@ export class ConversationService {
     private readonly tools?: ToolProvider,
   ) {}
 
-  async list(principal: Principal, path: AppPath, query: ListConversationsQuery): Promise<{ conversations: ConversationView[]; nextPageToken?: string }> {
+  async list(
+    principal: Principal,
+    path: AppPath,
+    query: ListConversationsQuery,
+  ): Promise<{ conversations: ConversationView[]; nextPageToken?: string }> {
     const app = await resolveApp(this.store, principal, path.project, path.location, path.app);
     const pageSize = readPageSize(query.pageSize);
     const filter = parseFilter(query.filter ?? '');
     for (const field of filterFields(filter)) {
       const top = field.split('.')[0] ?? field;
       if (!FILTERABLE.has(top)) {
-        throw cesError('INVALID_ARGUMENT', 'INVALID_FILTER', `filter names '${field}', which conversations do not have; use one of ${[...FILTERABLE].join(', ')}.`, { field: 'filter' });
+        throw cesError(
+          'INVALID_ARGUMENT',
+          'INVALID_FILTER',
+          `filter names '${field}', which conversations do not have; use one of ${[...FILTERABLE].join(', ')}.`,
+          { field: 'filter' },
+        );
       }
     }
     const order = parseOrderBy(query.orderBy, ['name', 'create_time']);
@@ -60,7 +69,9 @@ export class ConversationService {
         pageToken: query.pageToken,
         query: JSON.stringify([appResourceName(app), query.filter ?? '', query.orderBy ?? '']),
         order,
-        sortKey: sortKeyFor(order, (view: ConversationView, field) => (field === 'create_time' ? view.startTime : view.name)),
+        sortKey: sortKeyFor(order, (view: ConversationView, field) =>
+          field === 'create_time' ? view.startTime : view.name,
+        ),
         codec: this.pageTokens,
       },
     );
@@ -72,7 +83,13 @@ export class ConversationService {
     const conversation = await this.engine.getConversation(app.id, session.conversationId);
     const agent = await this.store.agents.getById(conversation.agentId);
     const names = await ToolCallNames.load(this.store, app, agent?.definition, this.tools);
-    return conversationView(app, session, conversation.agentName, await this.allItems(app.id, session.conversationId), names);
+    return conversationView(
+      app,
+      session,
+      conversation.agentName,
+      await this.allItems(app.id, session.conversationId),
+      names,
+    );
   }
 
   /** Deletes the conversation and its session; a paused or running turn is cancelled first. */
@@ -82,11 +99,19 @@ export class ConversationService {
     return {};
   }
 
-  private async find(principal: Principal, path: AppPath, conversationId: string): Promise<{ app: AppRecord; session: SessionRecord }> {
+  private async find(
+    principal: Principal,
+    path: AppPath,
+    conversationId: string,
+  ): Promise<{ app: AppRecord; session: SessionRecord }> {
     const app = await resolveApp(this.store, principal, path.project, path.location, path.app);
     const session = await this.store.sessions.get(app.id, conversationId);
     if (!session) {
-      throw cesError('NOT_FOUND', 'CONVERSATION_NOT_FOUND', `Conversation '${appResourceName(app)}/conversations/${conversationId}' was not found; list them with GET /v1/${appResourceName(app)}/conversations.`);
+      throw cesError(
+        'NOT_FOUND',
+        'CONVERSATION_NOT_FOUND',
+        `Conversation '${appResourceName(app)}/conversations/${conversationId}' was not found; list them with GET /v1/${appResourceName(app)}/conversations.`,
+      );
     }
     return { app, session };
   }

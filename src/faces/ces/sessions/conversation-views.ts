@@ -21,7 +21,13 @@ interface MessageView {
   eventTime: string;
 }
 
-export function conversationView(app: AppRecord, session: SessionRecord, agentName: string, items?: readonly ItemRecord[], names?: ToolCallNames): ConversationView {
+export function conversationView(
+  app: AppRecord,
+  session: SessionRecord,
+  agentName: string,
+  items?: readonly ItemRecord[],
+  names?: ToolCallNames,
+): ConversationView {
   const view: ConversationView = {
     name: `${appResourceName(app)}/conversations/${session.id}`,
     startTime: session.createdAt,
@@ -46,7 +52,11 @@ export function conversationView(app: AppRecord, session: SessionRecord, agentNa
  * Baton wrote for asynchronous calls are left out, as are the answers to invalid and system calls,
  * whose calls are not shown: none of them was the client's response.
  */
-function turnsOf(items: readonly ItemRecord[], agentName: string, names: ToolCallNames): { turns: { messages: MessageView[] }[]; inputTypes: string[] } {
+function turnsOf(
+  items: readonly ItemRecord[],
+  agentName: string,
+  names: ToolCallNames,
+): { turns: { messages: MessageView[] }[]; inputTypes: string[] } {
   const turns: { messages: MessageView[] }[] = [];
   const inputTypes = new Set<string>();
   const executors = new Map<string, ToolExecutor>();
@@ -79,11 +89,18 @@ function turnsOf(items: readonly ItemRecord[], agentName: string, names: ToolCal
     } else if (payload.type === 'function_call') {
       executors.set(payload.callId, payload.executor);
       if (payload.executor === 'invalid' || payload.executor === 'system') continue;
-      add(agentName, { toolCall: toolCallWire(payload.callId, names.identify(payload.name), argsFromText(payload.arguments)) }, item, false);
+      add(
+        agentName,
+        { toolCall: toolCallWire(payload.callId, names.identify(payload.name), argsFromText(payload.arguments)) },
+        item,
+        false,
+      );
     } else {
       const executor = executors.get(payload.callId);
       if (executor === 'invalid' || executor === 'system') continue;
-      const response = { toolResponse: toolResponseWire(payload.callId, names.identify(payload.name), payload.output, payload.isError) };
+      const response = {
+        toolResponse: toolResponseWire(payload.callId, names.identify(payload.name), payload.output, payload.isError),
+      };
       if (executor === 'server' || executor === 'fake') {
         add(agentName, response, item, false);
         continue;

@@ -35,7 +35,12 @@ export class ServerCallLog {
   know(entries: readonly LedgerEntryRecord[]): void {
     for (const entry of entries) {
       if (entry.kind !== 'server' && entry.kind !== 'approval') continue;
-      if (!this.calls.has(entry.id)) this.calls.set(entry.id, { name: entry.toolName, args: argsFromValue(entry.arguments), eventTime: entry.createdAt });
+      if (!this.calls.has(entry.id))
+        this.calls.set(entry.id, {
+          name: entry.toolName,
+          args: argsFromValue(entry.arguments),
+          eventTime: entry.createdAt,
+        });
     }
   }
 
@@ -50,7 +55,11 @@ export class ServerCallLog {
     const call = this.calls.get(id);
     if (!call) return;
     this.reportCall(id);
-    this.append(this.agentRole, { toolResponse: toolResponseWire(id, this.names.identify(call.name), output, isError) }, eventTime);
+    this.append(
+      this.agentRole,
+      { toolResponse: toolResponseWire(id, this.names.identify(call.name), output, isError) },
+      eventTime,
+    );
   }
 
   /**
@@ -85,14 +94,19 @@ export class ServerCallLog {
     const call = this.calls.get(id);
     if (!call || this.reported.has(id)) return;
     this.reported.add(id);
-    this.append(this.agentRole, { toolCall: toolCallWire(id, this.names.identify(call.name), call.args) }, call.eventTime);
+    this.append(
+      this.agentRole,
+      { toolCall: toolCallWire(id, this.names.identify(call.name), call.args) },
+      call.eventTime,
+    );
   }
 
   /** Calls of one step share a message, and so do their responses; a call and its response never do. */
   private append(role: string, chunk: Record<string, unknown>, eventTime: string): void {
     const last = this.messages[this.messages.length - 1];
     const lastChunk = last?.chunks[last.chunks.length - 1];
-    if (last && lastChunk && last.role === role && Object.keys(lastChunk)[0] === Object.keys(chunk)[0]) last.chunks.push(chunk);
+    if (last && lastChunk && last.role === role && Object.keys(lastChunk)[0] === Object.keys(chunk)[0])
+      last.chunks.push(chunk);
     else this.messages.push({ role, chunks: [chunk], eventTime });
   }
 }

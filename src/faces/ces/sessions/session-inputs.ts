@@ -22,9 +22,14 @@ export function readSessionInputs(inputs: readonly SessionInputWire[]): SessionI
     const path = `inputs[${index}]`;
     assertOneOf(input, SESSION_INPUT_MEMBERS, path, { required: true, name: 'input_type' });
     if (input.dtmf !== undefined || input.audio !== undefined) {
-      throw cesError('INVALID_ARGUMENT', 'UNSUPPORTED_INPUT', `${path}: ${input.dtmf !== undefined ? 'dtmf' : 'audio'} input is not supported by Baton; send text, event, image, blob, variables or toolResponses.`, {
-        field: `${path}.${input.dtmf !== undefined ? 'dtmf' : 'audio'}`,
-      });
+      throw cesError(
+        'INVALID_ARGUMENT',
+        'UNSUPPORTED_INPUT',
+        `${path}: ${input.dtmf !== undefined ? 'dtmf' : 'audio'} input is not supported by Baton; send text, event, image, blob, variables or toolResponses.`,
+        {
+          field: `${path}.${input.dtmf !== undefined ? 'dtmf' : 'audio'}`,
+        },
+      );
     }
     if (input.text !== undefined) result.parts.push({ type: 'text', text: input.text });
     if (input.event !== undefined) result.parts.push({ type: 'text', text: `[event] ${input.event.event}` });
@@ -32,14 +37,25 @@ export function readSessionInputs(inputs: readonly SessionInputWire[]): SessionI
       const media = input[kind];
       if (!media) continue;
       if (!BASE64.test(media.data)) {
-        throw cesError('INVALID_ARGUMENT', 'INVALID_MEDIA', `${path}.${kind}.data must be base64-encoded bytes.`, { field: `${path}.${kind}.data` });
-      }
-      if (kind === 'image' && !media.mimeType.startsWith('image/')) {
-        throw cesError('INVALID_ARGUMENT', 'INVALID_MEDIA', `${path}.image.mimeType must be an image type such as image/png (got '${media.mimeType}'); send other files as blob.`, {
-          field: `${path}.image.mimeType`,
+        throw cesError('INVALID_ARGUMENT', 'INVALID_MEDIA', `${path}.${kind}.data must be base64-encoded bytes.`, {
+          field: `${path}.${kind}.data`,
         });
       }
-      result.parts.push(kind === 'image' ? { type: 'image', mediaType: media.mimeType, data: media.data } : { type: 'file', mediaType: media.mimeType, data: media.data, url: null, filename: null });
+      if (kind === 'image' && !media.mimeType.startsWith('image/')) {
+        throw cesError(
+          'INVALID_ARGUMENT',
+          'INVALID_MEDIA',
+          `${path}.image.mimeType must be an image type such as image/png (got '${media.mimeType}'); send other files as blob.`,
+          {
+            field: `${path}.image.mimeType`,
+          },
+        );
+      }
+      result.parts.push(
+        kind === 'image'
+          ? { type: 'image', mediaType: media.mimeType, data: media.data }
+          : { type: 'file', mediaType: media.mimeType, data: media.data, url: null, filename: null },
+      );
     }
     if (input.variables !== undefined) result.variables = { ...result.variables, ...(input.variables as JsonObject) };
     input.toolResponses?.toolResponses.forEach((response, position) => {
@@ -56,5 +72,8 @@ export function readSessionInputs(inputs: readonly SessionInputWire[]): SessionI
 export function toolResultOf(response: Record<string, unknown>): { output: ContentPart[]; isError: boolean } {
   const isError = Object.hasOwn(response, 'error') && !Object.hasOwn(response, 'output');
   const value = isError ? response.error : Object.hasOwn(response, 'output') ? response.output : response;
-  return { output: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value ?? null) }], isError };
+  return {
+    output: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value ?? null) }],
+    isError,
+  };
 }

@@ -8,14 +8,26 @@ import { cesError } from '../ces-errors.ts';
  */
 
 /** The client owes responses; approvals of the same step, if any, are named so nothing surprises later. */
-export function responsesPendingError(sessionName: string, pending: readonly LedgerEntryRecord[], approvals: readonly LedgerEntryRecord[]): EngineError {
+export function responsesPendingError(
+  sessionName: string,
+  pending: readonly LedgerEntryRecord[],
+  approvals: readonly LedgerEntryRecord[],
+): EngineError {
   const ids = pending.map((entry) => entry.id);
-  const approvalNote = approvals.length > 0 ? ` Tool calls ${approvals.map((entry) => entry.id).join(', ')} also wait for a person's approval (POST /v1/tool-calls/{id}/decision).` : '';
+  const approvalNote =
+    approvals.length > 0
+      ? ` Tool calls ${approvals.map((entry) => entry.id).join(', ')} also wait for a person's approval (POST /v1/tool-calls/{id}/decision).`
+      : '';
   return cesError(
     'FAILED_PRECONDITION',
     'TOOL_RESPONSES_PENDING',
     `Session '${sessionName}' is waiting for the responses of tool calls ${ids.join(', ')}. Send them as toolResponses (with the same id, tool and displayName) before other input; you may add text in the same request once every pending call is answered.${approvalNote}`,
-    { metadata: { pendingToolCallIds: ids.join(','), ...(approvals.length > 0 ? { pendingApprovalIds: approvals.map((entry) => entry.id).join(',') } : {}) } },
+    {
+      metadata: {
+        pendingToolCallIds: ids.join(','),
+        ...(approvals.length > 0 ? { pendingApprovalIds: approvals.map((entry) => entry.id).join(',') } : {}),
+      },
+    },
   );
 }
 
@@ -37,8 +49,13 @@ export function notClientsToAnswer(entry: LedgerEntryRecord, field: string): Eng
     entry.kind === 'approval'
       ? `it waits for a person's approval: decide it with POST /v1/tool-calls/${entry.id}/decision {"approve": true|false, "reason": "…"}`
       : `Baton runs tool '${entry.toolName}' itself and already has its result`;
-  return cesError('INVALID_ARGUMENT', 'NOT_A_CLIENT_TOOL_CALL', `Tool call '${entry.id}' is not the client's to answer: ${how}. Send toolResponses only for the calls listed in toolCalls outputs.`, {
-    field,
-    metadata: { toolCallId: entry.id },
-  });
+  return cesError(
+    'INVALID_ARGUMENT',
+    'NOT_A_CLIENT_TOOL_CALL',
+    `Tool call '${entry.id}' is not the client's to answer: ${how}. Send toolResponses only for the calls listed in toolCalls outputs.`,
+    {
+      field,
+      metadata: { toolCallId: entry.id },
+    },
+  );
 }

@@ -71,7 +71,11 @@ export class SessionOutputWriter {
     }
     if (payload.type === 'message' && payload.role === 'assistant') {
       this.flushCalls();
-      if (!this.streamText) this.push({ text: payload.content.map((part) => (part.type === 'text' ? part.text : '')).join(''), turnIndex: this.turnIndex });
+      if (!this.streamText)
+        this.push({
+          text: payload.content.map((part) => (part.type === 'text' ? part.text : '')).join(''),
+          turnIndex: this.turnIndex,
+        });
     }
   }
 
@@ -86,12 +90,22 @@ export class SessionOutputWriter {
   finish(outcome: TurnOutcome): void {
     const { turn } = outcome;
     if (turn.status === 'failed') {
-      throw cesError('UNAVAILABLE', 'TURN_FAILED', turn.error?.message ?? 'The agent failed to answer; send the input again.');
+      throw cesError(
+        'UNAVAILABLE',
+        'TURN_FAILED',
+        turn.error?.message ?? 'The agent failed to answer; send the input again.',
+      );
     }
     if (turn.status === 'cancelled' || turn.status === 'expired') {
-      throw cesError('ABORTED', 'TURN_CANCELLED', `The turn was ${turn.status} before it finished; send the input again.`);
+      throw cesError(
+        'ABORTED',
+        'TURN_CANCELLED',
+        `The turn was ${turn.status} before it finished; send the input again.`,
+      );
     }
-    this.finishPaused(turn.status === 'requires_action' ? outcome.pendingCalls.filter((entry) => entry.kind === 'approval') : []);
+    this.finishPaused(
+      turn.status === 'requires_action' ? outcome.pendingCalls.filter((entry) => entry.kind === 'approval') : [],
+    );
   }
 
   /** Sends the turn's last output; `approvals` are the calls the turn still waits on a person for. */

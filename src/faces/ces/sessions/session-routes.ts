@@ -14,7 +14,12 @@ type AppParams = { project: string; location: string; app: string };
 const APP_PATH = '/v1/projects/:project/locations/:location/apps/:app';
 
 const listQuery = z
-  .object({ pageSize: z.string().optional(), pageToken: z.string().max(2_000).optional(), filter: z.string().max(2_000).optional(), orderBy: z.string().max(200).optional() })
+  .object({
+    pageSize: z.string().optional(),
+    pageToken: z.string().max(2_000).optional(),
+    filter: z.string().max(2_000).optional(),
+    orderBy: z.string().max(200).optional(),
+  })
   .strict();
 const emptyQuery = z.object({}).strict();
 
@@ -27,61 +32,74 @@ export function registerSessionRoutes(app: FastifyInstance, face: FaceContext): 
   const sessions = new SessionService(face.store, face.engine, face.tools);
   const conversations = new ConversationService(face.store, face.engine, face.keys.pageTokens, face.tools);
 
-  app.post<{ Params: AppParams & { sessionAction: string } }>(`${APP_PATH}/sessions/:sessionAction`, async (request, reply) => {
-    const { sessionAction, ...appPath } = request.params;
-    const match = /^(.+):(runSession|streamRunSession)$/.exec(sessionAction);
-    if (!match) {
-      throw cesError('NOT_FOUND', 'METHOD_NOT_FOUND', `No method '${sessionAction}': call sessions/{session}:runSession or sessions/{session}:streamRunSession.`);
-    }
-    parseRequest(emptyQuery, request.query, 'query string');
-    const body = parseRequest(runSessionRequestSchema, request.body);
-    const path = { ...appPath, session: match[1] ?? '' };
-    const idempotencyKey = request.idempotency?.key ?? null;
-    if (match[2] === 'runSession') {
-      const outputs: SessionOutput[] = [];
-      await sessions.runSession(request.principal, path, body, (output) => outputs.push(output), idempotencyKey);
-      return reply.send({ outputs });
-    }
-    // A hijacked stream never reaches onSend: the idempotency record is settled here. A replay
-    // gets the whole run as one JSON response.
-    const streamed: SessionOutput[] = [];
-    // Errors found before the first output are ordinary JSON errors; later ones end the stream.
-    const sse = new LazySseWriter(reply);
-    try {
-      await sessions.runSession(
-        request.principal,
-        path,
-        body,
-        (output) => {
-          streamed.push(output);
-          sse.open().data({ outputs: [output] });
-        },
-        idempotencyKey,
-      );
-      await request.idempotency?.complete(200, JSON.stringify({ outputs: streamed }));
-      request.idempotency = undefined;
-      sse.open().end();
-    } catch (error) {
-      if (!sse.started) throw error;
-      await request.idempotency?.release();
-      request.idempotency = undefined;
-      const engineError = toEngineError(error, 0);
-      if (engineError.kind === 'internal') request.log.error({ err: error }, 'session stream failed');
-      sse.open().data(googleErrorBody(engineError).body);
-      sse.open().end();
-    }
-    return reply;
-  });
+  app.post<{ Params: AppParams & { sessionAction: string } }>(
+    `${APP_PATH}/sessions/:sessionAction`,
+    async (request, reply) => {
+      const { sessionAction, ...appPath } = request.params;
+      const match = /^(.+):(runSession|streamRunSession)$/.exec(sessionAction);
+      if (!match) {
+        throw cesError(
+          'NOT_FOUND',
+          'METHOD_NOT_FOUND',
+          `No method '${sessionAction}': call sessions/{session}:runSession or sessions/{session}:streamRunSession.`,
+        );
+      }
+      parseRequest(emptyQuery, request.query, 'query string');
+      const body = parseRequest(runSessionRequestSchema, request.body);
+      const path = { ...appPath, session: match[1] ?? '' };
+      const idempotencyKey = request.idempotency?.key ?? null;
+      if (match[2] === 'runSession') {
+        const outputs: SessionOutput[] = [];
+        await sessions.runSession(request.principal, path, body, (output) => outputs.push(output), idempotencyKey);
+        return reply.send({ outputs });
+      }
+      // A hijacked stream never reaches onSend: the idempotency record is settled here. A replay
+      // gets the whole run as one JSON response.
+      const streamed: SessionOutput[] = [];
+      // Errors found before the first output are ordinary JSON errors; later ones end the stream.
+      const sse = new LazySseWriter(reply);
+      try {
+        await sessions.runSession(
+          request.principal,
+          path,
+          body,
+          (output) => {
+            streamed.push(output);
+            sse.open().data({ outputs: [output] });
+          },
+          idempotencyKey,
+        );
+        await request.idempotency?.complete(200, JSON.stringify({ outputs: streamed }));
+        request.idempotency = undefined;
+        sse.open().end();
+      } catch (error) {
+        if (!sse.started) throw error;
+        await request.idempotency?.release();
+        request.idempotency = undefined;
+        const engineError = toEngineError(error, 0);
+        if (engineError.kind === 'internal') request.log.error({ err: error }, 'session stream failed');
+        sse.open().data(googleErrorBody(engineError).body);
+        sse.open().end();
+      }
+      return reply;
+    },
+  );
 
   app.get<{ Params: AppParams }>(`${APP_PATH}/conversations`, async (request) =>
     conversations.list(request.principal, request.params, parseRequest(listQuery, request.query, 'query string')),
   );
-  app.get<{ Params: AppParams & { conversation: string } }>(`${APP_PATH}/conversations/:conversation`, async (request) => {
-    parseRequest(emptyQuery, request.query, 'query string');
-    return conversations.get(request.principal, request.params, request.params.conversation);
-  });
-  app.delete<{ Params: AppParams & { conversation: string } }>(`${APP_PATH}/conversations/:conversation`, async (request) => {
-    parseRequest(emptyQuery, request.query, 'query string');
-    return conversations.delete(request.principal, request.params, request.params.conversation);
-  });
+  app.get<{ Params: AppParams & { conversation: string } }>(
+    `${APP_PATH}/conversations/:conversation`,
+    async (request) => {
+      parseRequest(emptyQuery, request.query, 'query string');
+      return conversations.get(request.principal, request.params, request.params.conversation);
+    },
+  );
+  app.delete<{ Params: AppParams & { conversation: string } }>(
+    `${APP_PATH}/conversations/:conversation`,
+    async (request) => {
+      parseRequest(emptyQuery, request.query, 'query string');
+      return conversations.delete(request.principal, request.params, request.params.conversation);
+    },
+  );
 }

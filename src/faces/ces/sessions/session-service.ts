@@ -6,7 +6,14 @@ import type { InputItem } from '../../../engine/input-items.ts';
 import type { ToolResultInput } from '../../../engine/result-submission.ts';
 import type { ToolProvider } from '../../../engine/server-calls.ts';
 import type { Principal } from '../../../server/authenticate.ts';
-import type { AgentDefinition, AppRecord, JsonObject, LedgerEntryRecord, SessionRecord, TurnOptions } from '../../../store/records.ts';
+import type {
+  AgentDefinition,
+  AppRecord,
+  JsonObject,
+  LedgerEntryRecord,
+  SessionRecord,
+  TurnOptions,
+} from '../../../store/records.ts';
 import { DuplicateKeyError, type Repositories, type Store } from '../../../store/store.ts';
 import { appResourceName, resolveApp } from '../app-access.ts';
 import { cesError } from '../ces-errors.ts';
@@ -43,19 +50,40 @@ export class SessionService {
     private readonly tools?: ToolProvider,
   ) {}
 
-  async runSession(principal: Principal, path: SessionPath, request: RunSessionRequest, sink: OutputSink, idempotencyKey: string | null = null): Promise<void> {
+  async runSession(
+    principal: Principal,
+    path: SessionPath,
+    request: RunSessionRequest,
+    sink: OutputSink,
+    idempotencyKey: string | null = null,
+  ): Promise<void> {
     const app = await resolveApp(this.store, principal, path.project, path.location, path.app);
     const sessionName = `${appResourceName(app)}/sessions/${path.session}`;
     if (!SESSION_ID_PATTERN.test(path.session)) {
-      throw cesError('INVALID_ARGUMENT', 'INVALID_SESSION_ID', `Invalid session id '${path.session}': use 1-128 letters, digits, '-', '_', '.' or '~'.`, { field: 'config.session' });
+      throw cesError(
+        'INVALID_ARGUMENT',
+        'INVALID_SESSION_ID',
+        `Invalid session id '${path.session}': use 1-128 letters, digits, '-', '_', '.' or '~'.`,
+        { field: 'config.session' },
+      );
     }
     if (request.config.session !== sessionName) {
-      throw cesError('INVALID_ARGUMENT', 'SESSION_NAME_MISMATCH', `config.session must be the session of the URL, '${sessionName}' (got '${request.config.session}').`, { field: 'config.session' });
+      throw cesError(
+        'INVALID_ARGUMENT',
+        'SESSION_NAME_MISMATCH',
+        `config.session must be the session of the URL, '${sessionName}' (got '${request.config.session}').`,
+        { field: 'config.session' },
+      );
     }
     if (request.config.historicalContexts && request.config.historicalContexts.length > 0) {
-      throw cesError('INVALID_ARGUMENT', 'UNSUPPORTED_FIELD', 'config.historicalContexts is not supported by Baton: a session keeps its own history; start a new session id for a fresh one.', {
-        field: 'config.historicalContexts',
-      });
+      throw cesError(
+        'INVALID_ARGUMENT',
+        'UNSUPPORTED_FIELD',
+        'config.historicalContexts is not supported by Baton: a session keeps its own history; start a new session id for a fresh one.',
+        {
+          field: 'config.historicalContexts',
+        },
+      );
     }
     const inputs = readSessionInputs(request.inputs);
     const runOptions = (onAccepted?: RunOptions['onAccepted']): RunOptions => ({
@@ -66,37 +94,76 @@ export class SessionService {
 
     let session = await this.store.sessions.get(app.id, path.session);
     if (session?.ended) {
-      throw cesError('FAILED_PRECONDITION', 'SESSION_ENDED', `Session '${sessionName}' has ended; start a new session id to talk again.`);
+      throw cesError(
+        'FAILED_PRECONDITION',
+        'SESSION_ENDED',
+        `Session '${sessionName}' has ended; start a new session id to talk again.`,
+      );
     }
     if (!session) {
       const agentName = await this.entryAgent(app, request.config.entryAgent);
       if (inputs.responses.length > 0) {
-        throw cesError('INVALID_ARGUMENT', 'UNKNOWN_TOOL_CALL', `Session '${sessionName}' is new and has no tool calls to respond to; remove toolResponses.`, {
-          field: inputs.responses[0]?.param ?? 'inputs',
-        });
+        throw cesError(
+          'INVALID_ARGUMENT',
+          'UNKNOWN_TOOL_CALL',
+          `Session '${sessionName}' is new and has no tool calls to respond to; remove toolResponses.`,
+          {
+            field: inputs.responses[0]?.param ?? 'inputs',
+          },
+        );
       }
       if (inputs.parts.length === 0) {
         await this.createQuietSession(app, path.session, agentName, inputs.variables ?? {});
         return;
       }
-      const writer = this.writerFor(agentName, 1, request, sink, await this.namesFor(app, (await this.store.agents.get(app.id, agentName))?.definition));
-      const started = await this.engine.startConversation(app.id, agentName, {}, { items: [userMessage(inputs)], options: turnOptions(request) }, {
-        ...runOptions(async (tx, accepted) => {
-          await insertSession(tx, newSession(app.id, path.session, accepted.turn.conversationId, inputs.variables ?? {}, accepted.turn.createdAt, 1));
-        }),
-        listener: writer.listener,
-      });
+      const writer = this.writerFor(
+        agentName,
+        1,
+        request,
+        sink,
+        await this.namesFor(app, (await this.store.agents.get(app.id, agentName))?.definition),
+      );
+      const started = await this.engine.startConversation(
+        app.id,
+        agentName,
+        {},
+        { items: [userMessage(inputs)], options: turnOptions(request) },
+        {
+          ...runOptions(async (tx, accepted) => {
+            await insertSession(
+              tx,
+              newSession(
+                app.id,
+                path.session,
+                accepted.turn.conversationId,
+                inputs.variables ?? {},
+                accepted.turn.createdAt,
+                1,
+              ),
+            );
+          }),
+          listener: writer.listener,
+        },
+      );
       return this.finish(app, path.session, writer, started);
     }
 
     if (inputs.variables) {
-      session = (await this.store.sessions.update(app.id, session.id, { variables: { ...session.variables, ...inputs.variables }, updatedAt: new Date().toISOString() })) ?? session;
+      session =
+        (await this.store.sessions.update(app.id, session.id, {
+          variables: { ...session.variables, ...inputs.variables },
+          updatedAt: new Date().toISOString(),
+        })) ?? session;
     }
     if (inputs.parts.length === 0 && inputs.responses.length === 0) return;
     const current = session;
     const state = await this.engine.getConversationState(app.id, current.conversationId);
     if (state.status === 'running') {
-      throw cesError('ABORTED', 'SESSION_BUSY', `Session '${sessionName}' is running a turn for another request; retry when it has finished.`);
+      throw cesError(
+        'ABORTED',
+        'SESSION_BUSY',
+        `Session '${sessionName}' is running a turn for another request; retry when it has finished.`,
+      );
     }
     const agent = await this.store.agents.getById(state.conversation.agentId);
     const names = await this.namesFor(app, agent?.definition);
@@ -110,7 +177,9 @@ export class SessionService {
     if (state.status === 'pending') {
       const pendingIds = new Set(state.pendingCalls.map((entry) => entry.id));
       const approvals = state.pendingCalls.filter((entry) => entry.kind === 'approval');
-      const missing = state.pendingCalls.filter((entry) => entry.kind !== 'approval' && !results.some((result) => result.callId === entry.id));
+      const missing = state.pendingCalls.filter(
+        (entry) => entry.kind !== 'approval' && !results.some((result) => result.callId === entry.id),
+      );
       const otherInput = inputs.parts.length > 0 || results.some((result) => !pendingIds.has(result.callId));
       if (otherInput && missing.length > 0) throw responsesPendingError(sessionName, missing, approvals);
       if (otherInput && approvals.length > 0) throw approvalPendingError(sessionName, approvals);
@@ -118,8 +187,18 @@ export class SessionService {
         // Partial answers are kept (two approvers may answer separately); the session stays locked.
         // The listener only matters if an approval was decided meanwhile and this answer resumes the turn.
         let resumed: TurnOutcome | null = null;
-        for (const result of results) resumed = (await this.engine.submitCallResult(app.id, result.callId, result, { ...runOptions(), listener: writer.listener })).outcome ?? resumed;
-        await this.store.sessions.update(app.id, current.id, { turnCount: turnIndex, updatedAt: new Date().toISOString() });
+        for (const result of results)
+          resumed =
+            (
+              await this.engine.submitCallResult(app.id, result.callId, result, {
+                ...runOptions(),
+                listener: writer.listener,
+              })
+            ).outcome ?? resumed;
+        await this.store.sessions.update(app.id, current.id, {
+          turnCount: turnIndex,
+          updatedAt: new Date().toISOString(),
+        });
         if (resumed) return this.finish(app, current.id, writer, resumed);
         writer.pendingCalls(missing);
         return writer.finishPaused(approvals);
@@ -130,26 +209,49 @@ export class SessionService {
         await countTurn(tx);
         writer.accepted(accepted.inputItems, entries);
       };
-      const outcome = await this.engine.submitResults(app.id, current.conversationId, results, { ...runOptions(onResume), listener: writer.listener }, inputs.parts.length > 0 ? [userMessage(inputs)] : []);
+      const outcome = await this.engine.submitResults(
+        app.id,
+        current.conversationId,
+        results,
+        { ...runOptions(onResume), listener: writer.listener },
+        inputs.parts.length > 0 ? [userMessage(inputs)] : [],
+      );
       return this.finish(app, current.id, writer, outcome);
     }
     const outcome = await this.engine.sendMessage(
       app.id,
       current.conversationId,
-      { items: inputs.parts.length > 0 ? [userMessage(inputs)] : [], options: turnOptions(request), asyncResults: results },
+      {
+        items: inputs.parts.length > 0 ? [userMessage(inputs)] : [],
+        options: turnOptions(request),
+        asyncResults: results,
+      },
       { ...runOptions(countTurn), listener: writer.listener },
     );
-    if (isQueuedOutcome(outcome)) throw new EngineError('internal', 'unexpected_queue', 'Session input was queued, which sessions never allow.');
+    if (isQueuedOutcome(outcome))
+      throw new EngineError('internal', 'unexpected_queue', 'Session input was queued, which sessions never allow.');
     return this.finish(app, current.id, writer, outcome);
   }
 
   /** Sends the turn's last output; a session whose agent called `end_session` takes no more input. */
-  private async finish(app: AppRecord, sessionId: string, writer: SessionOutputWriter, outcome: TurnOutcome): Promise<void> {
-    if (writer.ended) await this.store.sessions.update(app.id, sessionId, { ended: true, updatedAt: new Date().toISOString() });
+  private async finish(
+    app: AppRecord,
+    sessionId: string,
+    writer: SessionOutputWriter,
+    outcome: TurnOutcome,
+  ): Promise<void> {
+    if (writer.ended)
+      await this.store.sessions.update(app.id, sessionId, { ended: true, updatedAt: new Date().toISOString() });
     writer.finish(outcome);
   }
 
-  private writerFor(agentName: string, turnIndex: number, request: RunSessionRequest, sink: OutputSink, names: ToolCallNames): SessionOutputWriter {
+  private writerFor(
+    agentName: string,
+    turnIndex: number,
+    request: RunSessionRequest,
+    sink: OutputSink,
+    names: ToolCallNames,
+  ): SessionOutputWriter {
     return new SessionOutputWriter(sink, names, turnIndex, request.config.enableTextStreaming === true, agentName);
   }
 
@@ -163,20 +265,36 @@ export class SessionService {
     const field = entryAgent !== undefined ? 'config.entryAgent' : 'rootAgent';
     const name = entryAgent ?? (typeof app.settings.rootAgent === 'string' ? app.settings.rootAgent : undefined);
     if (name === undefined || name === '') {
-      throw cesError('FAILED_PRECONDITION', 'NO_ROOT_AGENT', `App '${appResourceName(app)}' has no rootAgent: set it with PATCH /v1/${appResourceName(app)}?updateMask=rootAgent, or pass config.entryAgent.`);
+      throw cesError(
+        'FAILED_PRECONDITION',
+        'NO_ROOT_AGENT',
+        `App '${appResourceName(app)}' has no rootAgent: set it with PATCH /v1/${appResourceName(app)}?updateMask=rootAgent, or pass config.entryAgent.`,
+      );
     }
     const agentId = name.startsWith(prefix) ? name.slice(prefix.length) : '';
     if (agentId === '' || agentId.includes('/') || !(await this.store.agents.get(app.id, agentId))) {
-      throw cesError('INVALID_ARGUMENT', 'UNKNOWN_AGENT', `${field} '${name}' is not an agent of this app; list agents with GET /v1/${appResourceName(app)}/agents.`, { field });
+      throw cesError(
+        'INVALID_ARGUMENT',
+        'UNKNOWN_AGENT',
+        `${field} '${name}' is not an agent of this app; list agents with GET /v1/${appResourceName(app)}/agents.`,
+        { field },
+      );
     }
     return agentId;
   }
 
   /** A session whose first request only sets variables: the conversation exists, no turn ran. */
-  private async createQuietSession(app: AppRecord, sessionId: string, agentName: string, variables: JsonObject): Promise<void> {
+  private async createQuietSession(
+    app: AppRecord,
+    sessionId: string,
+    agentName: string,
+    variables: JsonObject,
+  ): Promise<void> {
     const conversation = await this.engine.createConversation(app.id, agentName, {});
     try {
-      await this.store.sessions.insert(newSession(app.id, sessionId, conversation.id, variables, conversation.createdAt, 0));
+      await this.store.sessions.insert(
+        newSession(app.id, sessionId, conversation.id, variables, conversation.createdAt, 0),
+      );
     } catch (error) {
       await this.store.conversations.delete(app.id, conversation.id);
       throw error instanceof DuplicateKeyError ? busy(sessionId) : error;
@@ -189,7 +307,13 @@ export class SessionService {
    * the call's (the client echoes what it received). Calls Baton runs (server tools, approvals)
    * are refused: their results come from Baton or from a person's decision, never from the client.
    */
-  private async matchResponses(app: AppRecord, session: SessionRecord, inputs: SessionInputs, pending: readonly LedgerEntryRecord[], names: ToolCallNames): Promise<ToolResultInput[]> {
+  private async matchResponses(
+    app: AppRecord,
+    session: SessionRecord,
+    inputs: SessionInputs,
+    pending: readonly LedgerEntryRecord[],
+    names: ToolCallNames,
+  ): Promise<ToolResultInput[]> {
     const results: ToolResultInput[] = [];
     const owed = pending.filter((call) => call.kind !== 'approval');
     for (const { response, param } of inputs.responses) {
@@ -198,20 +322,32 @@ export class SessionService {
         entry = await this.store.ledger.get(app.id, response.id);
         if (!entry || entry.conversationId !== session.conversationId) {
           const waiting = owed.map((call) => call.id);
-          throw cesError('INVALID_ARGUMENT', 'UNKNOWN_TOOL_CALL', `${param}.id '${response.id}' is not a tool call of this session. ${waiting.length > 0 ? `Pending calls: ${waiting.join(', ')}.` : 'No call is pending.'}`, {
-            field: `${param}.id`,
-            metadata: { pendingToolCallIds: waiting.join(',') },
-          });
+          throw cesError(
+            'INVALID_ARGUMENT',
+            'UNKNOWN_TOOL_CALL',
+            `${param}.id '${response.id}' is not a tool call of this session. ${waiting.length > 0 ? `Pending calls: ${waiting.join(', ')}.` : 'No call is pending.'}`,
+            {
+              field: `${param}.id`,
+              metadata: { pendingToolCallIds: waiting.join(',') },
+            },
+          );
         }
         if (entry.kind === 'server' || entry.kind === 'approval') throw notClientsToAnswer(entry, `${param}.id`);
       } else {
         const candidates = owed.filter((call) => sameToolRef(names.identify(call.toolName), response));
-        const approval = pending.find((call) => call.kind === 'approval' && sameToolRef(names.identify(call.toolName), response));
+        const approval = pending.find(
+          (call) => call.kind === 'approval' && sameToolRef(names.identify(call.toolName), response),
+        );
         if (candidates.length === 0 && approval) throw notClientsToAnswer(approval, `${param}.tool`);
         if (candidates.length !== 1) {
-          throw cesError('INVALID_ARGUMENT', 'TOOL_CALL_ID_REQUIRED', `${param}.id is required: ${candidates.length === 0 ? 'no pending call matches its tool' : 'several pending calls use this tool'}; echo the id of the toolCall.`, {
-            field: `${param}.id`,
-          });
+          throw cesError(
+            'INVALID_ARGUMENT',
+            'TOOL_CALL_ID_REQUIRED',
+            `${param}.id is required: ${candidates.length === 0 ? 'no pending call matches its tool' : 'several pending calls use this tool'}; echo the id of the toolCall.`,
+            {
+              field: `${param}.id`,
+            },
+          );
         }
         entry = candidates[0];
       }
@@ -219,18 +355,38 @@ export class SessionService {
       const identity = names.identify(entry.toolName);
       if ((response.tool !== undefined || response.toolsetTool !== undefined) && !sameToolRef(identity, response)) {
         const field = `${param}.${response.toolsetTool !== undefined ? 'toolsetTool' : 'tool'}`;
-        throw cesError('INVALID_ARGUMENT', 'TOOL_MISMATCH', `${field} must name '${describeToolRef(toolRefOf(identity))}', the tool of call '${entry.id}' (got '${describeToolRef(response)}').`, { field });
+        throw cesError(
+          'INVALID_ARGUMENT',
+          'TOOL_MISMATCH',
+          `${field} must name '${describeToolRef(toolRefOf(identity))}', the tool of call '${entry.id}' (got '${describeToolRef(response)}').`,
+          { field },
+        );
       }
       if (response.displayName !== undefined && response.displayName !== identity.displayName) {
-        throw cesError('INVALID_ARGUMENT', 'TOOL_MISMATCH', `${param}.displayName must be '${identity.displayName}', the display name of call '${entry.id}' (got '${response.displayName}').`, {
-          field: `${param}.displayName`,
-        });
+        throw cesError(
+          'INVALID_ARGUMENT',
+          'TOOL_MISMATCH',
+          `${param}.displayName must be '${identity.displayName}', the display name of call '${entry.id}' (got '${response.displayName}').`,
+          {
+            field: `${param}.displayName`,
+          },
+        );
       }
       if (entry.state !== 'pending') {
-        throw cesError('FAILED_PRECONDITION', 'TOOL_CALL_NOT_PENDING', `Tool call '${entry.id}' is no longer pending (it is ${entry.state}); its response cannot be sent again.`, { field: `${param}.id` });
+        throw cesError(
+          'FAILED_PRECONDITION',
+          'TOOL_CALL_NOT_PENDING',
+          `Tool call '${entry.id}' is no longer pending (it is ${entry.state}); its response cannot be sent again.`,
+          { field: `${param}.id` },
+        );
       }
       if (results.some((result) => result.callId === entry.id)) {
-        throw cesError('INVALID_ARGUMENT', 'DUPLICATE_TOOL_RESPONSE', `${param} answers call '${entry.id}' a second time; send one response per call.`, { field: `${param}.id` });
+        throw cesError(
+          'INVALID_ARGUMENT',
+          'DUPLICATE_TOOL_RESPONSE',
+          `${param} answers call '${entry.id}' a second time; send one response per call.`,
+          { field: `${param}.id` },
+        );
       }
       results.push({ callId: entry.id, ...toolResultOf(response.response), param });
     }
@@ -242,7 +398,14 @@ function userMessage(inputs: SessionInputs): InputItem {
   return { type: 'message', role: 'user', content: inputs.parts };
 }
 
-function newSession(appId: string, id: string, conversationId: string, variables: JsonObject, now: string, turnCount: number): SessionRecord {
+function newSession(
+  appId: string,
+  id: string,
+  conversationId: string,
+  variables: JsonObject,
+  now: string,
+  turnCount: number,
+): SessionRecord {
   return { appId, id, conversationId, ended: false, variables, turnCount, createdAt: now, updatedAt: now };
 }
 
@@ -255,7 +418,11 @@ async function insertSession(tx: Repositories, session: SessionRecord): Promise<
 }
 
 function busy(sessionId: string): EngineError {
-  return cesError('ABORTED', 'SESSION_BUSY', `Session '${sessionId}' was started by another request at the same time; retry.`);
+  return cesError(
+    'ABORTED',
+    'SESSION_BUSY',
+    `Session '${sessionId}' was started by another request at the same time; retry.`,
+  );
 }
 
 /** Per-request turn settings: `config.useToolFakes` runs the fakes of tools that have fake mode on. */

@@ -28,11 +28,17 @@ export const sessionInputSchema = z
     text: z.string().max(100_000).optional(),
     dtmf: z.string().optional(),
     audio: z.string().optional(),
-    toolResponses: z.object({ toolResponses: z.array(toolResponseSchema).min(1).max(128) }).strict().optional(),
+    toolResponses: z
+      .object({ toolResponses: z.array(toolResponseSchema).min(1).max(128) })
+      .strict()
+      .optional(),
     image: mediaSchema.optional(),
     blob: mediaSchema.optional(),
     variables: struct.optional(),
-    event: z.object({ event: z.string().min(1).max(200) }).strict().optional(),
+    event: z
+      .object({ event: z.string().min(1).max(200) })
+      .strict()
+      .optional(),
     willContinue: z.boolean().optional(),
   })
   .strict();
@@ -40,9 +46,24 @@ export const sessionInputSchema = z
 export type SessionInputWire = z.infer<typeof sessionInputSchema>;
 
 /** The members of the SessionInput oneof `input_type`. */
-export const SESSION_INPUT_MEMBERS = ['text', 'dtmf', 'audio', 'toolResponses', 'image', 'blob', 'variables', 'event'] as const;
+export const SESSION_INPUT_MEMBERS = [
+  'text',
+  'dtmf',
+  'audio',
+  'toolResponses',
+  'image',
+  'blob',
+  'variables',
+  'event',
+] as const;
 
-const audioConfig = z.object({ audioEncoding: z.string().optional(), sampleRateHertz: z.number().int().optional(), noiseSuppressionLevel: z.string().optional() }).strict();
+const audioConfig = z
+  .object({
+    audioEncoding: z.string().optional(),
+    sampleRateHertz: z.number().int().optional(),
+    noiseSuppressionLevel: z.string().optional(),
+  })
+  .strict();
 
 export const sessionConfigSchema = z
   .object({

@@ -22,7 +22,12 @@ export class ToolCallNames {
     private readonly byFunction: Map<string, ToolIdentity>,
   ) {}
 
-  static async load(store: Store, app: AppRecord, agent: AgentDefinition | undefined, tools?: ToolProvider): Promise<ToolCallNames> {
+  static async load(
+    store: Store,
+    app: AppRecord,
+    agent: AgentDefinition | undefined,
+    tools?: ToolProvider,
+  ): Promise<ToolCallNames> {
     const byFunction = new Map<string, ToolIdentity>();
     const prefix = appResourceName(app);
     for (const tool of agent && tools ? await serverTools(tools, app.id, agent) : []) {
@@ -31,7 +36,10 @@ export class ToolCallNames {
       byFunction.set(
         tool.name,
         collection === 'toolsets'
-          ? { toolsetTool: { toolset: `${prefix}/toolsets/${resourceId}`, toolId: toolName ?? tool.name }, displayName: tool.name }
+          ? {
+              toolsetTool: { toolset: `${prefix}/toolsets/${resourceId}`, toolId: toolName ?? tool.name },
+              displayName: tool.name,
+            }
           : { tool: `${prefix}/tools/${resourceId}`, displayName: tool.name },
       );
     }
@@ -47,7 +55,12 @@ export class ToolCallNames {
   }
 
   identify(functionName: string): ToolIdentity {
-    return this.byFunction.get(functionName) ?? { tool: `${appResourceName(this.app)}/tools/${functionName}`, displayName: functionName };
+    return (
+      this.byFunction.get(functionName) ?? {
+        tool: `${appResourceName(this.app)}/tools/${functionName}`,
+        displayName: functionName,
+      }
+    );
   }
 }
 
@@ -57,13 +70,24 @@ export function toolRefOf(identity: ToolIdentity): ToolRef {
 }
 
 /** Whether a reference a client sent names the same tool as `identity`. */
-export function sameToolRef(identity: ToolIdentity, ref: { tool?: string | undefined; toolsetTool?: { toolset: string; toolId: string } | undefined }): boolean {
-  if ('toolsetTool' in identity) return ref.tool === undefined && ref.toolsetTool?.toolset === identity.toolsetTool.toolset && ref.toolsetTool.toolId === identity.toolsetTool.toolId;
+export function sameToolRef(
+  identity: ToolIdentity,
+  ref: { tool?: string | undefined; toolsetTool?: { toolset: string; toolId: string } | undefined },
+): boolean {
+  if ('toolsetTool' in identity)
+    return (
+      ref.tool === undefined &&
+      ref.toolsetTool?.toolset === identity.toolsetTool.toolset &&
+      ref.toolsetTool.toolId === identity.toolsetTool.toolId
+    );
   return ref.toolsetTool === undefined && ref.tool === identity.tool;
 }
 
 /** A reference for error messages: the Tool name, or `toolset#toolId`. */
-export function describeToolRef(ref: { tool?: string | undefined; toolsetTool?: { toolset: string; toolId: string } | undefined }): string {
+export function describeToolRef(ref: {
+  tool?: string | undefined;
+  toolsetTool?: { toolset: string; toolId: string } | undefined;
+}): string {
   if (ref.toolsetTool) return `${ref.toolsetTool.toolset}#${ref.toolsetTool.toolId}`;
   return ref.tool ?? '(none)';
 }
@@ -73,7 +97,11 @@ export function describeToolRef(ref: { tool?: string | undefined; toolsetTool?: 
  * Naming must never fail a session or a conversation read because of that: without the list,
  * server calls fall back to `…/tools/{function name}`.
  */
-async function serverTools(tools: ToolProvider, appId: string, agent: AgentDefinition): Promise<ClientToolDefinition[]> {
+async function serverTools(
+  tools: ToolProvider,
+  appId: string,
+  agent: AgentDefinition,
+): Promise<ClientToolDefinition[]> {
   try {
     return await tools.listServerTools(appId, agent);
   } catch {

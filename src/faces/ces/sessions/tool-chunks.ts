@@ -11,9 +11,19 @@ export function toolCallWire(id: string, identity: ToolIdentity, args: Record<st
 }
 
 /** A result as `{output: …}`, a failure as `{error: …}`; JSON text is parsed back to its value. */
-export function toolResponseWire(id: string, identity: ToolIdentity, output: readonly ContentPart[], isError: boolean): ToolResponseOutWire {
+export function toolResponseWire(
+  id: string,
+  identity: ToolIdentity,
+  output: readonly ContentPart[],
+  isError: boolean,
+): ToolResponseOutWire {
   const value = parseJson(output.map((part) => (part.type === 'text' ? part.text : '')).join(''));
-  return { id, ...toolRefOf(identity), displayName: identity.displayName, response: isError ? { error: value } : { output: value } };
+  return {
+    id,
+    ...toolRefOf(identity),
+    displayName: identity.displayName,
+    response: isError ? { error: value } : { output: value },
+  };
 }
 
 /** The model's argument text as the Struct CES expects; anything but an object is `{}`. */

@@ -27,7 +27,10 @@ describe('parseFieldMask (AIP-134)', () => {
   });
 
   it('splits a comma-separated string, trimming and dropping repeats', () => {
-    expect(parseFieldMask('displayName, mcpToolset.serverAddress ,displayName')).toEqual(['displayName', 'mcpToolset.serverAddress']);
+    expect(parseFieldMask('displayName, mcpToolset.serverAddress ,displayName')).toEqual([
+      'displayName',
+      'mcpToolset.serverAddress',
+    ]);
     expect(parseFieldMask(['description', ' labels.team-a '])).toEqual(['description', 'labels.team-a']);
   });
 
@@ -37,12 +40,18 @@ describe('parseFieldMask (AIP-134)', () => {
   });
 
   it.each([
-    ['*,displayName', "Invalid updateMask: '*' (replace the whole resource) must be the only path, but the mask also names displayName."],
+    [
+      '*,displayName',
+      "Invalid updateMask: '*' (replace the whole resource) must be the only path, but the mask also names displayName.",
+    ],
     [
       'display name',
       "Invalid updateMask: 'display name' is not a field path; use camelCase field names joined by '.', e.g. 'displayName' or 'mcpToolset.serverAddress'.",
     ],
-    ['a..b', "Invalid updateMask: 'a..b' is not a field path; use camelCase field names joined by '.', e.g. 'displayName' or 'mcpToolset.serverAddress'."],
+    [
+      'a..b',
+      "Invalid updateMask: 'a..b' is not a field path; use camelCase field names joined by '.', e.g. 'displayName' or 'mcpToolset.serverAddress'.",
+    ],
     ['mcpToolset.__proto__.x', expect.stringContaining("'mcpToolset.__proto__.x' is not a field path")],
     [[42] as unknown as string[], 'Invalid updateMask: every path must be a string, not 42.'],
   ])('rejects %j', (mask, message) => {
@@ -69,11 +78,18 @@ describe('applyFieldMask', () => {
   });
 
   it('updates nested paths under a mutable object field, leaving siblings alone', () => {
-    const result = applyFieldMask(current, { mcpToolset: { serverAddress: 'https://new.example.com', timeout: 99 } }, ['mcpToolset.serverAddress'], spec);
+    const result = applyFieldMask(
+      current,
+      { mcpToolset: { serverAddress: 'https://new.example.com', timeout: 99 } },
+      ['mcpToolset.serverAddress'],
+      spec,
+    );
     expect(result.mcpToolset).toEqual({ serverAddress: 'https://new.example.com', timeout: 5 });
     expect(current.mcpToolset.serverAddress).toBe('https://old.example.com');
     expect(applyFieldMask(current, { labels: {} }, ['labels.team'], spec).labels).toEqual({});
-    expect(applyFieldMask({ name: 'n' }, { labels: { env: 'prod' } }, ['labels.env'], spec).labels).toEqual({ env: 'prod' });
+    expect(applyFieldMask({ name: 'n' }, { labels: { env: 'prod' } }, ['labels.env'], spec).labels).toEqual({
+      env: 'prod',
+    });
   });
 
   it('does not share objects with the patch', () => {
@@ -84,7 +100,12 @@ describe('applyFieldMask', () => {
   });
 
   it('ignores output-only paths', () => {
-    const result = applyFieldMask(current, { createTime: '2030-01-01T00:00:00Z', displayName: 'New' }, ['createTime', 'displayName', 'etag'], spec);
+    const result = applyFieldMask(
+      current,
+      { createTime: '2030-01-01T00:00:00Z', displayName: 'New' },
+      ['createTime', 'displayName', 'etag'],
+      spec,
+    );
     expect(result.createTime).toBe('2026-01-01T00:00:00Z');
     expect(result.displayName).toBe('New');
   });
@@ -107,7 +128,9 @@ describe('applyFieldMask', () => {
     expect(result.openApiToolset).toEqual({ spec: 'openapi: 3.0.0' });
     expect(result).not.toHaveProperty('mcpToolset');
     // A deeper path into a member counts as setting it.
-    expect(applyFieldMask(current, { openApiToolset: { spec: 's' } }, ['openApiToolset.spec'], spec)).not.toHaveProperty('mcpToolset');
+    expect(
+      applyFieldMask(current, { openApiToolset: { spec: 's' } }, ['openApiToolset.spec'], spec),
+    ).not.toHaveProperty('mcpToolset');
   });
 
   it('keeps the other union members when the mask only clears one or names none', () => {
@@ -137,15 +160,17 @@ describe('applyFieldMask', () => {
     expect(caught(() => applyFieldMask(current, { displayName: 'x' }, ['displayName.first'], spec)).message).toBe(
       "Invalid updateMask: 'displayName.first' reaches into 'displayName', which is not an object; name 'displayName' instead.",
     );
-    expect(caught(() => applyFieldMask(current, { mcpToolset: 'x' }, ['mcpToolset.serverAddress'], spec)).message).toContain(
-      "reaches into 'mcpToolset', which is not an object",
-    );
+    expect(
+      caught(() => applyFieldMask(current, { mcpToolset: 'x' }, ['mcpToolset.serverAddress'], spec)).message,
+    ).toContain("reaches into 'mcpToolset', which is not an object");
   });
 
   it('cannot be used to reach an object prototype', () => {
-    expect(caught(() => applyFieldMask({}, JSON.parse('{"labels":{"__proto__":{"polluted":1}}}'), ['labels.__proto__.polluted'], spec)).code).toBe(
-      'invalid_update_mask',
-    );
+    expect(
+      caught(() =>
+        applyFieldMask({}, JSON.parse('{"labels":{"__proto__":{"polluted":1}}}'), ['labels.__proto__.polluted'], spec),
+      ).code,
+    ).toBe('invalid_update_mask');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });

@@ -73,11 +73,19 @@ describe('parseFilter and matchesFilter (AIP-160)', () => {
     expect(matches("q = 'it\\'s'", { q: "it's" })).toBe(true);
     expect(matches('q = "a\\\\b"', { q: 'a\\b' })).toBe(true);
     expect(matches('q = "line\\nbreak"', { q: 'line\nbreak' })).toBe(true);
-    expect(parseFilter('a = "x(y) AND z"')).toMatchObject({ type: 'compare', value: { kind: 'string', text: 'x(y) AND z' } });
+    expect(parseFilter('a = "x(y) AND z"')).toMatchObject({
+      type: 'compare',
+      value: { kind: 'string', text: 'x(y) AND z' },
+    });
   });
 
   it('accepts bare words as values, with true/false and numbers typed', () => {
-    expect(parseFilter('kind = MCP')).toEqual({ type: 'compare', field: 'kind', operator: '=', value: { kind: 'string', text: 'MCP', wildcard: null } });
+    expect(parseFilter('kind = MCP')).toEqual({
+      type: 'compare',
+      field: 'kind',
+      operator: '=',
+      value: { kind: 'string', text: 'MCP', wildcard: null },
+    });
     expect(parseFilter('n = -2.5e3')).toMatchObject({ value: { kind: 'number', value: -2500 } });
     expect(parseFilter('b = false')).toMatchObject({ value: { kind: 'boolean', value: false } });
     expect(parseFilter('b = "false"')).toMatchObject({ value: { kind: 'string', text: 'false' } });
@@ -180,16 +188,19 @@ describe('parseFilter and matchesFilter (AIP-160)', () => {
     expect(matches('priority = 10 enabled = true')).toBe(true);
     expect(matches('priority = 10 enabled = false')).toBe(false);
     expect(matches('priority = 10 -enabled = false')).toBe(true);
-    expect(parseFilter('a = 1 b = 2 OR c = 3')).toMatchObject({ type: 'and', operands: [{ field: 'a' }, { type: 'or' }] });
+    expect(parseFilter('a = 1 b = 2 OR c = 3')).toMatchObject({
+      type: 'and',
+      operands: [{ field: 'a' }, { type: 'or' }],
+    });
   });
 
   it('lists the field paths a filter uses, once each', () => {
     expect(filterFields(parseFilter(''))).toEqual([]);
-    expect(filterFields(parseFilter('displayName = "x" OR NOT (mcpToolset.serverAddress:* AND displayName != "y") createTime > "z"'))).toEqual([
-      'displayName',
-      'mcpToolset.serverAddress',
-      'createTime',
-    ]);
+    expect(
+      filterFields(
+        parseFilter('displayName = "x" OR NOT (mcpToolset.serverAddress:* AND displayName != "y") createTime > "z"'),
+      ),
+    ).toEqual(['displayName', 'mcpToolset.serverAddress', 'createTime']);
   });
 });
 
@@ -206,7 +217,10 @@ describe('parseFilter syntax errors', () => {
   it.each([
     ['displayName = AND x = 1', "expected a value after '=' at position 14 but found 'AND'"],
     ['displayName = )', "expected a value after '=' at position 14 but found ')'"],
-    ['displayName "x"', "expected a comparison operator (=, !=, <, <=, >, >=, :) after 'displayName' at position 12 but found '\"x\"'"],
+    [
+      'displayName "x"',
+      "expected a comparison operator (=, !=, <, <=, >, >=, :) after 'displayName' at position 12 but found '\"x\"'",
+    ],
     ['displayName', "expected a comparison operator (=, !=, <, <=, >, >=, :) after 'displayName' at position 11"],
     ['a = "open', 'unterminated string starting at position 4; close it with "'],
     ["a = 'x\\'", "unterminated string starting at position 4; close it with '"],

@@ -52,11 +52,15 @@ describe('parseOrderBy (AIP-132)', () => {
   ])('rejects %j', (text, problem) => {
     const error = caught(() => parseOrderBy(text, ALLOWED));
     expect(error.code).toBe('invalid_order_by');
-    expect(error.message).toBe(`Invalid orderBy '${text}': ${problem}. Sort by one or more of: name, create_time, display_name, e.g. 'create_time desc, name'.`);
+    expect(error.message).toBe(
+      `Invalid orderBy '${text}': ${problem}. Sort by one or more of: name, create_time, display_name, e.g. 'create_time desc, name'.`,
+    );
   });
 
   it('gives a valid example even when only name is sortable', () => {
-    expect(caught(() => parseOrderBy('x', ['name'])).message).toContain("Sort by one or more of: name, e.g. 'name desc'.");
+    expect(caught(() => parseOrderBy('x', ['name'])).message).toContain(
+      "Sort by one or more of: name, e.g. 'name desc'.",
+    );
   });
 });
 
@@ -65,16 +69,35 @@ interface Row {
   create_time: string;
   display_name: string;
 }
-const row = (name: string, createTime: string, displayName = 'same'): Row => ({ name, create_time: createTime, display_name: displayName });
+const row = (name: string, createTime: string, displayName = 'same'): Row => ({
+  name,
+  create_time: createTime,
+  display_name: displayName,
+});
 const read = (resource: Row, field: string) => resource[field as keyof Row];
 
 describe('compareBy', () => {
   const rows = [row('b', '2026-01-02'), row('a', '2026-01-02'), row('c', '2026-01-01'), row('d', '2026-01-03')];
 
   it('sorts by the fields in order, honouring desc', () => {
-    expect([...rows].sort(compareBy(parseOrderBy('create_time', ALLOWED), read)).map((r) => r.name)).toEqual(['c', 'a', 'b', 'd']);
-    expect([...rows].sort(compareBy(parseOrderBy('create_time desc', ALLOWED), read)).map((r) => r.name)).toEqual(['d', 'a', 'b', 'c']);
-    expect([...rows].sort(compareBy(parseOrderBy('name desc', ALLOWED), read)).map((r) => r.name)).toEqual(['d', 'c', 'b', 'a']);
+    expect([...rows].sort(compareBy(parseOrderBy('create_time', ALLOWED), read)).map((r) => r.name)).toEqual([
+      'c',
+      'a',
+      'b',
+      'd',
+    ]);
+    expect([...rows].sort(compareBy(parseOrderBy('create_time desc', ALLOWED), read)).map((r) => r.name)).toEqual([
+      'd',
+      'a',
+      'b',
+      'c',
+    ]);
+    expect([...rows].sort(compareBy(parseOrderBy('name desc', ALLOWED), read)).map((r) => r.name)).toEqual([
+      'd',
+      'c',
+      'b',
+      'a',
+    ]);
   });
 
   it('breaks ties by name ascending, even when the other fields are descending', () => {

@@ -5,7 +5,10 @@ import { caught } from './caught.ts';
 
 const secret = Buffer.alloc(32, 7);
 const codec = new PageTokenCodec(secret);
-const state = { position: ['2026-01-01T00:00:00Z', 'projects/p/locations/l/apps/a/tools/weather'], query: 'parent=apps/a|filter=|orderBy=create_time desc' };
+const state = {
+  position: ['2026-01-01T00:00:00Z', 'projects/p/locations/l/apps/a/tools/weather'],
+  query: 'parent=apps/a|filter=|orderBy=create_time desc',
+};
 const INVALID = 'Invalid pageToken: pass the nextPageToken of a previous list response unchanged.';
 
 describe('PageTokenCodec (AIP-158)', () => {
@@ -57,7 +60,9 @@ describe('PageTokenCodec (AIP-158)', () => {
     expect(error.kind).toBe('invalid_request');
     expect(error.code).toBe('page_token_mismatch');
     expect(error.param).toBe('pageToken');
-    expect(error.message).toMatch(/^pageToken was issued for a different request \(filter, orderBy or parent changed\); .*omit pageToken/);
+    expect(error.message).toMatch(
+      /^pageToken was issued for a different request \(filter, orderBy or parent changed\); .*omit pageToken/,
+    );
   });
 
   it('requires a 32-byte secret', () => {
@@ -66,7 +71,8 @@ describe('PageTokenCodec (AIP-158)', () => {
 });
 
 describe('readPageSize', () => {
-  const SIZE_ERROR = 'pass a non-negative whole number (0 or omitted uses the default of 50; values above 1000 are lowered to 1000).';
+  const SIZE_ERROR =
+    'pass a non-negative whole number (0 or omitted uses the default of 50; values above 1000 are lowered to 1000).';
 
   it('uses the default for missing or zero', () => {
     expect(readPageSize(undefined)).toBe(50);

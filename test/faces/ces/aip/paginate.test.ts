@@ -92,7 +92,9 @@ describe('paginate (AIP-158)', () => {
   });
 
   it('refuses sort keys that are not unique, which would skip items at a page boundary', () => {
-    const error = caught(() => paginate(items, { pageSize: 2, query: 'q', order: byName, sortKey: () => ['same'], codec }));
+    const error = caught(() =>
+      paginate(items, { pageSize: 2, query: 'q', order: byName, sortKey: () => ['same'], codec }),
+    );
     expect(error.kind).toBe('internal');
     expect(error.code).toBe('duplicate_sort_key');
   });

@@ -7,7 +7,9 @@ const TOOLSET = ['mcpToolset', 'openApiToolset'] as const;
 describe('assertOneOf', () => {
   it('accepts exactly one member', () => {
     expect(() => assertOneOf({ mcpToolset: {} }, TOOLSET, 'toolset', { required: true })).not.toThrow();
-    expect(() => assertOneOf({ openApiToolset: {}, mcpToolset: null }, TOOLSET, 'toolset', { required: true })).not.toThrow();
+    expect(() =>
+      assertOneOf({ openApiToolset: {}, mcpToolset: null }, TOOLSET, 'toolset', { required: true }),
+    ).not.toThrow();
   });
 
   it('accepts none when the oneof is optional', () => {
@@ -15,26 +17,41 @@ describe('assertOneOf', () => {
   });
 
   it('rejects two members, naming both and the oneof', () => {
-    const error = caught(() => assertOneOf({ mcpToolset: {}, openApiToolset: {} }, TOOLSET, 'toolset', { required: false, name: 'toolset_type' }));
+    const error = caught(() =>
+      assertOneOf({ mcpToolset: {}, openApiToolset: {} }, TOOLSET, 'toolset', {
+        required: false,
+        name: 'toolset_type',
+      }),
+    );
     expect(error.kind).toBe('invalid_request');
     expect(error.code).toBe('union_conflict');
-    expect(error.message).toBe("toolset sets both 'mcpToolset' and 'openApiToolset'; these are alternatives of the oneof toolset_type: set exactly one.");
+    expect(error.message).toBe(
+      "toolset sets both 'mcpToolset' and 'openApiToolset'; these are alternatives of the oneof toolset_type: set exactly one.",
+    );
     expect(error.param).toBe('toolset.openApiToolset');
     expect(error.details).toEqual({ members: ['mcpToolset', 'openApiToolset'], set: ['mcpToolset', 'openApiToolset'] });
   });
 
   it('lists three or more members set, and works without a oneof name', () => {
-    const error = caught(() => assertOneOf({ a: 1, b: '', c: false }, ['a', 'b', 'c'], 'toolset.apiAuthentication', { required: true }));
+    const error = caught(() =>
+      assertOneOf({ a: 1, b: '', c: false }, ['a', 'b', 'c'], 'toolset.apiAuthentication', { required: true }),
+    );
     expect(error.code).toBe('union_conflict');
-    expect(error.message).toBe("toolset.apiAuthentication sets 'a', 'b' and 'c'; these are alternatives of one oneof: set exactly one.");
+    expect(error.message).toBe(
+      "toolset.apiAuthentication sets 'a', 'b' and 'c'; these are alternatives of one oneof: set exactly one.",
+    );
     expect(error.param).toBe('toolset.apiAuthentication.b');
   });
 
   it('rejects none when required, naming the members', () => {
-    const error = caught(() => assertOneOf({ mcpToolset: null }, TOOLSET, 'toolset', { required: true, name: 'toolset_type' }));
+    const error = caught(() =>
+      assertOneOf({ mcpToolset: null }, TOOLSET, 'toolset', { required: true, name: 'toolset_type' }),
+    );
     expect(error.kind).toBe('invalid_request');
     expect(error.code).toBe('union_missing');
-    expect(error.message).toBe("toolset sets none of 'mcpToolset' or 'openApiToolset'; set exactly one (they are alternatives of the oneof toolset_type).");
+    expect(error.message).toBe(
+      "toolset sets none of 'mcpToolset' or 'openApiToolset'; set exactly one (they are alternatives of the oneof toolset_type).",
+    );
     expect(error.param).toBe('toolset');
   });
 

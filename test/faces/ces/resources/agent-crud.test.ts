@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBaton, type TestBaton } from '../../../helpers/test-baton.ts';
-import { APP, clientFunctionTool, created, expectGoogleError, mcpToolset, read, violatedField } from './ces-test-client.ts';
+import {
+  APP,
+  clientFunctionTool,
+  created,
+  expectGoogleError,
+  mcpToolset,
+  read,
+  violatedField,
+} from './ces-test-client.ts';
 
 const AGENTS = `/v1/${APP}/agents`;
 
@@ -38,7 +46,14 @@ describe('CES agents: create, read, update, delete', () => {
     });
     expect((await read(baton, agent.name)).body).toEqual(agent);
     const record = await baton.baton.store.agents.get(baton.baton.defaultAppId, 'support');
-    expect(record!.definition).toMatchObject({ instructions: 'Be brief.', model: 'scripted:auto', temperature: 0.5, displayName: 'Support', toolIds: ['lookup'], toolsets: [{ toolsetId: 'crm', toolIds: ['search'] }] });
+    expect(record!.definition).toMatchObject({
+      instructions: 'Be brief.',
+      model: 'scripted:auto',
+      temperature: 0.5,
+      displayName: 'Support',
+      toolIds: ['lookup'],
+      toolsets: [{ toolsetId: 'crm', toolIds: ['search'] }],
+    });
   });
 
   it('generates an id and takes the model from the app, else scripted:auto', async () => {
@@ -60,18 +75,34 @@ describe('CES agents: create, read, update, delete', () => {
   });
 
   it('updates with a mask, and without one replaces the CES fields but keeps Baton-only settings', async () => {
-    const native = await baton.request('POST', '/v1/agents', { name: 'tuned', model: 'scripted:auto', instructions: 'old', max_steps: 3, input_policy: 'queue' });
+    const native = await baton.request('POST', '/v1/agents', {
+      name: 'tuned',
+      model: 'scripted:auto',
+      instructions: 'old',
+      max_steps: 3,
+      input_policy: 'queue',
+    });
     expect(native.status).toBe(201);
     const before = (await read(baton, `${APP}/agents/tuned`)).body;
     expect(before.displayName).toBe('tuned');
 
-    const masked = await baton.request('PATCH', `/v1/${APP}/agents/tuned?updateMask=instruction,modelSettings.temperature`, { instruction: 'new', modelSettings: { temperature: 1 }, description: 'not masked' });
+    const masked = await baton.request(
+      'PATCH',
+      `/v1/${APP}/agents/tuned?updateMask=instruction,modelSettings.temperature`,
+      { instruction: 'new', modelSettings: { temperature: 1 }, description: 'not masked' },
+    );
     expect(masked.status).toBe(200);
-    expect(masked.body).toMatchObject({ instruction: 'new', modelSettings: { model: 'scripted:auto', temperature: 1 } });
+    expect(masked.body).toMatchObject({
+      instruction: 'new',
+      modelSettings: { model: 'scripted:auto', temperature: 1 },
+    });
     expect(masked.body.description).toBeUndefined();
     expect(masked.body.etag).not.toBe(before.etag);
 
-    const whole = await baton.request('PATCH', `/v1/${APP}/agents/tuned`, { displayName: 'Tuned', tools: [`${APP}/tools/lookup`] });
+    const whole = await baton.request('PATCH', `/v1/${APP}/agents/tuned`, {
+      displayName: 'Tuned',
+      tools: [`${APP}/tools/lookup`],
+    });
     expect(whole.status).toBe(200);
     expect(whole.body.instruction).toBeUndefined();
     expect(whole.body.modelSettings).toEqual({ model: 'scripted:auto' });
@@ -94,7 +125,11 @@ describe('CES agents: create, read, update, delete', () => {
 
   it('a duplicate agentId is ALREADY_EXISTS', async () => {
     const before = (await read(baton, `${APP}/agents/support`)).body;
-    const error = expectGoogleError(await baton.request('POST', `${AGENTS}?agentId=support`, { displayName: 'Again' }), 409, 'ALREADY_EXISTS');
+    const error = expectGoogleError(
+      await baton.request('POST', `${AGENTS}?agentId=support`, { displayName: 'Again' }),
+      409,
+      'ALREADY_EXISTS',
+    );
     expect(violatedField(error)).toBe('agentId');
     expect((await read(baton, before.name)).body).toEqual(before);
   });
@@ -106,14 +141,21 @@ describe('CES agents: create, read, update, delete', () => {
       [{ displayName: 'x', tools: ['projects/other/locations/global/apps/default/tools/lookup'] }, 'agent.tools[0]'],
       [{ displayName: 'x', toolsets: [{ toolset: `${APP}/toolsets/nope` }] }, 'agent.toolsets[0].toolset'],
       [{ displayName: 'x', childAgents: ['support'] }, 'agent.childAgents[0]'],
-      [{ displayName: 'x', remoteDialogflowAgent: { agent: 'projects/p/locations/l/agents/a' } }, 'agent.remoteDialogflowAgent'],
+      [
+        { displayName: 'x', remoteDialogflowAgent: { agent: 'projects/p/locations/l/agents/a' } },
+        'agent.remoteDialogflowAgent',
+      ],
       [{ description: 'no display name' }, 'agent.displayName'],
       [{ displayName: 'x', modelSettings: { model: 'gemini-2.5-flash' } }, 'agent.modelSettings.model'],
       [{ displayName: 'x', modelSettings: { temperature: 3 } }, 'agent.modelSettings.temperature'],
       [{ displayName: 'x', instructions: 'typo of instruction' }, 'agent.instructions'],
     ];
     for (const [body, field] of cases) {
-      const error = expectGoogleError(await baton.request('POST', `${AGENTS}?agentId=refused`, body), 400, 'INVALID_ARGUMENT');
+      const error = expectGoogleError(
+        await baton.request('POST', `${AGENTS}?agentId=refused`, body),
+        400,
+        'INVALID_ARGUMENT',
+      );
       expect(violatedField(error), JSON.stringify(body)).toBe(field);
     }
     expectGoogleError(await read(baton, `${APP}/agents/refused`), 404, 'NOT_FOUND');
@@ -121,17 +163,35 @@ describe('CES agents: create, read, update, delete', () => {
 
   it('a stale etag is ABORTED on update and delete, e.g. after an edit through the native API', async () => {
     const agent = await created(baton, `${AGENTS}?agentId=raced`, { displayName: 'Raced' });
-    expect((await baton.request('PUT', '/v1/agents/raced', { model: 'scripted:auto', instructions: 'native edit' })).status).toBe(200);
+    expect(
+      (await baton.request('PUT', '/v1/agents/raced', { model: 'scripted:auto', instructions: 'native edit' })).status,
+    ).toBe(200);
     const current = (await read(baton, agent.name)).body;
-    expectGoogleError(await baton.request('PATCH', `/v1/${agent.name}?updateMask=displayName`, { displayName: 'Mine', etag: agent.etag }), 409, 'ABORTED');
-    expectGoogleError(await baton.request('DELETE', `/v1/${agent.name}?etag=${encodeURIComponent(agent.etag)}`), 409, 'ABORTED');
+    expectGoogleError(
+      await baton.request('PATCH', `/v1/${agent.name}?updateMask=displayName`, {
+        displayName: 'Mine',
+        etag: agent.etag,
+      }),
+      409,
+      'ABORTED',
+    );
+    expectGoogleError(
+      await baton.request('DELETE', `/v1/${agent.name}?etag=${encodeURIComponent(agent.etag)}`),
+      409,
+      'ABORTED',
+    );
     expect((await read(baton, agent.name)).body).toEqual(current);
   });
 
   it("deleting the app's root agent or another agent's child is FAILED_PRECONDITION unless force clears the references", async () => {
     await created(baton, `${AGENTS}?agentId=root`, { displayName: 'Root' });
-    await created(baton, `${AGENTS}?agentId=parent`, { displayName: 'Parent', childAgents: [`${APP}/agents/root`, `${APP}/agents/support`] });
-    expect((await baton.request('PATCH', `/v1/${APP}?updateMask=rootAgent`, { rootAgent: `${APP}/agents/root` })).status).toBe(200);
+    await created(baton, `${AGENTS}?agentId=parent`, {
+      displayName: 'Parent',
+      childAgents: [`${APP}/agents/root`, `${APP}/agents/support`],
+    });
+    expect(
+      (await baton.request('PATCH', `/v1/${APP}?updateMask=rootAgent`, { rootAgent: `${APP}/agents/root` })).status,
+    ).toBe(200);
 
     const error = expectGoogleError(await baton.request('DELETE', `${AGENTS}/root`), 400, 'FAILED_PRECONDITION');
     expect(error.message).toContain(`${APP} (rootAgent)`);
@@ -145,9 +205,15 @@ describe('CES agents: create, read, update, delete', () => {
   });
 
   it('accepts the end_session system tool, which exists in every app without being created', async () => {
-    const agent = await created(baton, `${AGENTS}?agentId=closer`, { displayName: 'Closer', tools: [`${APP}/tools/end_session`] });
+    const agent = await created(baton, `${AGENTS}?agentId=closer`, {
+      displayName: 'Closer',
+      tools: [`${APP}/tools/end_session`],
+    });
     expect(agent.tools).toEqual([`${APP}/tools/end_session`]);
-    const missing = await baton.request('POST', `${AGENTS}?agentId=closer2`, { displayName: 'Closer 2', tools: [`${APP}/tools/end_sessions`] });
+    const missing = await baton.request('POST', `${AGENTS}?agentId=closer2`, {
+      displayName: 'Closer 2',
+      tools: [`${APP}/tools/end_sessions`],
+    });
     expect(violatedField(expectGoogleError(missing, 400, 'INVALID_ARGUMENT'))).toBe('agent.tools[0]');
   });
 });

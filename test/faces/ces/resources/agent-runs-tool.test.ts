@@ -15,10 +15,16 @@ describe('an agent created over CES, used from the Responses API', () => {
       clientFunction: {
         name: 'get_order_status',
         description: 'Get the delivery status of an order by its order number.',
-        parameters: { type: 'OBJECT', properties: { order_number: { type: 'STRING', description: 'The order number' } }, required: ['order_number'] },
+        parameters: {
+          type: 'OBJECT',
+          properties: { order_number: { type: 'STRING', description: 'The order number' } },
+          required: ['order_number'],
+        },
       },
     });
-    await created(baton, `/v1/${APP}/tools?toolId=unused`, { clientFunction: { name: 'cancel_subscription', description: 'Cancel a subscription.' } });
+    await created(baton, `/v1/${APP}/tools?toolId=unused`, {
+      clientFunction: { name: 'cancel_subscription', description: 'Cancel a subscription.' },
+    });
     await created(baton, `/v1/${APP}/agents?agentId=orders`, {
       displayName: 'Orders',
       instruction: 'Help with orders.',
@@ -26,7 +32,10 @@ describe('an agent created over CES, used from the Responses API', () => {
       tools: [`${APP}/tools/order-status`],
     });
 
-    const response = await baton.request('POST', '/v1/responses', { model: 'orders', input: 'What is the delivery status of order 4711?' });
+    const response = await baton.request('POST', '/v1/responses', {
+      model: 'orders',
+      input: 'What is the delivery status of order 4711?',
+    });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     const calls = response.body.output.filter((item: any) => item.type === 'function_call');
     expect(calls).toHaveLength(1);
@@ -35,7 +44,10 @@ describe('an agent created over CES, used from the Responses API', () => {
 
     // Once the tool is removed from the agent (force delete), the next turn no longer offers it.
     expect((await baton.request('DELETE', `/v1/${APP}/tools/order-status?force=true`)).status).toBe(200);
-    const after = await baton.request('POST', '/v1/responses', { model: 'orders', input: 'What is the delivery status of order 4711?' });
+    const after = await baton.request('POST', '/v1/responses', {
+      model: 'orders',
+      input: 'What is the delivery status of order 4711?',
+    });
     expect(after.status).toBe(200);
     expect(after.body.output.filter((item: any) => item.type === 'function_call')).toEqual([]);
   });

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBaton, type TestBaton } from '../../../helpers/test-baton.ts';
-import { APP, clientFunctionTool, created, expectGoogleError, LOCATION, read, violatedField } from './ces-test-client.ts';
+import {
+  APP,
+  clientFunctionTool,
+  created,
+  expectGoogleError,
+  LOCATION,
+  read,
+  violatedField,
+} from './ces-test-client.ts';
 
 const APPS = `/v1/${LOCATION}/apps`;
 const OPERATION = new RegExp(`^${LOCATION}/operations/[a-z0-9]+$`);
@@ -8,7 +16,8 @@ const OPERATION = new RegExp(`^${LOCATION}/operations/[a-z0-9]+$`);
 describe('CES apps', () => {
   let baton: TestBaton;
   let memberKey: string;
-  const asMember = (method: string, path: string, body?: unknown) => baton.request(method, path, body, { authorization: `Bearer ${memberKey}` });
+  const asMember = (method: string, path: string, body?: unknown) =>
+    baton.request(method, path, body, { authorization: `Bearer ${memberKey}` });
 
   beforeAll(async () => {
     baton = await startTestBaton();
@@ -58,9 +67,17 @@ describe('CES apps', () => {
 
   it('updates with and without a mask; the new app default model applies to its new agents', async () => {
     await created(baton, `${APPS}?appId=editable`, { displayName: 'Editable', description: 'old', pinned: true });
-    const masked = await baton.request('PATCH', `${APPS}/editable?updateMask=modelSettings.model,description`, { description: 'new', modelSettings: { model: 'scripted:auto' } });
+    const masked = await baton.request('PATCH', `${APPS}/editable?updateMask=modelSettings.model,description`, {
+      description: 'new',
+      modelSettings: { model: 'scripted:auto' },
+    });
     expect(masked.status).toBe(200);
-    expect(masked.body).toMatchObject({ displayName: 'Editable', description: 'new', pinned: true, modelSettings: { model: 'scripted:auto' } });
+    expect(masked.body).toMatchObject({
+      displayName: 'Editable',
+      description: 'new',
+      pinned: true,
+      modelSettings: { model: 'scripted:auto' },
+    });
     const whole = await baton.request('PATCH', `${APPS}/editable`, { displayName: 'Replaced' });
     expect(whole.status).toBe(200);
     expect(whole.body.pinned).toBeUndefined();
@@ -73,13 +90,21 @@ describe('CES apps', () => {
     await created(baton, `/v1/${gone}/tools?toolId=t`, clientFunctionTool('t'));
     const appId = (await baton.baton.store.apps.getByName('gone'))!.id;
     const operation = await baton.request('DELETE', `/v1/${gone}`);
-    expect(operation.body).toEqual({ name: expect.stringMatching(OPERATION), done: true, response: { '@type': 'type.googleapis.com/google.protobuf.Empty' } });
+    expect(operation.body).toEqual({
+      name: expect.stringMatching(OPERATION),
+      done: true,
+      response: { '@type': 'type.googleapis.com/google.protobuf.Empty' },
+    });
     expectGoogleError(await read(baton, gone), 404, 'NOT_FOUND');
     expect(await baton.baton.store.resources.list(appId, 'tools')).toEqual([]);
   });
 
   it('a member key cannot create apps and lists only its own app', async () => {
-    const error = expectGoogleError(await asMember('POST', `${APPS}?appId=sneaky`, { displayName: 'Sneaky' }), 403, 'PERMISSION_DENIED');
+    const error = expectGoogleError(
+      await asMember('POST', `${APPS}?appId=sneaky`, { displayName: 'Sneaky' }),
+      403,
+      'PERMISSION_DENIED',
+    );
     expect(error.message).toContain('admin API key');
     expectGoogleError(await read(baton, `${LOCATION}/apps/sneaky`), 404, 'NOT_FOUND');
     const listed = await asMember('GET', APPS);
@@ -96,31 +121,85 @@ describe('CES apps', () => {
 
     const app = (await created(baton, `${APPS}?appId=guarded`, { displayName: 'Guarded' })).response;
     await baton.request('PATCH', `/v1/${app.name}?updateMask=description`, { description: 'changed' });
-    expectGoogleError(await baton.request('DELETE', `/v1/${app.name}?etag=${encodeURIComponent(app.etag)}`), 409, 'ABORTED');
+    expectGoogleError(
+      await baton.request('DELETE', `/v1/${app.name}?etag=${encodeURIComponent(app.etag)}`),
+      409,
+      'ABORTED',
+    );
     expect((await read(baton, app.name)).body.description).toBe('changed');
 
-    expectGoogleError(await baton.request('POST', '/v1/projects/other/locations/global/apps', { displayName: 'Elsewhere' }), 403, 'PERMISSION_DENIED');
-    expect(violatedField(expectGoogleError(await baton.request('POST', `${APPS}?appId=guarded`, { displayName: 'Twin' }), 409, 'ALREADY_EXISTS'))).toBe('appId');
-    expect(violatedField(expectGoogleError(await baton.request('POST', `${APPS}?appId=odd`, { displayName: 'Odd', audioProcessingConfig: {} }), 400, 'INVALID_ARGUMENT'))).toBe(
-      'app.audioProcessingConfig',
+    expectGoogleError(
+      await baton.request('POST', '/v1/projects/other/locations/global/apps', { displayName: 'Elsewhere' }),
+      403,
+      'PERMISSION_DENIED',
     );
-    expect(violatedField(expectGoogleError(await baton.request('POST', `${APPS}?appId=odd`, { description: 'no name' }), 400, 'INVALID_ARGUMENT'))).toBe('app.displayName');
-    expect(violatedField(expectGoogleError(await baton.request('POST', `${APPS}?appId=odd`, { displayName: 'x', rootAgent: `${LOCATION}/apps/odd/agents/a` }), 400, 'INVALID_ARGUMENT'))).toBe(
-      'app.rootAgent',
-    );
-    expect(violatedField(expectGoogleError(await baton.request('POST', `${APPS}?appId=odd`, { displayName: 'x', timeZoneSettings: { timeZone: 'Mars/Olympus' } }), 400, 'INVALID_ARGUMENT'))).toBe(
-      'app.timeZoneSettings.timeZone',
-    );
+    expect(
+      violatedField(
+        expectGoogleError(
+          await baton.request('POST', `${APPS}?appId=guarded`, { displayName: 'Twin' }),
+          409,
+          'ALREADY_EXISTS',
+        ),
+      ),
+    ).toBe('appId');
+    expect(
+      violatedField(
+        expectGoogleError(
+          await baton.request('POST', `${APPS}?appId=odd`, { displayName: 'Odd', audioProcessingConfig: {} }),
+          400,
+          'INVALID_ARGUMENT',
+        ),
+      ),
+    ).toBe('app.audioProcessingConfig');
+    expect(
+      violatedField(
+        expectGoogleError(
+          await baton.request('POST', `${APPS}?appId=odd`, { description: 'no name' }),
+          400,
+          'INVALID_ARGUMENT',
+        ),
+      ),
+    ).toBe('app.displayName');
+    expect(
+      violatedField(
+        expectGoogleError(
+          await baton.request('POST', `${APPS}?appId=odd`, {
+            displayName: 'x',
+            rootAgent: `${LOCATION}/apps/odd/agents/a`,
+          }),
+          400,
+          'INVALID_ARGUMENT',
+        ),
+      ),
+    ).toBe('app.rootAgent');
+    expect(
+      violatedField(
+        expectGoogleError(
+          await baton.request('POST', `${APPS}?appId=odd`, {
+            displayName: 'x',
+            timeZoneSettings: { timeZone: 'Mars/Olympus' },
+          }),
+          400,
+          'INVALID_ARGUMENT',
+        ),
+      ),
+    ).toBe('app.timeZoneSettings.timeZone');
     expectGoogleError(await read(baton, `${LOCATION}/apps/odd`), 404, 'NOT_FOUND');
     expect((await read(baton, app.name)).body.displayName).toBe('Guarded');
   });
 
   it('rootAgent must name an existing agent of the app', async () => {
     const before = (await read(baton, APP)).body;
-    expectGoogleError(await baton.request('PATCH', `/v1/${APP}?updateMask=rootAgent`, { rootAgent: `${APP}/agents/missing` }), 400, 'INVALID_ARGUMENT');
+    expectGoogleError(
+      await baton.request('PATCH', `/v1/${APP}?updateMask=rootAgent`, { rootAgent: `${APP}/agents/missing` }),
+      400,
+      'INVALID_ARGUMENT',
+    );
     expect((await read(baton, APP)).body).toEqual(before);
     await created(baton, `/v1/${APP}/agents?agentId=entry`, { displayName: 'Entry' });
-    const updated = await baton.request('PATCH', `/v1/${APP}?updateMask=rootAgent`, { rootAgent: `${APP}/agents/entry` });
+    const updated = await baton.request('PATCH', `/v1/${APP}?updateMask=rootAgent`, {
+      rootAgent: `${APP}/agents/entry`,
+    });
     expect(updated.body.rootAgent).toBe(`${APP}/agents/entry`);
   });
 });

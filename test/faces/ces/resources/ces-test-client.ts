@@ -9,7 +9,11 @@ export const APP = `${LOCATION}/apps/default`;
  * Asserts a google.rpc.Status error body `{error:{code,message,status,details}}` with the given
  * HTTP status and status name, and returns the error for further checks.
  */
-export function expectGoogleError(response: TestResponse, http: number, status: string): { code: number; message: string; status: string; details: any[] } {
+export function expectGoogleError(
+  response: TestResponse,
+  http: number,
+  status: string,
+): { code: number; message: string; status: string; details: any[] } {
   expect(response.status, JSON.stringify(response.body)).toBe(http);
   expect(Object.keys(response.body)).toEqual(['error']);
   const error = response.body.error;
@@ -20,7 +24,8 @@ export function expectGoogleError(response: TestResponse, http: number, status: 
 
 /** The field a BadRequest detail names, if any. */
 export function violatedField(error: { details: any[] }): string | undefined {
-  return error.details.find((detail) => detail['@type'] === 'type.googleapis.com/google.rpc.BadRequest')?.fieldViolations?.[0]?.field;
+  return error.details.find((detail) => detail['@type'] === 'type.googleapis.com/google.rpc.BadRequest')
+    ?.fieldViolations?.[0]?.field;
 }
 
 /** A client function tool body in CES form (upper-case Schema types). */
@@ -29,7 +34,11 @@ export function clientFunctionTool(name: string, description = `Runs ${name}.`):
     clientFunction: {
       name,
       description,
-      parameters: { type: 'OBJECT', properties: { orderId: { type: 'STRING', description: 'The order number.' } }, required: ['orderId'] },
+      parameters: {
+        type: 'OBJECT',
+        properties: { orderId: { type: 'STRING', description: 'The order number.' } },
+        required: ['orderId'],
+      },
     },
   };
 }

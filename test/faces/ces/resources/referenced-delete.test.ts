@@ -17,7 +17,10 @@ describe('CES delete of referenced tools and toolsets', () => {
       displayName: 'User',
       toolsets: [{ toolset: used.name, toolIds: ['a'] }, { toolset: kept.name }],
     });
-    const other = await created(baton, `/v1/${APP}/agents?agentId=other`, { displayName: 'Other', toolsets: [{ toolset: used.name }] });
+    const other = await created(baton, `/v1/${APP}/agents?agentId=other`, {
+      displayName: 'Other',
+      toolsets: [{ toolset: used.name }],
+    });
 
     const error = expectGoogleError(await baton.request('DELETE', `/v1/${used.name}`), 400, 'FAILED_PRECONDITION');
     expect(error.message).toContain(`${APP}/agents/user`);
@@ -37,9 +40,16 @@ describe('CES delete of referenced tools and toolsets', () => {
 
   it('a tool used by an agent: the same rule', async () => {
     const tool = await created(baton, `/v1/${APP}/tools?toolId=shared`, clientFunctionTool('shared'));
-    const agent = await created(baton, `/v1/${APP}/agents?agentId=tooluser`, { displayName: 'Tool user', tools: [tool.name] });
+    const agent = await created(baton, `/v1/${APP}/agents?agentId=tooluser`, {
+      displayName: 'Tool user',
+      tools: [tool.name],
+    });
 
-    const error = expectGoogleError(await baton.request('DELETE', `/v1/${tool.name}?force=false`), 400, 'FAILED_PRECONDITION');
+    const error = expectGoogleError(
+      await baton.request('DELETE', `/v1/${tool.name}?force=false`),
+      400,
+      'FAILED_PRECONDITION',
+    );
     expect(error.message).toContain(`${APP}/agents/tooluser`);
     expect((await read(baton, tool.name)).body).toEqual(tool);
 
@@ -51,9 +61,16 @@ describe('CES delete of referenced tools and toolsets', () => {
 
   it('force with a stale etag is ABORTED before any reference is removed', async () => {
     const toolset = await created(baton, `/v1/${APP}/toolsets?toolsetId=guarded`, mcpToolset('Guarded'));
-    const agent = await created(baton, `/v1/${APP}/agents?agentId=guard`, { displayName: 'Guard', toolsets: [{ toolset: toolset.name }] });
+    const agent = await created(baton, `/v1/${APP}/agents?agentId=guard`, {
+      displayName: 'Guard',
+      toolsets: [{ toolset: toolset.name }],
+    });
     await baton.request('PATCH', `/v1/${toolset.name}?updateMask=description`, { description: 'changed' });
-    expectGoogleError(await baton.request('DELETE', `/v1/${toolset.name}?force=true&etag=${encodeURIComponent(toolset.etag)}`), 409, 'ABORTED');
+    expectGoogleError(
+      await baton.request('DELETE', `/v1/${toolset.name}?force=true&etag=${encodeURIComponent(toolset.etag)}`),
+      409,
+      'ABORTED',
+    );
     expect((await read(baton, agent.name)).body).toEqual(agent);
   });
 });

@@ -6,7 +6,8 @@ import { APP, created, expectGoogleError, read, violatedField } from './ces-test
 
 const SECRETS = `/v1/${APP}/secrets`;
 const VALUE = 'sk-live-THE-VERY-SECRET-VALUE-1234567890';
-const OPENAPI = 'openapi: 3.0.0\ninfo: {title: t, version: "1"}\nservers: [{url: "https://api.example.com"}]\npaths:\n  /ping:\n    get: {operationId: ping, responses: {"200": {description: ok}}}';
+const OPENAPI =
+  'openapi: 3.0.0\ninfo: {title: t, version: "1"}\nservers: [{url: "https://api.example.com"}]\npaths:\n  /ping:\n    get: {operationId: ping, responses: {"200": {description: ok}}}';
 
 // The server's key, pinned so the test can decrypt with the same cipher the tool executors will get.
 const SECRETS_KEY = 'a1'.repeat(32);
@@ -40,7 +41,13 @@ describe('CES secrets: an encrypted store that never returns values', () => {
   it('create, get, list and patch answer without the value; only ciphertext is stored', async () => {
     const create = await request('POST', `${SECRETS}?secretId=crm-key`, { displayName: 'CRM key', value: VALUE });
     expect(create.status).toBe(200);
-    expect(create.body).toEqual({ name: `${APP}/secrets/crm-key`, displayName: 'CRM key', createTime: expect.any(String), updateTime: expect.any(String), etag: expect.any(String) });
+    expect(create.body).toEqual({
+      name: `${APP}/secrets/crm-key`,
+      displayName: 'CRM key',
+      createTime: expect.any(String),
+      updateTime: expect.any(String),
+      etag: expect.any(String),
+    });
     const generated = await request('POST', SECRETS, { value: 'another' });
     expect(generated.body.name).toMatch(new RegExp(`^${APP}/secrets/[a-z][a-z0-9]{11}$`));
     expect((await request('GET', `/v1/${create.body.name}`)).body).toEqual(create.body);
@@ -58,7 +65,10 @@ describe('CES secrets: an encrypted store that never returns values', () => {
     expect(renamed.body.displayName).toBe('CRM key (prod)');
     expect(await secretValue(create.body.name)).toBe(VALUE);
 
-    const rotated = await request('PATCH', `/v1/${create.body.name}?updateMask=value`, { value: `${VALUE}-rotated`, etag: renamed.body.etag });
+    const rotated = await request('PATCH', `/v1/${create.body.name}?updateMask=value`, {
+      value: `${VALUE}-rotated`,
+      etag: renamed.body.etag,
+    });
     expect(rotated.status).toBe(200);
     expect(rotated.body.displayName).toBe('CRM key (prod)');
     expect(await secretValue(`${create.body.name}/versions/latest`)).toBe(`${VALUE}-rotated`);
@@ -77,13 +87,29 @@ describe('CES secrets: an encrypted store that never returns values', () => {
     expectGoogleError(await read(baton, `${APP}/toolsets/pasted`), 404, 'NOT_FOUND');
 
     const missing = expectGoogleError(
-      await request('POST', `/v1/${APP}/tools`, { openApiTool: { openApiSchema: OPENAPI, apiAuthentication: { oauthConfig: { clientId: 'c', clientSecretVersion: `${APP}/secrets/nope`, tokenEndpoint: 'https://auth.example/token' } } } }),
+      await request('POST', `/v1/${APP}/tools`, {
+        openApiTool: {
+          openApiSchema: OPENAPI,
+          apiAuthentication: {
+            oauthConfig: {
+              clientId: 'c',
+              clientSecretVersion: `${APP}/secrets/nope`,
+              tokenEndpoint: 'https://auth.example/token',
+            },
+          },
+        },
+      }),
       400,
       'INVALID_ARGUMENT',
     );
     expect(missing.message).toContain('does not exist');
     const bearer = expectGoogleError(
-      await request('POST', `/v1/${APP}/toolsets`, { mcpToolset: { serverAddress: 'https://m.example/mcp/', apiAuthentication: { bearerTokenConfig: { token: VALUE } } } }),
+      await request('POST', `/v1/${APP}/toolsets`, {
+        mcpToolset: {
+          serverAddress: 'https://m.example/mcp/',
+          apiAuthentication: { bearerTokenConfig: { token: VALUE } },
+        },
+      }),
       400,
       'INVALID_ARGUMENT',
     );
@@ -97,7 +123,9 @@ describe('CES secrets: an encrypted store that never returns values', () => {
       displayName: 'Authed',
       openApiToolset: { openApiSchema: OPENAPI, apiAuthentication: apiKeyAuth(`${secret.name}/versions/latest`) },
     });
-    expect(toolset.openApiToolset.apiAuthentication.apiKeyConfig.apiKeySecretVersion).toBe(`${secret.name}/versions/latest`);
+    expect(toolset.openApiToolset.apiAuthentication.apiKeyConfig.apiKeySecretVersion).toBe(
+      `${secret.name}/versions/latest`,
+    );
 
     const error = expectGoogleError(await baton.request('DELETE', `/v1/${secret.name}`), 400, 'FAILED_PRECONDITION');
     expect(error.message).toContain(toolset.name);
@@ -110,16 +138,39 @@ describe('CES secrets: an encrypted store that never returns values', () => {
 
   it('refuses a missing or oversized value, a stale etag, a duplicate id and force', async () => {
     const secret = await created(baton, `${SECRETS}?secretId=strict`, { value: 'v1' });
-    expect(violatedField(expectGoogleError(await baton.request('POST', `${SECRETS}?secretId=empty`, { displayName: 'no value' }), 400, 'INVALID_ARGUMENT'))).toBe('secret.value');
-    expect(violatedField(expectGoogleError(await baton.request('POST', `${SECRETS}?secretId=big`, { value: 'x'.repeat(64 * 1024 + 1) }), 400, 'INVALID_ARGUMENT'))).toBe('secret.value');
-    expectGoogleError(await baton.request('POST', `${SECRETS}?secretId=strict`, { value: 'again' }), 409, 'ALREADY_EXISTS');
+    expect(
+      violatedField(
+        expectGoogleError(
+          await baton.request('POST', `${SECRETS}?secretId=empty`, { displayName: 'no value' }),
+          400,
+          'INVALID_ARGUMENT',
+        ),
+      ),
+    ).toBe('secret.value');
+    expect(
+      violatedField(
+        expectGoogleError(
+          await baton.request('POST', `${SECRETS}?secretId=big`, { value: 'x'.repeat(64 * 1024 + 1) }),
+          400,
+          'INVALID_ARGUMENT',
+        ),
+      ),
+    ).toBe('secret.value');
+    expectGoogleError(
+      await baton.request('POST', `${SECRETS}?secretId=strict`, { value: 'again' }),
+      409,
+      'ALREADY_EXISTS',
+    );
     await baton.request('PATCH', `/v1/${secret.name}`, { value: 'v2' });
     const current = (await read(baton, secret.name)).body;
-    expectGoogleError(await baton.request('PATCH', `/v1/${secret.name}`, { value: 'v3', etag: secret.etag }), 409, 'ABORTED');
+    expectGoogleError(
+      await baton.request('PATCH', `/v1/${secret.name}`, { value: 'v3', etag: secret.etag }),
+      409,
+      'ABORTED',
+    );
     expectGoogleError(await baton.request('DELETE', `/v1/${secret.name}?force=true`), 400, 'INVALID_ARGUMENT');
     expect((await read(baton, secret.name)).body).toEqual(current);
     expect(await secretValue(secret.name)).toBe('v2');
     for (const id of ['empty', 'big']) expectGoogleError(await read(baton, `${APP}/secrets/${id}`), 404, 'NOT_FOUND');
   });
 });
-

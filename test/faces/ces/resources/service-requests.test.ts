@@ -4,8 +4,15 @@ import { AgentService } from '../../../../src/engine/agent-service.ts';
 import { EngineError } from '../../../../src/engine/engine-error.ts';
 import { newId } from '../../../../src/engine/ids.ts';
 import { systemClock } from '../../../../src/engine/clock.ts';
-import { CES_REQUEST_SCHEMAS, createCesResourceServices, type CesResourceServices } from '../../../../src/faces/ces/resources/ces-resource-services.ts';
-import { createSecretRequestSchema, updateSecretRequestSchema } from '../../../../src/faces/ces/resources/secret-service.ts';
+import {
+  CES_REQUEST_SCHEMAS,
+  createCesResourceServices,
+  type CesResourceServices,
+} from '../../../../src/faces/ces/resources/ces-resource-services.ts';
+import {
+  createSecretRequestSchema,
+  updateSecretRequestSchema,
+} from '../../../../src/faces/ces/resources/secret-service.ts';
 import type { Principal } from '../../../../src/server/authenticate.ts';
 import { serverKeys } from '../../../../src/server/server-keys.ts';
 import { startTestBaton, type TestBaton } from '../../../helpers/test-baton.ts';
@@ -30,11 +37,18 @@ describe('CES resource services with request messages', () => {
   afterAll(async () => baton?.close());
 
   it('create_toolset / get_toolset / list_toolsets return what REST returns', async () => {
-    const toolset = await services.toolsets.create(admin, { parent: APP, toolsetId: 'via-mcp', toolset: mcpToolset('Via MCP') });
+    const toolset = await services.toolsets.create(admin, {
+      parent: APP,
+      toolsetId: 'via-mcp',
+      toolset: mcpToolset('Via MCP'),
+    });
     expect((await baton.request('GET', `/v1/${APP}/toolsets/via-mcp`)).body).toEqual(toolset);
     expect(await services.toolsets.get(admin, { name: toolset.name })).toEqual(toolset);
     expect(await services.toolsets.list(admin, { parent: APP, pageSize: 10 })).toEqual({ toolsets: [toolset] });
-    const updated = await services.toolsets.update(admin, { toolset: { name: toolset.name, description: 'd' }, updateMask: 'description' });
+    const updated = await services.toolsets.update(admin, {
+      toolset: { name: toolset.name, description: 'd' },
+      updateMask: 'description',
+    });
     expect(updated.description).toBe('d');
     expect(await services.toolsets.delete(admin, { name: toolset.name, force: false, etag: updated.etag })).toEqual({});
   });
@@ -49,8 +63,16 @@ describe('CES resource services with request messages', () => {
       expect((error as EngineError).kind).toBe('invalid_request');
       return (error as EngineError).param;
     };
-    expect(await failure(() => services.toolsets.create(admin, { parent: APP, toolset: mcpToolset('X'), validateOnly: true }))).toBe('validateOnly');
-    expect(await failure(() => services.agents.create(admin, { parent: APP, agent: { displayName: 'A', modelSettings: { modle: 'x' } } }))).toBe('agent.modelSettings.modle');
+    expect(
+      await failure(() =>
+        services.toolsets.create(admin, { parent: APP, toolset: mcpToolset('X'), validateOnly: true }),
+      ),
+    ).toBe('validateOnly');
+    expect(
+      await failure(() =>
+        services.agents.create(admin, { parent: APP, agent: { displayName: 'A', modelSettings: { modle: 'x' } } }),
+      ),
+    ).toBe('agent.modelSettings.modle');
     expect(await failure(() => services.apps.get(admin, { name: APP, view: 'FULL' }))).toBe('view');
     expect(await failure(() => services.tools.list(admin, { parent: APP, pageSize: '10' }))).toBe('pageSize');
     expect(await failure(() => services.tools.get(admin, 'not an object'))).toBe(null);
@@ -62,7 +84,11 @@ describe('CES resource services with request messages', () => {
     expect(published).toHaveLength(20);
     const schemas = [...published, createSecretRequestSchema, updateSecretRequestSchema];
     for (const schema of schemas) {
-      const json = z.toJSONSchema(schema, { io: 'input' }) as { type: string; additionalProperties: boolean; properties: object };
+      const json = z.toJSONSchema(schema, { io: 'input' }) as {
+        type: string;
+        additionalProperties: boolean;
+        properties: object;
+      };
       expect(json.type).toBe('object');
       expect(json.additionalProperties).toBe(false);
     }

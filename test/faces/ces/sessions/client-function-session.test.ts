@@ -16,7 +16,16 @@ describe('CES sessions: client functions', () => {
     expect(first.status).toBe(200);
     expect(first.body.outputs).toEqual([
       {
-        toolCalls: { toolCalls: [{ id: expect.stringMatching(/^call_/), tool: `${APP}/tools/get-nearest-store`, args: { zip_code: '92031' }, displayName: 'get_nearest_store' }] },
+        toolCalls: {
+          toolCalls: [
+            {
+              id: expect.stringMatching(/^call_/),
+              tool: `${APP}/tools/get-nearest-store`,
+              args: { zip_code: '92031' },
+              displayName: 'get_nearest_store',
+            },
+          ],
+        },
         turnIndex: 1,
         turnCompleted: true,
       },
@@ -24,10 +33,18 @@ describe('CES sessions: client functions', () => {
     const call = first.body.outputs[0].toolCalls.toolCalls[0];
 
     const second = await runSession(server, 'seed-flow', [
-      { toolResponses: { toolResponses: [toolResponse(call, { name: 'Alibaba', address: '43 Alpha Road, Mountain View, CA 92039, USA' })] } },
+      {
+        toolResponses: {
+          toolResponses: [
+            toolResponse(call, { name: 'Alibaba', address: '43 Alpha Road, Mountain View, CA 92039, USA' }),
+          ],
+        },
+      },
     ]);
     expect(second.status).toBe(200);
-    expect(second.body.outputs).toEqual([{ text: expect.stringContaining('43 Alpha Road'), turnIndex: 2, turnCompleted: true }]);
+    expect(second.body.outputs).toEqual([
+      { text: expect.stringContaining('43 Alpha Road'), turnIndex: 2, turnCompleted: true },
+    ]);
     const entry = await server.request('GET', `/v1/tool-calls/${call.id}`);
     expect(entry.body.state).toBe('completed');
   });
@@ -45,7 +62,9 @@ describe('CES sessions: client functions', () => {
     const texts = JSON.stringify(conversation.body);
     expect(texts).not.toContain('hello?');
     // The lock still holds: the response is accepted afterwards.
-    const resumed = await runSession(server, 'locked', [{ toolResponses: { toolResponses: [toolResponse(call, { output: { name: 'Shop' } })] } }]);
+    const resumed = await runSession(server, 'locked', [
+      { toolResponses: { toolResponses: [toolResponse(call, { output: { name: 'Shop' } })] } },
+    ]);
     expect(resumed.status).toBe(200);
     expect(resumed.body.outputs.at(-1).turnCompleted).toBe(true);
   });
@@ -57,7 +76,9 @@ describe('CES sessions: client functions', () => {
     expect(calls.map((call: { args: { zip_code: string } }) => call.args.zip_code)).toEqual(['92031', '10001']);
 
     // A partial answer is kept; the output lists the call still owed.
-    const partial = await runSession(server, 'parallel', [{ toolResponses: { toolResponses: [toolResponse(calls[0], { output: 'Store A' })] } }]);
+    const partial = await runSession(server, 'parallel', [
+      { toolResponses: { toolResponses: [toolResponse(calls[0], { output: 'Store A' })] } },
+    ]);
     expect(partial.status).toBe(200);
     expect(partial.body.outputs).toEqual([{ toolCalls: { toolCalls: [calls[1]] }, turnIndex: 2, turnCompleted: true }]);
 
@@ -65,22 +86,31 @@ describe('CES sessions: client functions', () => {
     const early = await runSession(server, 'parallel', [{ text: 'and also?' }]);
     expect(early.body.error.status).toBe('FAILED_PRECONDITION');
 
-    const last = await runSession(server, 'parallel', [{ toolResponses: { toolResponses: [toolResponse(calls[1], { error: 'closed today' })] } }, { text: 'thanks' }]);
+    const last = await runSession(server, 'parallel', [
+      { toolResponses: { toolResponses: [toolResponse(calls[1], { error: 'closed today' })] } },
+      { text: 'thanks' },
+    ]);
     expect(last.status).toBe(200);
     // The model sees both results and then the text, which it answers.
     expect(last.body.outputs).toEqual([{ text: 'How can I help?', turnIndex: 3, turnCompleted: true }]);
 
     const conversation = await server.request('GET', `/v1/${APP}/conversations/parallel`);
     expect(conversation.status).toBe(200);
-    const chunks = conversation.body.turns.flatMap((turn: { messages: { chunks: object[] }[] }) => turn.messages.flatMap((message) => message.chunks));
+    const chunks = conversation.body.turns.flatMap((turn: { messages: { chunks: object[] }[] }) =>
+      turn.messages.flatMap((message) => message.chunks),
+    );
     expect(chunks.filter((chunk: object) => 'toolCall' in chunk)).toHaveLength(2);
-    const responses = chunks.filter((chunk: object) => 'toolResponse' in chunk).map((chunk: { toolResponse: unknown }) => chunk.toolResponse);
+    const responses = chunks
+      .filter((chunk: object) => 'toolResponse' in chunk)
+      .map((chunk: { toolResponse: unknown }) => chunk.toolResponse);
     expect(responses).toEqual([
       { id: calls[0].id, tool: calls[0].tool, displayName: 'get_nearest_store', response: { output: 'Store A' } },
       { id: calls[1].id, tool: calls[1].tool, displayName: 'get_nearest_store', response: { error: 'closed today' } },
     ]);
     expect(chunks).toContainEqual({ text: 'thanks' });
-    expect(conversation.body.inputTypes).toEqual(expect.arrayContaining(['INPUT_TYPE_TEXT', 'INPUT_TYPE_TOOL_RESPONSE']));
+    expect(conversation.body.inputTypes).toEqual(
+      expect.arrayContaining(['INPUT_TYPE_TEXT', 'INPUT_TYPE_TOOL_RESPONSE']),
+    );
   });
 
   it('does not lock on ASYNCHRONOUS client functions and injects their response when it arrives', async () => {
@@ -95,10 +125,14 @@ describe('CES sessions: client functions', () => {
     const meanwhile = await runSession(server, 'async', [{ text: 'hello' }]);
     expect(meanwhile.status).toBe(200);
 
-    const late = await runSession(server, 'async', [{ toolResponses: { toolResponses: [toolResponse(call, { output: { ticket: 'T-42' } })] } }]);
+    const late = await runSession(server, 'async', [
+      { toolResponses: { toolResponses: [toolResponse(call, { output: { ticket: 'T-42' } })] } },
+    ]);
     expect(late.status).toBe(200);
     expect(late.body.outputs).toEqual([{ text: expect.stringContaining('T-42'), turnIndex: 3, turnCompleted: true }]);
-    const again = await runSession(server, 'async', [{ toolResponses: { toolResponses: [toolResponse(call, { output: 'twice' })] } }]);
+    const again = await runSession(server, 'async', [
+      { toolResponses: { toolResponses: [toolResponse(call, { output: 'twice' })] } },
+    ]);
     expect(again.status).toBe(400);
     expect(again.body.error.status).toBe('FAILED_PRECONDITION');
   });
@@ -107,7 +141,9 @@ describe('CES sessions: client functions', () => {
     await runSession(server, 'ending', [{ text: 'hello' }]);
     const bye = await runSession(server, 'ending', [{ text: 'ok bye' }]);
     expect(bye.status).toBe(200);
-    expect(bye.body.outputs).toEqual([{ endSession: { metadata: { reason: 'the user said goodbye' } }, turnIndex: 2, turnCompleted: true }]);
+    expect(bye.body.outputs).toEqual([
+      { endSession: { metadata: { reason: 'the user said goodbye' } }, turnIndex: 2, turnCompleted: true },
+    ]);
     const after = await runSession(server, 'ending', [{ text: 'are you there?' }]);
     expect(after.status).toBe(400);
     expect(after.body.error.status).toBe('FAILED_PRECONDITION');

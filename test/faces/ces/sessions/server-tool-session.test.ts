@@ -54,8 +54,11 @@ const program = {
 
 type Chunk = Record<string, any>;
 const chunksOf = (conversation: { turns: { messages: { role: string; chunks: Chunk[] }[] }[] }): Chunk[] =>
-  conversation.turns.flatMap((turn) => turn.messages.flatMap((message) => message.chunks.map((chunk) => ({ role: message.role, ...chunk }))));
-const errorInfo = (body: any) => body.error.details.find((detail: { '@type': string }) => detail['@type'].endsWith('ErrorInfo'));
+  conversation.turns.flatMap((turn) =>
+    turn.messages.flatMap((message) => message.chunks.map((chunk) => ({ role: message.role, ...chunk }))),
+  );
+const errorInfo = (body: any) =>
+  body.error.details.find((detail: { '@type': string }) => detail['@type'].endsWith('ErrorInfo'));
 
 describe('CES sessions: server-executed tools and approvals', () => {
   let server: TestBaton;
@@ -82,18 +85,40 @@ describe('CES sessions: server-executed tools and approvals', () => {
     // The server call ran at once; the client sees it (with its toolset name) but is not asked to answer it.
     expect(tools.count('search_docs')).toBe(1);
     expect(paused.diagnosticInfo.messages).toEqual([
-      { role: 'desk', chunks: [{ toolCall: { id: expect.stringMatching(/^call_/), ...searchRef, displayName: 'search_docs', args: { query: 'opening hours' } } }], eventTime: expect.any(String) },
+      {
+        role: 'desk',
+        chunks: [
+          {
+            toolCall: {
+              id: expect.stringMatching(/^call_/),
+              ...searchRef,
+              displayName: 'search_docs',
+              args: { query: 'opening hours' },
+            },
+          },
+        ],
+        eventTime: expect.any(String),
+      },
     ]);
     const serverCallId: string = paused.diagnosticInfo.messages[0].chunks[0].toolCall.id;
 
     // A response for the server call is refused: it is not the client's to answer.
     const calls = paused.toolCalls.toolCalls;
-    const stray = await runSession(server, 'mixed', [{ toolResponses: { toolResponses: [{ id: serverCallId, ...searchRef, response: { output: 'mine' } }] } }]);
+    const stray = await runSession(server, 'mixed', [
+      { toolResponses: { toolResponses: [{ id: serverCallId, ...searchRef, response: { output: 'mine' } }] } },
+    ]);
     expect(stray.status).toBe(400);
-    expect(errorInfo(stray.body)).toMatchObject({ reason: 'NOT_A_CLIENT_TOOL_CALL', metadata: { toolCallId: serverCallId } });
+    expect(errorInfo(stray.body)).toMatchObject({
+      reason: 'NOT_A_CLIENT_TOOL_CALL',
+      metadata: { toolCallId: serverCallId },
+    });
 
     const resumed = await runSession(server, 'mixed', [
-      { toolResponses: { toolResponses: [toolResponse(calls[0], { output: 'Store A' }), toolResponse(calls[1], { output: 'Store B' })] } },
+      {
+        toolResponses: {
+          toolResponses: [toolResponse(calls[0], { output: 'Store A' }), toolResponse(calls[1], { output: 'Store B' })],
+        },
+      },
     ]);
     expect(resumed.status).toBe(200);
     expect(tools.count('search_docs')).toBe(1);
@@ -104,10 +129,32 @@ describe('CES sessions: server-executed tools and approvals', () => {
         turnCompleted: true,
         diagnosticInfo: {
           messages: [
-            { role: 'desk', chunks: [{ toolCall: { id: serverCallId, ...searchRef, displayName: 'search_docs', args: { query: 'opening hours' } } }], eventTime: expect.any(String) },
             {
               role: 'desk',
-              chunks: [{ toolResponse: { id: serverCallId, ...searchRef, displayName: 'search_docs', response: { output: { ran: 'search_docs', args: { query: 'opening hours' } } } } }],
+              chunks: [
+                {
+                  toolCall: {
+                    id: serverCallId,
+                    ...searchRef,
+                    displayName: 'search_docs',
+                    args: { query: 'opening hours' },
+                  },
+                },
+              ],
+              eventTime: expect.any(String),
+            },
+            {
+              role: 'desk',
+              chunks: [
+                {
+                  toolResponse: {
+                    id: serverCallId,
+                    ...searchRef,
+                    displayName: 'search_docs',
+                    response: { output: { ran: 'search_docs', args: { query: 'opening hours' } } },
+                  },
+                },
+              ],
               eventTime: expect.any(String),
             },
           ],
@@ -119,7 +166,9 @@ describe('CES sessions: server-executed tools and approvals', () => {
     expect(conversation.status).toBe(200);
     const chunks = chunksOf(conversation.body);
     const toolCalls = chunks.filter((chunk) => 'toolCall' in chunk);
-    expect(toolCalls.map((chunk) => [chunk.role, chunk.toolCall.id, chunk.toolCall.tool ?? chunk.toolCall.toolsetTool])).toEqual([
+    expect(
+      toolCalls.map((chunk) => [chunk.role, chunk.toolCall.id, chunk.toolCall.tool ?? chunk.toolCall.toolsetTool]),
+    ).toEqual([
       ['desk', calls[0].id, storeTool],
       ['desk', serverCallId, searchRef.toolsetTool],
       ['desk', calls[1].id, storeTool],
@@ -130,7 +179,12 @@ describe('CES sessions: server-executed tools and approvals', () => {
       ['desk', serverCallId],
       ['user', calls[1].id],
     ]);
-    expect(responses[1]?.toolResponse).toEqual({ id: serverCallId, ...searchRef, displayName: 'search_docs', response: { output: { ran: 'search_docs', args: { query: 'opening hours' } } } });
+    expect(responses[1]?.toolResponse).toEqual({
+      id: serverCallId,
+      ...searchRef,
+      displayName: 'search_docs',
+      response: { output: { ran: 'search_docs', args: { query: 'opening hours' } } },
+    });
     // The results written together stay in the turn the client's responses opened.
     expect(conversation.body.turns).toHaveLength(2);
   });
@@ -154,7 +208,16 @@ describe('CES sessions: server-executed tools and approvals', () => {
     const tool = `${APP}/tools/price-api`;
     expect(last.diagnosticInfo.messages.map((message: { chunks: Chunk[] }) => message.chunks)).toEqual([
       [{ toolCall: { id: expect.any(String), tool, displayName: 'lookup_price', args: { sku: 'B-2' } } }],
-      [{ toolResponse: { id: expect.any(String), tool, displayName: 'lookup_price', response: { output: { ran: 'lookup_price', args: { sku: 'B-2' } } } } }],
+      [
+        {
+          toolResponse: {
+            id: expect.any(String),
+            tool,
+            displayName: 'lookup_price',
+            response: { output: { ran: 'lookup_price', args: { sku: 'B-2' } } },
+          },
+        },
+      ],
     ]);
   });
 
@@ -168,12 +231,33 @@ describe('CES sessions: server-executed tools and approvals', () => {
         turnCompleted: true,
         diagnosticInfo: {
           messages: [
-            { role: 'desk', chunks: [{ toolCall: { id: expect.stringMatching(/^call_/), tool: refundTool, displayName: 'refund', args: { amount: 5 } } }], eventTime: expect.any(String) },
+            {
+              role: 'desk',
+              chunks: [
+                {
+                  toolCall: {
+                    id: expect.stringMatching(/^call_/),
+                    tool: refundTool,
+                    displayName: 'refund',
+                    args: { amount: 5 },
+                  },
+                },
+              ],
+              eventTime: expect.any(String),
+            },
             {
               role: 'system',
               chunks: [
                 { text: expect.stringContaining('/decision') },
-                { payload: { awaitingApproval: { toolCallId: expect.any(String), toolName: 'refund', decide: expect.stringMatching(/^POST \/v1\/tool-calls\/call_.+\/decision$/) } } },
+                {
+                  payload: {
+                    awaitingApproval: {
+                      toolCallId: expect.any(String),
+                      toolName: 'refund',
+                      decide: expect.stringMatching(/^POST \/v1\/tool-calls\/call_.+\/decision$/),
+                    },
+                  },
+                },
               ],
               eventTime: expect.any(String),
             },
@@ -191,7 +275,9 @@ describe('CES sessions: server-executed tools and approvals', () => {
     expect(text.body.error.message).toContain('/v1/tool-calls/{id}/decision');
     expect(errorInfo(text.body)).toMatchObject({ reason: 'APPROVAL_PENDING', metadata: { pendingApprovalIds: id } });
 
-    const answer = await runSession(server, 'approval', [{ toolResponses: { toolResponses: [{ id, tool: refundTool, response: { output: 'approved by me' } }] } }]);
+    const answer = await runSession(server, 'approval', [
+      { toolResponses: { toolResponses: [{ id, tool: refundTool, response: { output: 'approved by me' } }] } },
+    ]);
     expect(answer.status).toBe(400);
     expect(answer.body.error.status).toBe('INVALID_ARGUMENT');
     expect(answer.body.error.message).toContain(`POST /v1/tool-calls/${id}/decision`);
@@ -207,7 +293,15 @@ describe('CES sessions: server-executed tools and approvals', () => {
     const chunks = chunksOf(conversation.body);
     expect(chunks.filter((chunk) => 'toolCall' in chunk || 'toolResponse' in chunk)).toEqual([
       { role: 'desk', toolCall: { id, tool: refundTool, displayName: 'refund', args: { amount: 5 } } },
-      { role: 'desk', toolResponse: { id, tool: refundTool, displayName: 'refund', response: { output: { ran: 'refund', args: { amount: 5 } } } } },
+      {
+        role: 'desk',
+        toolResponse: {
+          id,
+          tool: refundTool,
+          displayName: 'refund',
+          response: { output: { ran: 'refund', args: { amount: 5 } } },
+        },
+      },
     ]);
     expect(chunks.at(-1)).toEqual({ role: 'desk', text: expect.stringContaining('Done') });
     // Decided and finished: the session takes input again.
@@ -223,27 +317,45 @@ describe('CES sessions: server-executed tools and approvals', () => {
     const approvalId: string = paused.diagnosticInfo.messages[0].chunks[0].toolCall.id;
 
     // Text with the response cannot go on while the approval is undecided.
-    const withText = await runSession(server, 'both', [{ toolResponses: { toolResponses: [toolResponse(call, { output: 'Store A' })] } }, { text: 'and?' }]);
-    expect(errorInfo(withText.body)).toMatchObject({ reason: 'APPROVAL_PENDING', metadata: { pendingApprovalIds: approvalId } });
+    const withText = await runSession(server, 'both', [
+      { toolResponses: { toolResponses: [toolResponse(call, { output: 'Store A' })] } },
+      { text: 'and?' },
+    ]);
+    expect(errorInfo(withText.body)).toMatchObject({
+      reason: 'APPROVAL_PENDING',
+      metadata: { pendingApprovalIds: approvalId },
+    });
 
-    const answered = await runSession(server, 'both', [{ toolResponses: { toolResponses: [toolResponse(call, { output: 'Store A' })] } }]);
+    const answered = await runSession(server, 'both', [
+      { toolResponses: { toolResponses: [toolResponse(call, { output: 'Store A' })] } },
+    ]);
     expect(answered.status).toBe(200);
     expect(answered.body.outputs).toHaveLength(1);
     const [waiting] = answered.body.outputs;
     expect(waiting).toMatchObject({ turnIndex: 2, turnCompleted: true });
     expect(waiting.toolCalls).toBeUndefined();
-    expect(waiting.diagnosticInfo.messages.map((message: { role: string; chunks: Chunk[] }) => [message.role, Object.keys(message.chunks[0] ?? {})[0]])).toEqual([
+    expect(
+      waiting.diagnosticInfo.messages.map((message: { role: string; chunks: Chunk[] }) => [
+        message.role,
+        Object.keys(message.chunks[0] ?? {})[0],
+      ]),
+    ).toEqual([
       ['desk', 'toolCall'],
       ['system', 'text'],
     ]);
     expect((await server.request('GET', `/v1/tool-calls/${call.id}`)).body.state).toBe('completed');
 
-    const denied = await server.request('POST', `/v1/tool-calls/${approvalId}/decision`, { approve: false, reason: 'too much' });
+    const denied = await server.request('POST', `/v1/tool-calls/${approvalId}/decision`, {
+      approve: false,
+      reason: 'too much',
+    });
     expect(denied.status).toBe(200);
     await server.baton.engine.idle();
     const chunks = chunksOf((await server.request('GET', `/v1/${APP}/conversations/both`)).body);
     const responses = chunks.filter((chunk) => 'toolResponse' in chunk);
-    expect(responses.map((chunk) => [chunk.role, chunk.toolResponse.id, Object.keys(chunk.toolResponse.response)[0]])).toEqual([
+    expect(
+      responses.map((chunk) => [chunk.role, chunk.toolResponse.id, Object.keys(chunk.toolResponse.response)[0]]),
+    ).toEqual([
       ['desk', approvalId, 'error'],
       ['user', call.id, 'output'],
     ]);
