@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { newId } from '../src/engine/ids.ts';
+import { newId } from '../src/domain/ids.ts';
 
 /**
  * Copies a thread that the engine built (conversation, turns, items, ledger entries) under new

@@ -1,4 +1,4 @@
-import type { AgentDefinition, ClientToolDefinition, InputPolicy, TimeoutPolicy } from '../store/records.ts';
+import type { AgentDefinition, ClientToolDefinition, InputPolicy, TimeoutPolicy } from '../domain/records.ts';
 import { EngineError } from './engine-error.ts';
 import { assertValidToolSet, TOOL_NAME_PATTERN } from './tool-schema.ts';
 

@@ -1,9 +1,10 @@
-import type { AgentRecord } from '../store/records.ts';
-import { DuplicateKeyError, type Page, type PageRequest, type Store } from '../store/store.ts';
-import type { Clock } from './clock.ts';
+import type { AgentRecord } from '../domain/records.ts';
+import { DuplicateKeyError, type Store } from '../store/store.ts';
+import { type Page, type PageRequest } from '../domain/page.ts';
+import type { Clock } from '../domain/clock.ts';
 import { buildAgentDefinition, type AgentInput } from './agent-definition.ts';
 import { EngineError } from './engine-error.ts';
-import type { IdGenerator } from './ids.ts';
+import type { IdGenerator } from '../domain/ids.ts';
 
 /**
  * Agents: create, read, update (a new version each time, paused turns keep theirs), delete.

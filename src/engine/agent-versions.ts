@@ -1,4 +1,4 @@
-import type { AgentDefinition, TurnRecord } from '../store/records.ts';
+import type { AgentDefinition, TurnRecord } from '../domain/records.ts';
 import type { Store } from '../store/store.ts';
 import { EngineError } from './engine-error.ts';
 

@@ -1,4 +1,4 @@
-import type { ClientToolDefinition, JsonValue, LedgerEntryRecord, TurnRecord } from '../store/records.ts';
+import type { ClientToolDefinition, JsonValue, LedgerEntryRecord, TurnRecord } from '../domain/records.ts';
 import { hashArguments } from './arguments-hash.ts';
 import { EngineError } from './engine-error.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';

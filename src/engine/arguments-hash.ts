@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { JsonValue } from '../store/records.ts';
+import type { JsonValue } from '../domain/records.ts';
 
 /** JSON with object keys sorted, so equal arguments hash equally whatever their key order. */
 export function canonicalJson(value: JsonValue): string {

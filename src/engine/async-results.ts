@@ -1,4 +1,4 @@
-import type { ConversationRecord, LedgerEntryRecord } from '../store/records.ts';
+import type { ConversationRecord, LedgerEntryRecord } from '../domain/records.ts';
 import type { Repositories } from '../store/store.ts';
 import { EngineError } from './engine-error.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';

@@ -1,4 +1,4 @@
-import type { AgentDefinition, ClientToolDefinition, LedgerEntryRecord, TurnRecord } from '../store/records.ts';
+import type { AgentDefinition, ClientToolDefinition, LedgerEntryRecord, TurnRecord } from '../domain/records.ts';
 import type { EngineContext } from './engine-context.ts';
 import { EngineError } from './engine-error.ts';
 import { loadReferencedTools } from './tool-resources.ts';

@@ -1,4 +1,4 @@
-import type { ConversationRecord, ItemRecord, NewItem, TurnRecord } from '../store/records.ts';
+import type { ConversationRecord, ItemRecord, NewItem, TurnRecord } from '../domain/records.ts';
 import { EngineError } from './engine-error.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
 

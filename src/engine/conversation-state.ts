@@ -1,4 +1,4 @@
-import type { ConversationRecord } from '../store/records.ts';
+import type { ConversationRecord } from '../domain/records.ts';
 import type { EngineContext } from './engine-context.ts';
 import type { ConversationState, ConversationStatus } from './engine-types.ts';
 import { blocksTurn } from './pending-calls.ts';

@@ -1,5 +1,5 @@
 import type { ConversationPatch, Repositories } from '../store/store.ts';
-import type { ConversationRecord } from '../store/records.ts';
+import type { ConversationRecord } from '../domain/records.ts';
 import { EngineError } from './engine-error.ts';
 
 /**

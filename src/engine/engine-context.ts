@@ -1,7 +1,7 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { Store } from '../store/store.ts';
-import type { Clock } from './clock.ts';
-import type { IdGenerator } from './ids.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { IdGenerator } from '../domain/ids.ts';
 
 import type { ToolProvider } from './server-calls.ts';
 

@@ -6,13 +6,13 @@ import type {
   QueuedInputRecord,
   TurnOptions,
   TurnRecord,
-} from '../store/records.ts';
+} from '../domain/records.ts';
 import type { Repositories, Store } from '../store/store.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../domain/clock.ts';
 import { EngineError } from './engine-error.ts';
 import type { EngineLogger, EngineSettings, ModelResolver } from './engine-context.ts';
 import type { EngineEventListener } from './events.ts';
-import type { IdGenerator } from './ids.ts';
+import type { IdGenerator } from '../domain/ids.ts';
 import type { ToolProvider } from './server-calls.ts';
 import type { InputItem } from './input-items.ts';
 import type { SubmissionActor, ToolResultInput } from './result-submission.ts';

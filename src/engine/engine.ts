@@ -9,12 +9,14 @@ import type {
   QueuedInputRecord,
   TurnOptions,
   TurnRecord,
-} from '../store/records.ts';
-import type { ConversationFilter, LedgerFilter, Page, PageRequest, Store } from '../store/store.ts';
+} from '../domain/records.ts';
+import type { Store } from '../store/store.ts';
+import type { ConversationFilter, LedgerFilter } from '../domain/queries.ts';
+import type { Page, PageRequest } from '../domain/page.ts';
 import { AgentVersions } from './agent-versions.ts';
 import { toolForCall } from './call-tool.ts';
 import { readConversationState } from './conversation-state.ts';
-import { systemClock } from './clock.ts';
+import { systemClock } from '../domain/clock.ts';
 import { bumpConversation } from './conversation-version.ts';
 import { forkConversation } from './conversation-fork.ts';
 import { EngineError, notFound } from './engine-error.ts';
@@ -28,7 +30,7 @@ import {
   type UserInput,
 } from './engine-types.ts';
 import type { EngineEventListener } from './events.ts';
-import { newId as defaultNewId } from './ids.ts';
+import { newId as defaultNewId } from '../domain/ids.ts';
 import { checkInputItems, isPlainUserInput, toNewItems, type InputItem } from './input-items.ts';
 import {
   applyResultsMessage,

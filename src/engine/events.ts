@@ -1,4 +1,4 @@
-import type { ItemRecord, LedgerEntryRecord, TurnRecord } from '../store/records.ts';
+import type { ItemRecord, LedgerEntryRecord, TurnRecord } from '../domain/records.ts';
 
 /**
  * Neutral events the engine emits while a turn runs. Faces translate them into their own wire

@@ -1,4 +1,4 @@
-import type { WindowItem } from '../store/store.ts';
+import type { WindowItem } from '../domain/queries.ts';
 
 /**
  * The window of history sent to the model: the latest items, cut so it starts at a user message.

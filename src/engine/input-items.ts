@@ -1,4 +1,4 @@
-import type { ContentPart, ItemPayload, NewItem, TurnRecord } from '../store/records.ts';
+import type { ContentPart, ItemPayload, NewItem, TurnRecord } from '../domain/records.ts';
 import { EngineError } from './engine-error.ts';
 import type { EngineContext } from './engine-context.ts';
 

@@ -5,8 +5,8 @@ import type {
   LanguageModelV3TextPart,
   LanguageModelV3ToolResultOutput,
 } from '@ai-sdk/provider';
-import type { ContentPart } from '../store/records.ts';
-import type { WindowItem } from '../store/store.ts';
+import type { ContentPart } from '../domain/records.ts';
+import type { WindowItem } from '../domain/queries.ts';
 
 /**
  * Converts stored items into the provider-level prompt (`LanguageModelV3Prompt`) that every AI

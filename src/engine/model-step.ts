@@ -5,7 +5,7 @@ import {
   type LanguageModelV3Prompt,
   type LanguageModelV3StreamPart,
 } from '@ai-sdk/provider';
-import type { ClientToolDefinition, FinishReason, ResponseFormat, ToolChoice, TurnUsage } from '../store/records.ts';
+import type { ClientToolDefinition, FinishReason, ResponseFormat, ToolChoice, TurnUsage } from '../domain/records.ts';
 
 export interface ModelStepRequest {
   model: LanguageModelV3;

@@ -1,4 +1,4 @@
-import type { LedgerEntryRecord } from '../store/records.ts';
+import type { LedgerEntryRecord } from '../domain/records.ts';
 
 /**
  * Whether a ledger entry holds its turn paused. Asynchronous client calls are pending too, but

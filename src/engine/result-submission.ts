@@ -6,7 +6,7 @@ import type {
   LedgerResolution,
   TurnOptions,
   TurnRecord,
-} from '../store/records.ts';
+} from '../domain/records.ts';
 import { toNewItems, type InputItem } from './input-items.ts';
 import type { Repositories } from '../store/store.ts';
 import { bumpConversation } from './conversation-version.ts';

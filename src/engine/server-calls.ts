@@ -4,7 +4,7 @@ import type {
   ContentPart,
   JsonValue,
   LedgerEntryRecord,
-} from '../store/records.ts';
+} from '../domain/records.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
 
 /** One call Baton runs itself, as the tools layer receives it. */

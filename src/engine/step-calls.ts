@@ -6,9 +6,9 @@ import type {
   LedgerKind,
   NewItem,
   TurnRecord,
-} from '../store/records.ts';
+} from '../domain/records.ts';
 import { hashArguments } from './arguments-hash.ts';
-import { addSeconds } from './clock.ts';
+import { addSeconds } from '../domain/clock.ts';
 import type { EngineContext } from './engine-context.ts';
 import { runSystemTool } from './system-tools.ts';
 import { checkToolArguments } from './tool-schema.ts';

@@ -1,4 +1,4 @@
-import type { ClientToolDefinition } from '../store/records.ts';
+import type { ClientToolDefinition } from '../domain/records.ts';
 
 /**
  * Built-in tools Baton runs itself, offered to an agent that refers to them by id (as CES agents

@@ -1,4 +1,4 @@
-import type { ClientToolDefinition, LedgerEntryRecord } from '../store/records.ts';
+import type { ClientToolDefinition, LedgerEntryRecord } from '../domain/records.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
 import { FAKE_SUBMITTER, resolveInMemory, runBounded } from './server-calls.ts';
 import type { PlannedCalls } from './step-calls.ts';

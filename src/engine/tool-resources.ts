@@ -1,4 +1,4 @@
-import type { AgentDefinition, ClientToolDefinition, JsonObject, JsonSchema, JsonValue } from '../store/records.ts';
+import type { AgentDefinition, ClientToolDefinition, JsonObject, JsonSchema, JsonValue } from '../domain/records.ts';
 import type { Repositories } from '../store/store.ts';
 import { SYSTEM_TOOLS } from './system-tools.ts';
 

@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { ClientToolDefinition, JsonValue } from '../store/records.ts';
+import type { ClientToolDefinition, JsonValue } from '../domain/records.ts';
 import { EngineError } from './engine-error.ts';
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;

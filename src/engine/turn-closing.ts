@@ -1,4 +1,4 @@
-import type { ItemRecord, LedgerEntryRecord, NewItem, TurnError, TurnRecord } from '../store/records.ts';
+import type { ItemRecord, LedgerEntryRecord, NewItem, TurnError, TurnRecord } from '../domain/records.ts';
 import type { Repositories } from '../store/store.ts';
 import { bumpConversation } from './conversation-version.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';

@@ -7,7 +7,7 @@ import type {
   TurnError,
   TurnRecord,
   TurnStatus,
-} from '../store/records.ts';
+} from '../domain/records.ts';
 import { bumpConversation, TurnSupersededError } from './conversation-version.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
 import type { EngineEventListener } from './events.ts';

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from '../store/records.ts';
+import type { ApiKeyRecord } from '../domain/records.ts';
 import type { Store } from '../store/store.ts';
 
 const TTL_MS = 10_000;

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { ApiKeyRecord, ApiKeyRole, AppRecord, JsonObject } from '../store/records.ts';
+import type { ApiKeyRecord, ApiKeyRole, AppRecord, JsonObject } from '../domain/records.ts';
 import type { Store } from '../store/store.ts';
-import { newId } from '../engine/ids.ts';
+import { newId } from '../domain/ids.ts';
 
 export const DEFAULT_APP_NAME = 'default';
 /** Where apps live in resource names unless created under another project: `projects/default/locations/global`. */

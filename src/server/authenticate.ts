@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { EngineError } from '../engine/engine-error.ts';
-import type { ApiKeyRole } from '../store/records.ts';
+import type { ApiKeyRole } from '../domain/records.ts';
 import { hashApiKey } from './api-keys.ts';
 import type { ApiKeyCache } from './api-key-cache.ts';
 

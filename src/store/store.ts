@@ -14,7 +14,6 @@ import type {
   ItemRecord,
   LedgerEntryRecord,
   LedgerResolution,
-  LedgerState,
   NewItem,
   QueuedInputRecord,
   ResponseRecord,
@@ -24,25 +23,15 @@ import type {
   FinishReason,
   TurnError,
   TurnUsage,
-} from './records.ts';
+} from '../domain/records.ts';
+import type { Page, PageRequest } from '../domain/page.ts';
+import type { ConversationFilter, LedgerFilter, WindowItem } from '../domain/queries.ts';
 
 /**
  * Repository interfaces. The engine and the faces depend on these only; `store/kysely/`
  * implements them for SQLite (better-sqlite3) and Postgres (pg, PGlite in tests).
  * Every method that takes an `appId` scopes its query by it: another app's id is "not found".
  */
-
-export interface Page<T> {
-  data: T[];
-  /** Opaque cursor for the next page, or null when this is the last page. */
-  nextCursor: string | null;
-}
-
-export interface PageRequest {
-  limit: number;
-  /** A cursor returned by a previous page. */
-  cursor?: string | null;
-}
 
 export interface AppRepo {
   insert(app: AppRecord): Promise<void>;
@@ -166,11 +155,6 @@ export interface ConversationRepo {
   list(filter: ConversationFilter, page: PageRequest): Promise<Page<ConversationRecord>>;
 }
 
-export interface ConversationFilter {
-  appId: string;
-  agentName?: string;
-}
-
 export interface TurnPatch {
   status?: TurnStatus;
   finishReason?: FinishReason | null;
@@ -213,19 +197,6 @@ export interface ItemRepo {
   listByGroup(groupId: string): Promise<ItemRecord[]>;
   /** Oldest first, items with `seq` greater than `afterSeq` (0 for the start). Faces page whole messages with it. */
   listAfterSeq(conversationId: string, afterSeq: number, limit: number): Promise<ItemRecord[]>;
-}
-
-/** An item as the model prompt needs it. */
-export type WindowItem = Pick<ItemRecord, 'seq' | 'groupId' | 'payload'>;
-
-export interface LedgerFilter {
-  appId: string;
-  state?: LedgerState;
-  agentName?: string;
-  conversationId?: string;
-  toolName?: string;
-  /** Only entries created strictly before this instant (ISO 8601): "older than", for an inbox. */
-  createdBefore?: string;
 }
 
 export interface LedgerRepo {

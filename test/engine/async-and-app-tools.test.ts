@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { toModelPrompt } from '../../src/engine/model-prompt.ts';
 import { clientFunctionDefinition, parseDurationSeconds, toJsonSchema } from '../../src/engine/tool-resources.ts';
-import type { ItemPayload } from '../../src/store/records.ts';
-import type { WindowItem } from '../../src/store/store.ts';
+import type { ItemPayload } from '../../src/domain/records.ts';
+import type { WindowItem } from '../../src/domain/queries.ts';
 
 let seq = 0;
 const item = (groupId: string, payload: ItemPayload): WindowItem => ({ seq: ++seq, groupId, payload });

@@ -1,5 +1,5 @@
 import type { ServerCall, ToolProvider } from '../../src/engine/server-calls.ts';
-import type { ClientToolDefinition } from '../../src/store/records.ts';
+import type { ClientToolDefinition } from '../../src/domain/records.ts';
 
 /** A server tool `lookup_price {sku}` from the Tool resource `lookup-price`. */
 export const lookupPriceTool: ClientToolDefinition = {

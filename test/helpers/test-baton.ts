@@ -1,7 +1,7 @@
 import type { AgentWire } from '../../src/faces/agents/agent-wire.ts';
 import { DEMO_AGENT, type BatonConfig } from '../../src/server/config.ts';
 import { createBaton, type BatonInstance, type StartOptions } from '../../src/server/start-baton.ts';
-import type { Clock } from '../../src/engine/clock.ts';
+import type { Clock } from '../../src/domain/clock.ts';
 
 export const ADMIN_KEY = 'bk_test_admin_key_0123456789';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LedgerChangeFeed } from '../../src/faces/ledger/ledger-change-feed.ts';
-import type { LedgerEntryRecord } from '../../src/store/records.ts';
+import type { LedgerEntryRecord } from '../../src/domain/records.ts';
 
 function row(id: string, updatedAt: string, state: LedgerEntryRecord['state'] = 'pending'): LedgerEntryRecord {
   return {

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/engine.ts';
 import { ConnectionResponseCache } from '../../src/faces/responses/connection-responses.ts';
-import type { ResponseRecord } from '../../src/store/records.ts';
+import type { ResponseRecord } from '../../src/domain/records.ts';
 
 describe('ConnectionResponseCache', () => {
   const record = (id: string, conversationId: string, ownsConversation: boolean): ResponseRecord =>

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import type { ClientToolDefinition } from '../../src/store/records.ts';
+import type { ClientToolDefinition } from '../../src/domain/records.ts';
 import { startTestBaton, type TestBaton } from '../helpers/test-baton.ts';
 import { weatherTool } from '../helpers/test-agents.ts';
 import { lookupPriceTool, RecordingTools, refundTool } from '../helpers/recording-tools.ts';

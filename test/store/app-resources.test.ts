@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AppResourceRecord, SessionRecord } from '../../src/store/records.ts';
+import type { AppResourceRecord, SessionRecord } from '../../src/domain/records.ts';
 import { DuplicateKeyError } from '../../src/store/store.ts';
 import { backends, useSharedStore } from './store-backends.ts';
 import { appRecord, at, ledgerEntry, seedTurn, uid, userMessage } from './store-fixtures.ts';

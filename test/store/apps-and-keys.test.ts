@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiKeyRecord } from '../../src/store/records.ts';
+import type { ApiKeyRecord } from '../../src/domain/records.ts';
 import { DuplicateKeyError } from '../../src/store/store.ts';
 import { backends, useSharedStore } from './store-backends.ts';
 import { appRecord, at, uid } from './store-fixtures.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { QueuedInputRecord } from '../../src/store/records.ts';
+import type { QueuedInputRecord } from '../../src/domain/records.ts';
 import { DuplicateKeyError } from '../../src/store/store.ts';
 import { backends, useSharedStore } from './store-backends.ts';
 import { addConversation, at, seedTurn, uid } from './store-fixtures.ts';

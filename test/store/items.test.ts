@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidCursorError } from '../../src/store/invalid-cursor-error.ts';
-import type { NewItem } from '../../src/store/records.ts';
+import type { NewItem } from '../../src/domain/records.ts';
 import { DuplicateKeyError } from '../../src/store/store.ts';
 import { backends, useSharedStore } from './store-backends.ts';
 import { addConversation, addTurn, at, seedTurn, uid, userMessage } from './store-fixtures.ts';

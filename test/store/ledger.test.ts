@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidCursorError } from '../../src/store/invalid-cursor-error.ts';
-import type { LedgerResolution } from '../../src/store/records.ts';
+import type { LedgerResolution } from '../../src/domain/records.ts';
 import { DuplicateKeyError } from '../../src/store/store.ts';
-import type { LedgerFilter } from '../../src/store/store.ts';
+import type { LedgerFilter } from '../../src/domain/queries.ts';
 import { backends, useSharedStore, withFreshStore } from './store-backends.ts';
 import {
   addConversation,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { QueuedInputRecord } from '../../src/store/records.ts';
+import type { QueuedInputRecord } from '../../src/domain/records.ts';
 import type { Store } from '../../src/store/store.ts';
 import { DuplicateKeyError } from '../../src/store/store.ts';
 import { backends, useSharedStore, withFreshStore } from './store-backends.ts';

@@ -8,7 +8,7 @@ import type {
   NewItem,
   ResponseRecord,
   TurnRecord,
-} from '../../src/store/records.ts';
+} from '../../src/domain/records.ts';
 import type { Store } from '../../src/store/store.ts';
 
 /** Record builders. Ids are unique per call so tests sharing one database never collide. */

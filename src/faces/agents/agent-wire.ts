@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AgentInput } from '../../engine/agent-definition.ts';
-import type { AgentRecord, ClientToolDefinition } from '../../store/records.ts';
+import type { AgentRecord, ClientToolDefinition } from '../../domain/records.ts';
 
 /**
  * The snake_case wire form of tools and agents, shared by the REST API, the config file and

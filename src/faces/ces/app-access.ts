@@ -1,5 +1,5 @@
 import type { Principal } from '../../server/authenticate.ts';
-import type { AppRecord } from '../../store/records.ts';
+import type { AppRecord } from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';
 import { cesError } from './ces-errors.ts';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../../server/authenticate.ts';
-import type { JsonObject } from '../../store/records.ts';
+import type { JsonObject } from '../../domain/records.ts';
 import { cesError } from './ces-errors.ts';
 import type { CesResourceServices } from './resources/ces-resource-services.ts';
 import type { RetrieveToolsService } from './resources/retrieve-tools.ts';

@@ -1,5 +1,5 @@
-import type { Clock } from '../../engine/clock.ts';
-import type { LedgerEntryRecord } from '../../store/records.ts';
+import type { Clock } from '../../domain/clock.ts';
+import type { LedgerEntryRecord } from '../../domain/records.ts';
 import type { LedgerRepo } from '../../store/store.ts';
 
 export type LedgerChangeListener = (entries: LedgerEntryRecord[]) => void;

@@ -4,7 +4,7 @@ import { EngineError } from '../../engine/engine-error.ts';
 import type { FaceContext } from '../../server/build-server.ts';
 import { parseRequest } from '../../server/parse-request.ts';
 import { SseWriter } from '../../server/sse-writer.ts';
-import type { LedgerEntryRecord } from '../../store/records.ts';
+import type { LedgerEntryRecord } from '../../domain/records.ts';
 import { ledgerEntryView } from '../threads/thread-views.ts';
 import { LedgerChangeFeed, type LedgerChangeFeedSettings } from './ledger-change-feed.ts';
 

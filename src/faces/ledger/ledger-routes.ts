@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { FaceContext } from '../../server/build-server.ts';
-import type { JsonValue } from '../../store/records.ts';
+import type { JsonValue } from '../../domain/records.ts';
 import { parseRequest } from '../../server/parse-request.ts';
 import { pageQuerySchema, toPageRequest } from '../page-query.ts';
 import { registerLedgerEventRoutes } from './ledger-event-routes.ts';

@@ -1,6 +1,6 @@
 import type { Engine } from '../../engine/engine.ts';
 import { EngineError } from '../../engine/engine-error.ts';
-import type { ResponseRecord } from '../../store/records.ts';
+import type { ResponseRecord } from '../../domain/records.ts';
 import type { ConnectionResponses } from './response-service.ts';
 
 /** How many `store: false` responses one connection can continue; older ones are evicted. */

@@ -1,6 +1,6 @@
 import { EngineError } from '../../engine/engine-error.ts';
 import type { InputItem } from '../../engine/input-items.ts';
-import type { ItemRecord } from '../../store/records.ts';
+import type { ItemRecord } from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';
 import { isHiddenItem } from './item-views.ts';
 

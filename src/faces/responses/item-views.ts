@@ -1,4 +1,4 @@
-import type { ContentPart, JsonObject, LedgerEntryRecord } from '../../store/records.ts';
+import type { ContentPart, JsonObject, LedgerEntryRecord } from '../../domain/records.ts';
 import { NO_SERVER_CALLS, type RenderItem, type ServerCallIndex } from './server-call-state.ts';
 
 /**

@@ -1,8 +1,8 @@
 import type { Engine } from '../../engine/engine.ts';
 import { EngineError } from '../../engine/engine-error.ts';
 import type { InputItem } from '../../engine/input-items.ts';
-import { newId } from '../../engine/ids.ts';
-import type { ItemRecord, JsonObject } from '../../store/records.ts';
+import { newId } from '../../domain/ids.ts';
+import type { ItemRecord, JsonObject } from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';
 import { compactionLine, encodeCompaction } from './response-compaction.ts';
 import { resolveInput, toInputItems } from './response-request.ts';

@@ -8,7 +8,7 @@ import type {
   ResponseFormat,
   ToolChoice,
   TurnOptions,
-} from '../../store/records.ts';
+} from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';
 import { resolveItemReference, type ItemReference } from './item-references.ts';
 import { decodeCompaction } from './response-compaction.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { EngineError } from '../../engine/engine-error.ts';
-import type { JsonObject } from '../../store/records.ts';
+import type { JsonObject } from '../../domain/records.ts';
 import type { FaceContext } from '../../server/build-server.ts';
 import { statusOf } from '../../server/http-error.ts';
 import { parseRequest } from '../../server/parse-request.ts';

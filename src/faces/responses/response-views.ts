@@ -5,7 +5,7 @@ import type {
   ResponseRecord,
   TurnRecord,
   TurnUsage,
-} from '../../store/records.ts';
+} from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';
 import { blocksTurn } from '../../engine/pending-calls.ts';
 import { isHiddenItem, itemView } from './item-views.ts';

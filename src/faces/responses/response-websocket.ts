@@ -4,7 +4,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Engine } from '../../engine/engine.ts';
 import { EngineError } from '../../engine/engine-error.ts';
-import type { JsonObject } from '../../store/records.ts';
+import type { JsonObject } from '../../domain/records.ts';
 import type { Principal } from '../../server/authenticate.ts';
 import { statusOf, toEngineError } from '../../server/http-error.ts';
 import { parseRequest } from '../../server/parse-request.ts';

@@ -1,5 +1,5 @@
 import { EngineError } from '../../engine/engine-error.ts';
-import type { LedgerEntryRecord } from '../../store/records.ts';
+import type { LedgerEntryRecord } from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';
 import type { ParsedInput } from './response-request.ts';
 import { isServerExecutor } from './server-call-state.ts';

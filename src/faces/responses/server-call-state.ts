@@ -1,4 +1,4 @@
-import type { ItemRecord, LedgerEntryRecord, ToolExecutor } from '../../store/records.ts';
+import type { ItemRecord, LedgerEntryRecord, ToolExecutor } from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';
 
 /**

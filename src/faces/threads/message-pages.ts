@@ -1,4 +1,4 @@
-import type { ItemRecord } from '../../store/records.ts';
+import type { ItemRecord } from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';
 import { EngineError } from '../../engine/engine-error.ts';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EngineError } from '../../engine/engine-error.ts';
 import type { ToolResultInput } from '../../engine/result-submission.ts';
-import type { ContentPart, TurnOptions } from '../../store/records.ts';
+import type { ContentPart, TurnOptions } from '../../domain/records.ts';
 import { toolFromWire, toolWireSchema } from '../agents/agent-wire.ts';
 
 const IMAGE_MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;

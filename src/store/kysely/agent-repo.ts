@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { AgentDefinition, AgentRecord, AgentVersionRecord } from '../records.ts';
+import type { AgentDefinition, AgentRecord, AgentVersionRecord } from '../../domain/records.ts';
 import type { AgentRepo } from '../store.ts';
 import { atomically } from './atomically.ts';
 import type { AgentVersionsTable, AgentsTable, Database } from './database-schema.ts';

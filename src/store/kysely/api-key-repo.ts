@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { ApiKeyRecord, ApiKeyRole } from '../records.ts';
+import type { ApiKeyRecord, ApiKeyRole } from '../../domain/records.ts';
 import type { ApiKeyRepo } from '../store.ts';
 import type { ApiKeysTable, Database } from './database-schema.ts';
 import { insertOrDuplicate } from './duplicate-key.ts';

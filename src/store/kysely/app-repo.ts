@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { AppRecord, JsonObject } from '../records.ts';
+import type { AppRecord, JsonObject } from '../../domain/records.ts';
 import type { AppRepo } from '../store.ts';
 import { atomically } from './atomically.ts';
 import type { AppsTable, Database } from './database-schema.ts';

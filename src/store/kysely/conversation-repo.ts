@@ -1,5 +1,5 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
-import type { ConversationRecord } from '../records.ts';
+import type { ConversationRecord } from '../../domain/records.ts';
 import type { ConversationRepo } from '../store.ts';
 import { atomically } from './atomically.ts';
 import type { ConversationsTable, Database } from './database-schema.ts';

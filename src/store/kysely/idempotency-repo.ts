@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { IdempotencyRecord } from '../records.ts';
+import type { IdempotencyRecord } from '../../domain/records.ts';
 import type { IdempotencyRepo } from '../store.ts';
 import type { Database, IdempotencyKeysTable } from './database-schema.ts';
 

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { ItemPayload, ItemRecord } from '../records.ts';
+import type { ItemPayload, ItemRecord } from '../../domain/records.ts';
 import type { ItemRepo } from '../store.ts';
 import { atomically } from './atomically.ts';
 import type { Database, ItemsTable } from './database-schema.ts';

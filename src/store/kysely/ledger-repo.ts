@@ -1,5 +1,12 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { ContentPart, JsonValue, LedgerEntryRecord, LedgerKind, LedgerState, TimeoutPolicy } from '../records.ts';
+import type {
+  ContentPart,
+  JsonValue,
+  LedgerEntryRecord,
+  LedgerKind,
+  LedgerState,
+  TimeoutPolicy,
+} from '../../domain/records.ts';
 import type { LedgerRepo } from '../store.ts';
 import type { Database, LedgerEntriesTable } from './database-schema.ts';
 import { insertOrDuplicate } from './duplicate-key.ts';

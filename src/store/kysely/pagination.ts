@@ -1,5 +1,5 @@
 import { InvalidCursorError } from '../invalid-cursor-error.ts';
-import type { Page } from '../store.ts';
+import type { Page } from '../../domain/page.ts';
 
 export { InvalidCursorError };
 

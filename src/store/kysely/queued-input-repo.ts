@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { ContentPart, QueuedInputRecord, TurnOptions } from '../records.ts';
+import type { ContentPart, QueuedInputRecord, TurnOptions } from '../../domain/records.ts';
 import type { QueuedInputRepo } from '../store.ts';
 import type { Database, QueuedInputsTable } from './database-schema.ts';
 import { insertOrDuplicate } from './duplicate-key.ts';

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { AppResourceRecord, JsonObject, ResourceCollection } from '../records.ts';
+import type { AppResourceRecord, JsonObject, ResourceCollection } from '../../domain/records.ts';
 import type { ResourceRepo } from '../store.ts';
 import type { AppResourcesTable, Database } from './database-schema.ts';
 import { insertOrDuplicate } from './duplicate-key.ts';

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { JsonObject, ResponseRecord, TurnUsage } from '../records.ts';
+import type { JsonObject, ResponseRecord, TurnUsage } from '../../domain/records.ts';
 import type { ResponseRepo } from '../store.ts';
 import type { Database, ResponsesTable } from './database-schema.ts';
 import { insertOrDuplicate } from './duplicate-key.ts';

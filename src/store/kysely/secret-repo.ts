@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { SecretRecord } from '../records.ts';
+import type { SecretRecord } from '../../domain/records.ts';
 import type { SecretRepo } from '../store.ts';
 import type { Database, SecretsTable } from './database-schema.ts';
 import { insertOrDuplicate } from './duplicate-key.ts';

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { JsonObject, SessionRecord } from '../records.ts';
+import type { JsonObject, SessionRecord } from '../../domain/records.ts';
 import type { SessionRepo } from '../store.ts';
 import type { CesSessionsTable, Database } from './database-schema.ts';
 import { insertOrDuplicate } from './duplicate-key.ts';

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
-import type { FinishReason, TurnError, TurnOptions, TurnRecord, TurnStatus, TurnUsage } from '../records.ts';
+import type { FinishReason, TurnError, TurnOptions, TurnRecord, TurnStatus, TurnUsage } from '../../domain/records.ts';
 import type { TurnPatch, TurnRepo } from '../store.ts';
 import type { Database, TurnsTable } from './database-schema.ts';
 import { insertOrDuplicate } from './duplicate-key.ts';

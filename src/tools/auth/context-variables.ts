@@ -1,4 +1,4 @@
-import type { JsonValue } from '../../store/records.ts';
+import type { JsonValue } from '../../domain/records.ts';
 import { AuthError } from './auth-error.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../../store/records.ts';
+import type { JsonObject, JsonValue } from '../../domain/records.ts';
 import type { RequestAuth } from '../openapi/openapi-types.ts';
 import { AuthError } from './auth-error.ts';
 import { contextVariableName, contextVariableText, isHeaderSafe, requireHeaderSafe } from './context-variables.ts';

@@ -1,4 +1,4 @@
-import type { ContentPart } from '../../store/records.ts';
+import type { ContentPart } from '../../domain/records.ts';
 
 /** The parts of an MCP `tools/call` result Baton reads (the SDK's type is a wide union). */
 export interface McpCallResult {

@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createHash } from 'node:crypto';
-import type { ContentPart, JsonSchema } from '../../store/records.ts';
+import type { ContentPart, JsonSchema } from '../../domain/records.ts';
 import type { EgressPolicy } from '../http/address-policy.ts';
 import { guardedFetch } from '../http/guarded-fetch.ts';
 import { toToolOutput, type McpCallResult } from './mcp-result.ts';

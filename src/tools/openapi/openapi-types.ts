@@ -3,7 +3,7 @@
  * parser validated the document, so these shapes hold; only what we read is typed, and `raw`
  * keeps the whole dereferenced document for anything else.
  */
-import type { JsonObject, JsonValue } from '../../store/records.ts';
+import type { JsonObject, JsonValue } from '../../domain/records.ts';
 
 export type { JsonObject, JsonValue };
 

@@ -1,5 +1,5 @@
 import type { ServerCall, ServerCallResult, ToolProvider } from '../../engine/server-calls.ts';
-import type { AgentDefinition, AppResourceRecord, ClientToolDefinition, JsonSchema } from '../../store/records.ts';
+import type { AgentDefinition, AppResourceRecord, ClientToolDefinition, JsonSchema } from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';
 import { OAuthTokenCache } from '../auth/oauth-token-cache.ts';
 import type { EgressPolicy } from '../http/address-policy.ts';

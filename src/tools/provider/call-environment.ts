@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../../store/records.ts';
+import type { JsonObject, JsonValue } from '../../domain/records.ts';
 import type { EgressPolicy } from '../http/address-policy.ts';
 import type { SandboxToolContext } from '../sandbox/tool-context.ts';
 

@@ -1,5 +1,5 @@
 import { parseDurationSeconds, toJsonSchema } from '../../engine/tool-resources.ts';
-import type { AppResourceRecord, ClientToolDefinition, JsonObject } from '../../store/records.ts';
+import type { AppResourceRecord, ClientToolDefinition, JsonObject } from '../../domain/records.ts';
 import type { OpenApiToolset } from '../openapi/openapi-toolset.ts';
 import { isObject } from './call-environment.ts';
 import { compileOpenApi, openApiDefinitions, operationOfTool } from './openapi-sources.ts';

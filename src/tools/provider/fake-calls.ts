@@ -1,5 +1,5 @@
 import type { ServerCall, ServerCallResult } from '../../engine/server-calls.ts';
-import type { AppResourceRecord } from '../../store/records.ts';
+import type { AppResourceRecord } from '../../domain/records.ts';
 import { runFake } from '../sandbox/fake-runner.ts';
 import { SandboxError } from '../sandbox/sandbox-error.ts';
 import { isObject, sandboxContext, type CallEnvironment } from './call-environment.ts';

@@ -1,4 +1,4 @@
-import type { ClientToolDefinition, JsonObject, JsonValue, ServerToolSource } from '../../store/records.ts';
+import type { ClientToolDefinition, JsonObject, JsonValue, ServerToolSource } from '../../domain/records.ts';
 import type { Repositories } from '../../store/store.ts';
 import type { EgressPolicy } from '../http/address-policy.ts';
 import type { McpServerTarget, McpToolDescription, McpToolsetClients } from '../mcp/mcp-toolset-client.ts';

@@ -1,5 +1,5 @@
 import type { ServerCallResult } from '../../engine/server-calls.ts';
-import type { ClientToolDefinition, JsonObject, ServerToolSource } from '../../store/records.ts';
+import type { ClientToolDefinition, JsonObject, ServerToolSource } from '../../domain/records.ts';
 import { redactCredentials } from '../auth/credential-redaction.ts';
 import { OpenApiError } from '../openapi/openapi-error.ts';
 import { OpenApiToolset } from '../openapi/openapi-toolset.ts';

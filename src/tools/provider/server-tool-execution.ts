@@ -1,5 +1,5 @@
 import type { ServerCall, ServerCallResult } from '../../engine/server-calls.ts';
-import type { AppResourceRecord, JsonObject } from '../../store/records.ts';
+import type { AppResourceRecord, JsonObject } from '../../domain/records.ts';
 import { AuthError } from '../auth/auth-error.ts';
 import type { OAuthTokenCache } from '../auth/oauth-token-cache.ts';
 import { redactCredentials } from '../auth/credential-redaction.ts';

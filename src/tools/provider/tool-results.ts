@@ -1,5 +1,5 @@
 import type { ServerCallResult } from '../../engine/server-calls.ts';
-import type { JsonValue } from '../../store/records.ts';
+import type { JsonValue } from '../../domain/records.ts';
 import { isObject } from './call-environment.ts';
 
 /** A text result, as the model reads it. */

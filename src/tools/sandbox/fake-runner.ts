@@ -1,4 +1,4 @@
-import type { JsonValue } from '../../store/records.ts';
+import type { JsonValue } from '../../domain/records.ts';
 import { callInSandbox } from './js-sandbox.ts';
 import { SandboxError } from './sandbox-error.ts';
 import type { SandboxLimits } from './sandbox-limits.ts';

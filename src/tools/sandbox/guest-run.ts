@@ -1,5 +1,5 @@
 import type { DisposableResult, QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten';
-import type { JsonValue } from '../../store/records.ts';
+import type { JsonValue } from '../../domain/records.ts';
 import {
   guestFailure,
   limitFailure,

@@ -1,4 +1,4 @@
-import type { JsonValue } from '../../store/records.ts';
+import type { JsonValue } from '../../domain/records.ts';
 import { isGuestIdentifier, toGuestIdentifier } from './guest-identifier.ts';
 import { callInSandbox } from './js-sandbox.ts';
 import type { SandboxLimits } from './sandbox-limits.ts';

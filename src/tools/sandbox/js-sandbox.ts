@@ -1,5 +1,5 @@
 import type { QuickJSContext, QuickJSRuntime } from 'quickjs-emscripten';
-import type { JsonValue } from '../../store/records.ts';
+import type { JsonValue } from '../../domain/records.ts';
 import { engineFailure, type FailureContext } from './guest-failure.ts';
 import { isGuestIdentifier } from './guest-identifier.ts';
 import { GuestRun } from './guest-run.ts';

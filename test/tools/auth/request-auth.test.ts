@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { JsonObject, JsonValue } from '../../../src/store/records.ts';
+import type { JsonObject, JsonValue } from '../../../src/domain/records.ts';
 import { AuthError } from '../../../src/tools/auth/auth-error.ts';
 import { OAuthTokenCache } from '../../../src/tools/auth/oauth-token-cache.ts';
 import {

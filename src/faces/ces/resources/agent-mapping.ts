@@ -1,7 +1,7 @@
 import { SYSTEM_TOOLS } from '../../../engine/system-tools.ts';
 import type { AgentInput } from '../../../engine/agent-definition.ts';
 import { clientFunctionDefinition } from '../../../engine/tool-resources.ts';
-import type { AgentDefinition, AgentRecord, JsonObject, ToolsetReference } from '../../../store/records.ts';
+import type { AgentDefinition, AgentRecord, JsonObject, ToolsetReference } from '../../../domain/records.ts';
 import { computeEtag } from '../aip/etag.ts';
 import { assertOneOf } from '../aip/union-check.ts';
 import { cesError } from '../ces-errors.ts';

@@ -1,5 +1,5 @@
 import type { AgentInput } from '../../../engine/agent-definition.ts';
-import type { AgentDefinition, AgentRecord, AppRecord } from '../../../store/records.ts';
+import type { AgentDefinition, AgentRecord, AppRecord } from '../../../domain/records.ts';
 import type { Store } from '../../../store/store.ts';
 import { cesError } from '../ces-errors.ts';
 import type { AgentWriter } from './agent-writes.ts';

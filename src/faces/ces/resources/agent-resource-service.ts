@@ -1,5 +1,5 @@
 import type { Principal } from '../../../server/authenticate.ts';
-import type { AgentRecord, AppRecord, JsonObject } from '../../../store/records.ts';
+import type { AgentRecord, AppRecord, JsonObject } from '../../../domain/records.ts';
 import { resolveApp } from '../app-access.ts';
 import { applyFieldMask, parseFieldMask, type MaskSpec } from '../aip/field-mask.ts';
 import { cesError } from '../ces-errors.ts';

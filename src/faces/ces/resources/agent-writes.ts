@@ -1,7 +1,7 @@
 import type { AgentInput } from '../../../engine/agent-definition.ts';
 import type { AgentService } from '../../../engine/agent-service.ts';
 import { EngineError } from '../../../engine/engine-error.ts';
-import type { AgentRecord } from '../../../store/records.ts';
+import type { AgentRecord } from '../../../domain/records.ts';
 import { cesError } from '../ces-errors.ts';
 import { concurrentUpdate } from './service-support.ts';
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Principal } from '../../../server/authenticate.ts';
-import type { AppResourceRecord, JsonObject } from '../../../store/records.ts';
+import type { AppResourceRecord, JsonObject } from '../../../domain/records.ts';
 import { DuplicateKeyError } from '../../../store/store.ts';
 import { resolveApp } from '../app-access.ts';
 import { computeEtag } from '../aip/etag.ts';

@@ -1,6 +1,6 @@
 import type { Principal } from '../../../server/authenticate.ts';
 import { newAppRecord } from '../../../server/api-keys.ts';
-import type { AppRecord, JsonObject } from '../../../store/records.ts';
+import type { AppRecord, JsonObject } from '../../../domain/records.ts';
 import { DuplicateKeyError } from '../../../store/store.ts';
 import { assertProjectAccess, canUse, resolveApp } from '../app-access.ts';
 import { computeEtag } from '../aip/etag.ts';

@@ -3,7 +3,7 @@ import type { OpenApiToolset } from '../../../tools/openapi/openapi-toolset.ts';
 import { compileOpenApi, operationOfTool } from '../../../tools/provider/openapi-sources.ts';
 import { parse as parseYaml } from 'yaml';
 import { parseDurationSeconds } from '../../../engine/tool-resources.ts';
-import type { AppRecord, JsonObject, JsonValue } from '../../../store/records.ts';
+import type { AppRecord, JsonObject, JsonValue } from '../../../domain/records.ts';
 import type { Store } from '../../../store/store.ts';
 import { assertOneOf } from '../aip/union-check.ts';
 import { cesError } from '../ces-errors.ts';

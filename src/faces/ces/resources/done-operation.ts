@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../../store/records.ts';
+import type { JsonObject } from '../../../domain/records.ts';
 import { formatLocationName, newResourceId, type LocationPath } from './resource-names.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { JsonObject } from '../../../store/records.ts';
+import type { JsonObject } from '../../../domain/records.ts';
 import { cesError } from '../ces-errors.ts';
 import { filterFields, matchesFilter, parseFilter, type FilterExpression } from '../aip/filter.ts';
 import { parseOrderBy, sortKeyFor } from '../aip/order-by.ts';

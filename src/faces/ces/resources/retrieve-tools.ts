@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Principal } from '../../../server/authenticate.ts';
-import type { AppResourceRecord, JsonObject } from '../../../store/records.ts';
+import type { AppResourceRecord, JsonObject } from '../../../domain/records.ts';
 import type { Store } from '../../../store/store.ts';
 import { OpenApiError } from '../../../tools/openapi/openapi-error.ts';
 import type { InspectedTool, ToolsetInspection, ToolsetInspector } from '../../../tools/provider/app-tool-provider.ts';

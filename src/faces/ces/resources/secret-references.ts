@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../../store/records.ts';
+import type { JsonObject } from '../../../domain/records.ts';
 import type { Store } from '../../../store/store.ts';
 import { cesError } from '../ces-errors.ts';
 import { formatAppName, RESOURCE_ID_PATTERN, type AppPath } from './resource-names.ts';

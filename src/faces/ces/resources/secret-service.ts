@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Principal } from '../../../server/authenticate.ts';
-import type { JsonObject, SecretRecord } from '../../../store/records.ts';
+import type { JsonObject, SecretRecord } from '../../../domain/records.ts';
 import { DuplicateKeyError } from '../../../store/store.ts';
 import { resolveApp } from '../app-access.ts';
 import { computeEtag } from '../aip/etag.ts';

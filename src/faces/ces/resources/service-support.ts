@@ -3,7 +3,7 @@ import type { AgentService } from '../../../engine/agent-service.ts';
 import type { EngineError } from '../../../engine/engine-error.ts';
 import type { ServerKeys } from '../../../server/build-server.ts';
 import { parseRequest } from '../../../server/parse-request.ts';
-import type { JsonObject, JsonValue } from '../../../store/records.ts';
+import type { JsonObject, JsonValue } from '../../../domain/records.ts';
 import type { Store } from '../../../store/store.ts';
 import { etagMatches } from '../aip/etag.ts';
 import { cesError } from '../ces-errors.ts';

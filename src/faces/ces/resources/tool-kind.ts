@@ -1,7 +1,7 @@
 import { EngineError } from '../../../engine/engine-error.ts';
 import { toJsonSchema } from '../../../engine/tool-resources.ts';
 import { assertValidToolDefinition } from '../../../engine/tool-schema.ts';
-import type { JsonObject } from '../../../store/records.ts';
+import type { JsonObject } from '../../../domain/records.ts';
 import { assertOneOf } from '../aip/union-check.ts';
 import { cesError } from '../ces-errors.ts';
 import type { ResourceKind } from './app-resource-crud.ts';

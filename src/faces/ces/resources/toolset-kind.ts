@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../../store/records.ts';
+import type { JsonObject } from '../../../domain/records.ts';
 import { assertOneOf } from '../aip/union-check.ts';
 import { cesError } from '../ces-errors.ts';
 import type { ResourceKind } from './app-resource-crud.ts';

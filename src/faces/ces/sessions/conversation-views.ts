@@ -1,4 +1,4 @@
-import type { AppRecord, ContentPart, ItemRecord, SessionRecord, ToolExecutor } from '../../../store/records.ts';
+import type { AppRecord, ContentPart, ItemRecord, SessionRecord, ToolExecutor } from '../../../domain/records.ts';
 import { appResourceName } from '../app-access.ts';
 import type { ToolCallNames } from './tool-call-names.ts';
 import { argsFromText, toolCallWire, toolResponseWire } from './tool-chunks.ts';

@@ -1,4 +1,4 @@
-import type { ContentPart, LedgerEntryRecord } from '../../../store/records.ts';
+import type { ContentPart, LedgerEntryRecord } from '../../../domain/records.ts';
 import type { MessageWire } from './session-wire.ts';
 import type { ToolCallNames } from './tool-call-names.ts';
 import { argsFromValue, toolCallWire, toolResponseWire } from './tool-chunks.ts';

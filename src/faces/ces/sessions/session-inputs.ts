@@ -1,4 +1,4 @@
-import type { ContentPart, JsonObject } from '../../../store/records.ts';
+import type { ContentPart, JsonObject } from '../../../domain/records.ts';
 import { assertOneOf } from '../aip/union-check.ts';
 import { cesError } from '../ces-errors.ts';
 import { SESSION_INPUT_MEMBERS, type SessionInputWire, type ToolResponseWire } from './session-wire.ts';

@@ -1,5 +1,5 @@
 import type { EngineError } from '../../../engine/engine-error.ts';
-import type { LedgerEntryRecord } from '../../../store/records.ts';
+import type { LedgerEntryRecord } from '../../../domain/records.ts';
 import { cesError } from '../ces-errors.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { EngineEvent, EngineEventListener } from '../../../engine/events.ts';
 import type { TurnOutcome } from '../../../engine/turn-runner.ts';
-import type { ItemRecord, LedgerEntryRecord } from '../../../store/records.ts';
+import type { ItemRecord, LedgerEntryRecord } from '../../../domain/records.ts';
 import { cesError } from '../ces-errors.ts';
 import { END_SESSION_TOOL } from '../../../engine/system-tools.ts';
 import { ServerCallLog } from './server-call-log.ts';

@@ -13,7 +13,7 @@ import type {
   LedgerEntryRecord,
   SessionRecord,
   TurnOptions,
-} from '../../../store/records.ts';
+} from '../../../domain/records.ts';
 import { DuplicateKeyError, type Repositories, type Store } from '../../../store/store.ts';
 import { appResourceName, resolveApp } from '../app-access.ts';
 import { cesError } from '../ces-errors.ts';

@@ -1,5 +1,5 @@
 import type { ToolProvider } from '../../../engine/server-calls.ts';
-import type { AgentDefinition, AppRecord, ClientToolDefinition } from '../../../store/records.ts';
+import type { AgentDefinition, AppRecord, ClientToolDefinition } from '../../../domain/records.ts';
 import type { Store } from '../../../store/store.ts';
 import { appResourceName } from '../app-access.ts';
 

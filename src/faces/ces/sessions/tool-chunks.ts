@@ -1,4 +1,4 @@
-import type { ContentPart, JsonValue } from '../../../store/records.ts';
+import type { ContentPart, JsonValue } from '../../../domain/records.ts';
 import type { ToolCallWire, ToolResponseOutWire } from './session-wire.ts';
 import { toolRefOf, type ToolIdentity } from './tool-call-names.ts';
 

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AgentService } from '../../../../src/engine/agent-service.ts';
 import { EngineError } from '../../../../src/engine/engine-error.ts';
-import { newId } from '../../../../src/engine/ids.ts';
-import { systemClock } from '../../../../src/engine/clock.ts';
+import { newId } from '../../../../src/domain/ids.ts';
+import { systemClock } from '../../../../src/domain/clock.ts';
 import {
   CES_REQUEST_SCHEMAS,
   createCesResourceServices,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClientToolDefinition } from '../../../../src/store/records.ts';
+import type { ClientToolDefinition } from '../../../../src/domain/records.ts';
 import { RecordingTools } from '../../../helpers/recording-tools.ts';
 import { startTestBaton, type TestBaton } from '../../../helpers/test-baton.ts';
 import { APP, runSession, seedStoreAgent, toolResponse } from './session-fixtures.ts';

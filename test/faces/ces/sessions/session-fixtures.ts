@@ -1,4 +1,4 @@
-import type { AgentDefinition, JsonObject } from '../../../../src/store/records.ts';
+import type { AgentDefinition, JsonObject } from '../../../../src/domain/records.ts';
 import type { TestBaton } from '../../../helpers/test-baton.ts';
 
 export const APP = 'projects/default/locations/global/apps/default';
