@@ -1,5 +1,5 @@
 import type { AgentDefinition, ClientToolDefinition, InputPolicy, TimeoutPolicy } from '../domain/records.ts';
-import { EngineError } from './engine-error.ts';
+import { BatonError } from '../domain/errors/baton-error.ts';
 import { assertValidToolSet, TOOL_NAME_PATTERN } from './tool-schema.ts';
 
 export const AGENT_DEFAULTS = {
@@ -23,8 +23,7 @@ export type AgentInput = Pick<AgentDefinition, 'name' | 'model'> & Partial<Omit<
  */
 export function buildAgentDefinition(input: AgentInput, validateModel: (modelId: string) => void): AgentDefinition {
   if (typeof input.name !== 'string' || !TOOL_NAME_PATTERN.test(input.name)) {
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       'invalid_agent_name',
       `Invalid agent name '${String(input.name)}': names must match ^[a-zA-Z0-9_-]{1,64}$.`,
       {
@@ -33,8 +32,7 @@ export function buildAgentDefinition(input: AgentInput, validateModel: (modelId:
     );
   }
   if (typeof input.model !== 'string' || input.model.trim() === '') {
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       'invalid_model',
       `Agent '${input.name}' needs a model such as "scripted:auto" or "openai:gpt-4o-mini".`,
       {
@@ -45,7 +43,7 @@ export function buildAgentDefinition(input: AgentInput, validateModel: (modelId:
   try {
     validateModel(input.model);
   } catch (error) {
-    throw new EngineError('invalid_request', 'invalid_model', (error as Error).message, { param: 'model' });
+    throw new BatonError('invalid_model', (error as Error).message, { param: 'model' });
   }
   const tools: ClientToolDefinition[] = (input.tools ?? []).map((tool) => ({
     ...tool,
@@ -76,16 +74,14 @@ export function buildAgentDefinition(input: AgentInput, validateModel: (modelId:
   if (input.displayName !== undefined) definition.displayName = input.displayName;
   if (input.extras !== undefined) definition.extras = input.extras;
   if (!Number.isInteger(definition.maxSteps) || definition.maxSteps < 1 || definition.maxSteps > 100) {
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       'invalid_max_steps',
       `max_steps must be an integer from 1 to 100 (got ${definition.maxSteps}).`,
       { param: 'max_steps' },
     );
   }
   if (!Number.isInteger(definition.historyLimit) || definition.historyLimit < 2) {
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       'invalid_history_limit',
       `history_limit must be an integer of at least 2 (got ${definition.historyLimit}).`,
       {
@@ -94,8 +90,7 @@ export function buildAgentDefinition(input: AgentInput, validateModel: (modelId:
     );
   }
   if (definition.toolTimeoutSeconds !== null && !(definition.toolTimeoutSeconds > 0)) {
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       'invalid_timeout',
       `tool_timeout_seconds must be a positive number of seconds, or null for no deadline.`,
       {
@@ -104,35 +99,23 @@ export function buildAgentDefinition(input: AgentInput, validateModel: (modelId:
     );
   }
   if (!TIMEOUT_POLICIES.includes(definition.timeoutPolicy)) {
-    throw new EngineError(
-      'invalid_request',
-      'invalid_timeout_policy',
-      `timeout_policy must be one of ${TIMEOUT_POLICIES.join(', ')}.`,
-      { param: 'timeout_policy' },
-    );
+    throw new BatonError('invalid_timeout_policy', `timeout_policy must be one of ${TIMEOUT_POLICIES.join(', ')}.`, {
+      param: 'timeout_policy',
+    });
   }
   if (!INPUT_POLICIES.includes(definition.inputPolicy)) {
-    throw new EngineError(
-      'invalid_request',
-      'invalid_input_policy',
-      `input_policy must be one of ${INPUT_POLICIES.join(', ')}.`,
-      { param: 'input_policy' },
-    );
+    throw new BatonError('invalid_input_policy', `input_policy must be one of ${INPUT_POLICIES.join(', ')}.`, {
+      param: 'input_policy',
+    });
   }
   tools.forEach((tool, index) => {
     if (tool.timeoutSeconds !== undefined && !(tool.timeoutSeconds > 0)) {
-      throw new EngineError(
-        'invalid_request',
-        'invalid_timeout',
-        `tools[${index}].timeout_seconds must be a positive number of seconds.`,
-        {
-          param: `tools[${index}].timeout_seconds`,
-        },
-      );
+      throw new BatonError('invalid_timeout', `tools[${index}].timeout_seconds must be a positive number of seconds.`, {
+        param: `tools[${index}].timeout_seconds`,
+      });
     }
     if (tool.timeoutPolicy !== undefined && !TIMEOUT_POLICIES.includes(tool.timeoutPolicy)) {
-      throw new EngineError(
-        'invalid_request',
+      throw new BatonError(
         'invalid_timeout_policy',
         `tools[${index}].timeout_policy must be one of ${TIMEOUT_POLICIES.join(', ')}.`,
         {

@@ -3,7 +3,7 @@ import { DuplicateKeyError, type Store } from '../store/store.ts';
 import { type Page, type PageRequest } from '../domain/page.ts';
 import type { Clock } from '../domain/clock.ts';
 import { buildAgentDefinition, type AgentInput } from './agent-definition.ts';
-import { EngineError } from './engine-error.ts';
+import { BatonError } from '../domain/errors/baton-error.ts';
 import type { IdGenerator } from '../domain/ids.ts';
 
 /**
@@ -34,8 +34,7 @@ export class AgentService {
       await this.store.agents.insert(agent);
     } catch (error) {
       if (error instanceof DuplicateKeyError) {
-        throw new EngineError(
-          'conflict',
+        throw new BatonError(
           'agent_exists',
           `An agent named '${definition.name}' already exists; update it with PUT /v1/agents/${definition.name}.`,
           {
@@ -50,12 +49,7 @@ export class AgentService {
 
   async get(appId: string, name: string): Promise<AgentRecord> {
     const agent = await this.store.agents.get(appId, name);
-    if (!agent)
-      throw new EngineError(
-        'not_found',
-        'agent_not_found',
-        `No agent named '${name}'. List agents with GET /v1/agents.`,
-      );
+    if (!agent) throw new BatonError('agent_not_found', `No agent named '${name}'. List agents with GET /v1/agents.`);
     return agent;
   }
 
@@ -72,8 +66,7 @@ export class AgentService {
   ): Promise<AgentRecord> {
     const current = await this.get(appId, name);
     if (expectedVersion !== undefined && expectedVersion !== current.version) {
-      throw new EngineError(
-        'conflict',
+      throw new BatonError(
         'agent_version_mismatch',
         `Agent '${name}' is at version ${current.version}, not ${expectedVersion}; read it again and reapply your change.`,
       );
@@ -87,8 +80,7 @@ export class AgentService {
       this.clock.now().toISOString(),
     );
     if (!updated)
-      throw new EngineError(
-        'conflict',
+      throw new BatonError(
         'agent_version_mismatch',
         `Agent '${name}' was updated by another request at the same time; read it again and retry.`,
       );
@@ -137,7 +129,7 @@ export class AgentService {
 
   async delete(appId: string, name: string): Promise<void> {
     if (!(await this.store.agents.delete(appId, name))) {
-      throw new EngineError('not_found', 'agent_not_found', `No agent named '${name}'.`);
+      throw new BatonError('agent_not_found', `No agent named '${name}'.`);
     }
   }
 }

@@ -1,6 +1,6 @@
 import type { AgentDefinition, TurnRecord } from '../domain/records.ts';
 import type { Store } from '../store/store.ts';
-import { EngineError } from './engine-error.ts';
+import { BatonError } from '../domain/errors/baton-error.ts';
 
 /** The agent version a turn pinned. Versions never change once written, so they are safe to keep in memory. */
 export class AgentVersions {
@@ -14,8 +14,7 @@ export class AgentVersions {
     if (cached) return cached;
     const version = await this.store.agents.getVersion(turn.agentId, turn.agentVersion);
     if (!version)
-      throw new EngineError(
-        'internal',
+      throw new BatonError(
         'agent_version_missing',
         `Agent version ${turn.agentVersion} of turn '${turn.id}' is missing.`,
       );

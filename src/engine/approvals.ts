@@ -1,6 +1,6 @@
 import type { ClientToolDefinition, JsonValue, LedgerEntryRecord, TurnRecord } from '../domain/records.ts';
 import { hashArguments } from './arguments-hash.ts';
-import { EngineError } from './engine-error.ts';
+import { BatonError } from '../domain/errors/baton-error.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
 import { resolveOneCall, type SubmissionActor, type ToolResultInput } from './result-submission.ts';
 import type { TurnOutcome } from './turn-runner.ts';
@@ -29,15 +29,13 @@ export async function decideApproval(
   useFakes: boolean,
 ): Promise<LedgerEntryRecord> {
   if (entry.kind !== 'approval') {
-    throw new EngineError(
-      'conflict',
+    throw new BatonError(
       'not_an_approval',
       `Tool call '${entry.id}' is not waiting for an approval; send its result with POST /v1/tool-calls/${entry.id}/result.`,
     );
   }
   if (entry.state !== 'pending') {
-    throw new EngineError(
-      'conflict',
+    throw new BatonError(
       'tool_call_already_resolved',
       `Approval '${entry.id}' was already decided (${entry.state}${entry.submittedBy ? ` by ${entry.submittedBy}` : ''}); a decision cannot be changed.`,
       {
@@ -57,8 +55,7 @@ export async function decideApproval(
     };
   } else {
     if (!tool)
-      throw new EngineError(
-        'unprocessable',
+      throw new BatonError(
         'tool_gone',
         `Tool '${entry.toolName}' of approval '${entry.id}' no longer exists; deny the call instead.`,
       );
@@ -66,8 +63,7 @@ export async function decideApproval(
     if (decision.arguments !== undefined) {
       const check = checkToolArguments(tool, JSON.stringify(decision.arguments));
       if (!check.ok) {
-        throw new EngineError(
-          'invalid_request',
+        throw new BatonError(
           'invalid_arguments',
           `The edited arguments do not fit tool '${tool.name}': ${check.problem}.`,
           { param: 'arguments' },
@@ -89,8 +85,7 @@ export async function decideApproval(
     idempotencyKey: submission.idempotencyKey,
   });
   if (!resolved)
-    throw new EngineError(
-      'conflict',
+    throw new BatonError(
       'tool_call_already_resolved',
       `Approval '${entry.id}' was decided by another request at the same time.`,
     );
@@ -110,8 +105,7 @@ export async function recordResultsBeforeApprovals(
   hasNewInput: boolean,
 ): Promise<TurnOutcome> {
   if (hasNewInput) {
-    throw new EngineError(
-      'conflict',
+    throw new BatonError(
       'approvals_pending',
       `Approvals ${approvals.map((entry) => entry.id).join(', ')} are still undecided; send new input once they are decided.`,
     );

@@ -1,6 +1,6 @@
 import type { ConversationRecord, LedgerEntryRecord } from '../domain/records.ts';
 import type { Repositories } from '../store/store.ts';
-import { EngineError } from './engine-error.ts';
+import { BatonError } from '../domain/errors/baton-error.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
 import type { InputItem } from './input-items.ts';
 import type { SubmissionActor, ToolResultInput } from './result-submission.ts';
@@ -38,8 +38,7 @@ export async function prepareAsyncResults(
       continue;
     }
     if (entry.state !== 'pending') {
-      throw new EngineError(
-        'conflict',
+      throw new BatonError(
         'tool_call_already_resolved',
         `Asynchronous tool call '${entry.id}' is already ${entry.state}; its result cannot be sent again.`,
         {
@@ -49,8 +48,7 @@ export async function prepareAsyncResults(
       );
     }
     if (delivered.some((other) => other.entry.id === entry.id)) {
-      throw new EngineError(
-        'invalid_request',
+      throw new BatonError(
         'duplicate_tool_result',
         `Duplicate result for tool call '${entry.id}' at ${result.param}: send exactly one result per call.`,
         {
@@ -82,8 +80,7 @@ export async function prepareAsyncResults(
           idempotencyKey: submission.idempotencyKey,
         });
         if (!resolved) {
-          throw new EngineError(
-            'conflict',
+          throw new BatonError(
             'tool_call_already_resolved',
             `Asynchronous tool call '${entry.id}' was answered by another request at the same time.`,
             {

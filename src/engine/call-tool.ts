@@ -1,6 +1,6 @@
 import type { AgentDefinition, ClientToolDefinition, LedgerEntryRecord, TurnRecord } from '../domain/records.ts';
 import type { EngineContext } from './engine-context.ts';
-import { EngineError } from './engine-error.ts';
+import { BatonError } from '../domain/errors/baton-error.ts';
 import { loadReferencedTools } from './tool-resources.ts';
 import { toolsForTurn } from './turn-runner.ts';
 
@@ -22,8 +22,7 @@ export async function toolForCall(
   ];
   const tool = toolsForTurn(agent, turn, referenced).find((candidate) => candidate.name === entry.toolName);
   if (!tool) {
-    throw new EngineError(
-      'not_found',
+    throw new BatonError(
       'tool_definition_not_found',
       `Tool '${entry.toolName}' of call '${entry.id}' is no longer defined for its agent; answer the call with any JSON result.`,
     );

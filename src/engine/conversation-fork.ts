@@ -1,5 +1,5 @@
 import type { ConversationRecord, ItemRecord, NewItem, TurnRecord } from '../domain/records.ts';
-import { EngineError } from './engine-error.ts';
+import { BatonError } from '../domain/errors/baton-error.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
 
 const COPY_BATCH = 500;
@@ -31,8 +31,7 @@ export async function forkConversation(
     item.payload.type === 'function_call' && !answered.has(item.payload.callId) ? [item.payload.callId] : [],
   );
   if (open.length > 0) {
-    throw new EngineError(
-      'conflict',
+    throw new BatonError(
       'branch_has_open_calls',
       `The history at this point ends with tool calls ${open.join(', ')} that were answered later in conversation '${source.id}'; continue from the point where they were answered.`,
       { details: { open_tool_call_ids: open } },

@@ -9,7 +9,7 @@ import type {
 } from '../domain/records.ts';
 import type { Repositories, Store } from '../store/store.ts';
 import type { Clock } from '../domain/clock.ts';
-import { EngineError } from './engine-error.ts';
+import { BatonError } from '../domain/errors/baton-error.ts';
 import type { EngineLogger, EngineSettings, ModelResolver } from './engine-context.ts';
 import type { EngineEventListener } from './events.ts';
 import type { IdGenerator } from '../domain/ids.ts';
@@ -83,8 +83,7 @@ export function checkToolChoice(agent: Pick<AgentDefinition, 'tools'>, options: 
   const known = [...agent.tools, ...options.tools].map((tool) => tool.name);
   const choice = options.toolChoice;
   if (typeof choice === 'object' && !known.includes(choice.name)) {
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       'unknown_tool_choice',
       `tool_choice names '${choice.name}', which is not a tool of this request; available: ${known.join(', ') || 'none'}.`,
       {
@@ -94,8 +93,7 @@ export function checkToolChoice(agent: Pick<AgentDefinition, 'tools'>, options: 
   }
   for (const [index, name] of (options.allowedTools ?? []).entries()) {
     if (!known.includes(name)) {
-      throw new EngineError(
-        'invalid_request',
+      throw new BatonError(
         'unknown_allowed_tool',
         `tool_choice.tools[${index}] names '${name}', which is not a tool of this request; available: ${known.join(', ') || 'none'}.`,
         {

@@ -19,7 +19,7 @@ import { readConversationState } from './conversation-state.ts';
 import { systemClock } from '../domain/clock.ts';
 import { bumpConversation } from './conversation-version.ts';
 import { forkConversation } from './conversation-fork.ts';
-import { EngineError, notFound } from './engine-error.ts';
+import { BatonError } from '../domain/errors/baton-error.ts';
 import { nowIso, runInBackground, type EngineContext, type EngineLogger } from './engine-context.ts';
 import {
   checkToolChoice,
@@ -95,12 +95,9 @@ export class Engine {
   private async agentNamed(appId: string, agentName: string): Promise<AgentRecord> {
     const agent = await this.context.store.agents.get(appId, agentName);
     if (!agent) {
-      throw new EngineError(
-        'not_found',
-        'agent_not_found',
-        `No agent named '${agentName}'. List agents with GET /v1/agents.`,
-        { param: 'agent' },
-      );
+      throw new BatonError('agent_not_found', `No agent named '${agentName}'. List agents with GET /v1/agents.`, {
+        param: 'agent',
+      });
     }
     return agent;
   }
@@ -174,7 +171,7 @@ export class Engine {
 
   async getConversation(appId: string, conversationId: string): Promise<ConversationRecord> {
     const conversation = await this.context.store.conversations.get(appId, conversationId);
-    if (!conversation) throw notFound('thread', conversationId);
+    if (!conversation) throw new BatonError('thread_not_found', `No thread found with id '${conversationId}'.`);
     return conversation;
   }
 
@@ -201,7 +198,7 @@ export class Engine {
 
   async getTurn(appId: string, turnId: string): Promise<TurnRecord> {
     const turn = await this.context.store.turns.get(turnId);
-    if (!turn || turn.appId !== appId) throw notFound('turn', turnId);
+    if (!turn || turn.appId !== appId) throw new BatonError('turn_not_found', `No turn found with id '${turnId}'.`);
     return turn;
   }
 
@@ -230,12 +227,12 @@ export class Engine {
       );
       const [stray] = delivery.blocking;
       if (stray) {
-        throw new EngineError(
-          'invalid_request',
+        throw new BatonError(
           'invalid_tool_call_id',
           `Tool call '${stray.callId}' at ${stray.param} is not an asynchronous call of conversation '${conversationId}' waiting for a result.`,
           {
             param: `${stray.param}.tool_call_id`,
+            data: { call_id: stray.callId },
           },
         );
       }
@@ -250,7 +247,7 @@ export class Engine {
       } catch (error) {
         // A lost compare-and-set means someone changed the thread between our read and write:
         // re-read once more so the caller gets the precise reason (busy, pending) instead.
-        if (error instanceof EngineError && error.code === 'concurrent_update' && attempt < MAX_CONFLICT_RETRIES)
+        if (error instanceof BatonError && error.code === 'concurrent_update' && attempt < MAX_CONFLICT_RETRIES)
           continue;
         throw error;
       }
@@ -267,8 +264,7 @@ export class Engine {
     const { conversation, activeTurn } = state;
     const agentRecord = await this.context.store.agents.getById(conversation.agentId);
     if (!agentRecord) {
-      throw new EngineError(
-        'unprocessable',
+      throw new BatonError(
         'agent_deleted',
         `Agent '${conversation.agentName}' of thread '${conversationId}' was deleted; create a new thread with an existing agent.`,
       );
@@ -297,15 +293,13 @@ export class Engine {
         return { queued, pendingCallIds: pendingIds };
       }
       if (state.status === 'pending') {
-        throw new EngineError(
-          'conflict',
+        throw new BatonError(
           'tool_calls_pending',
           `Thread '${conversationId}' is waiting for the results of tool calls ${pendingIds.join(', ')}. Send them as tool_result blocks in one message, or cancel the turn with POST /v1/threads/${conversationId}/cancel, before sending new input.`,
           { details: { pending_tool_call_ids: pendingIds } },
         );
       }
-      throw new EngineError(
-        'conflict',
+      throw new BatonError(
         'thread_busy',
         `Thread '${conversationId}' is running turn '${activeTurn.id}'. Wait for its response, or cancel it with POST /v1/threads/${conversationId}/cancel.`,
       );
@@ -491,7 +485,7 @@ export class Engine {
 
   async getCall(appId: string, callId: string): Promise<LedgerEntryRecord> {
     const entry = await this.context.store.ledger.get(appId, callId);
-    if (!entry) throw new EngineError('not_found', 'tool_call_not_found', `No tool call found with id '${callId}'.`);
+    if (!entry) throw new BatonError('tool_call_not_found', `No tool call found with id '${callId}'.`);
     return entry;
   }
 
@@ -516,8 +510,7 @@ export class Engine {
   ): Promise<{ turn: TurnRecord; cancelledCalls: LedgerEntryRecord[] }> {
     const conversation = await this.getConversation(appId, conversationId);
     if (!conversation.activeTurnId) {
-      throw new EngineError(
-        'conflict',
+      throw new BatonError(
         'thread_not_active',
         `Thread '${conversationId}' has nothing to cancel: no turn is running or waiting for tool results.`,
       );
@@ -529,8 +522,7 @@ export class Engine {
       actor,
     });
     if (!closed) {
-      throw new EngineError(
-        'conflict',
+      throw new BatonError(
         'thread_not_active',
         `Thread '${conversationId}' finished its turn before it could be cancelled.`,
       );
@@ -596,7 +588,7 @@ export class Engine {
           queued.map((entry) => entry.id),
         );
       } catch (error) {
-        if (error instanceof EngineError && error.code === 'concurrent_update') return; // another process took it
+        if (error instanceof BatonError && error.code === 'concurrent_update') return; // another process took it
         throw error;
       }
       await this.run(turn, agentRecord.definition, undefined);

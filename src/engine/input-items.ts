@@ -1,5 +1,5 @@
 import type { ContentPart, ItemPayload, NewItem, TurnRecord } from '../domain/records.ts';
-import { EngineError } from './engine-error.ts';
+import { BatonError } from '../domain/errors/baton-error.ts';
 import type { EngineContext } from './engine-context.ts';
 
 /**
@@ -32,8 +32,7 @@ export function checkInputItems(
   items.forEach((item, index) => {
     if (item.type === 'function_call') {
       if (calls.has(item.callId)) {
-        throw new EngineError(
-          'invalid_request',
+        throw new BatonError(
           'duplicate_call_id',
           `Duplicate function call with call_id '${item.callId}' at ${paramOf(index)}: call ids must be unique.`,
           {
@@ -44,8 +43,7 @@ export function checkInputItems(
       calls.set(item.callId, index);
     } else if (item.type === 'function_call_output') {
       if (!calls.has(item.callId) && !earlierCalls.has(item.callId)) {
-        throw new EngineError(
-          'invalid_request',
+        throw new BatonError(
           'tool_output_without_call',
           `No tool call found for function call output with call_id ${item.callId}.`,
           {
@@ -54,8 +52,7 @@ export function checkInputItems(
         );
       }
       if (answered.has(item.callId)) {
-        throw new EngineError(
-          'invalid_request',
+        throw new BatonError(
           'duplicate_tool_output',
           `Duplicate output for call_id ${item.callId} at ${paramOf(index)}: send exactly one output per call.`,
           {
@@ -68,12 +65,9 @@ export function checkInputItems(
   });
   for (const [callId, index] of calls) {
     if (!answered.has(callId)) {
-      throw new EngineError(
-        'invalid_request',
-        'tool_call_without_output',
-        `No tool output found for function call ${callId}.`,
-        { param: paramOf(index) },
-      );
+      throw new BatonError('tool_call_without_output', `No tool output found for function call ${callId}.`, {
+        param: paramOf(index),
+      });
     }
   }
 }

@@ -10,7 +10,7 @@ import type {
 import { toNewItems, type InputItem } from './input-items.ts';
 import type { Repositories } from '../store/store.ts';
 import { bumpConversation } from './conversation-version.ts';
-import { EngineError } from './engine-error.ts';
+import { BatonError } from '../domain/errors/baton-error.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
 import { writeMissingOutputs } from './turn-closing.ts';
 import { blocksTurn } from './pending-calls.ts';
@@ -45,9 +45,8 @@ function resolutionFor(
   };
 }
 
-function alreadyResolved(entry: LedgerEntryRecord, param: string): EngineError {
-  return new EngineError(
-    'conflict',
+function alreadyResolved(entry: LedgerEntryRecord, param: string): BatonError {
+  return new BatonError(
     'tool_call_already_resolved',
     `Tool call '${entry.id}' is already ${entry.state}${entry.submittedAt ? ` (since ${entry.submittedAt})` : ''}; a result cannot be sent twice or changed.`,
     { param, details: { tool_call_id: entry.id, state: entry.state } },
@@ -80,19 +79,21 @@ export async function checkResultsMessage(
     // Pending calls are already at hand; only ids outside the pending set need a lookup.
     const entry = pendingById.get(result.callId) ?? (await store.ledger.get(conversation.appId, result.callId));
     if (!entry || entry.conversationId !== conversation.id) {
-      throw new EngineError(
-        'invalid_request',
+      throw new BatonError(
         'invalid_tool_call_id',
         `Invalid tool_call_id '${result.callId}' at ${result.param}.tool_call_id: thread '${conversation.id}' has no tool call with this id. ` +
           (pendingIds.length > 0
             ? `Use the exact ids from tool_calls[].id; pending calls: ${pendingIds.join(', ')}.`
             : 'The thread has no pending tool calls.'),
-        { param: `${result.param}.tool_call_id`, details: { pending_tool_call_ids: pendingIds } },
+        {
+          param: `${result.param}.tool_call_id`,
+          details: { pending_tool_call_ids: pendingIds },
+          data: { call_id: result.callId },
+        },
       );
     }
     if (seen.has(result.callId)) {
-      throw new EngineError(
-        'invalid_request',
+      throw new BatonError(
         'duplicate_tool_result',
         `Duplicate result for tool call '${result.callId}' at ${result.param}: send exactly one result per call.`,
         {
@@ -103,8 +104,7 @@ export async function checkResultsMessage(
     seen.add(result.callId);
     if (entry.state !== 'pending') throw alreadyResolved(entry, `${result.param}.tool_call_id`);
     if (entry.kind === 'approval') {
-      throw new EngineError(
-        'conflict',
+      throw new BatonError(
         'approval_required',
         `Tool call '${entry.id}' at ${result.param} waits for an approval, not a result: decide it with POST /v1/tool-calls/${entry.id}/decision.`,
         {
@@ -114,16 +114,11 @@ export async function checkResultsMessage(
     }
   }
   if (!activeTurn || pending.length === 0) {
-    throw new EngineError(
-      'conflict',
-      'thread_not_pending',
-      `Thread '${conversation.id}' is not waiting for tool results.`,
-    );
+    throw new BatonError('thread_not_pending', `Thread '${conversation.id}' is not waiting for tool results.`);
   }
   const missing = pendingIds.filter((id) => !seen.has(id));
   if (missing.length > 0) {
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       'missing_tool_results',
       `Missing results for pending tool calls ${missing.join(', ')}: send the results of all ${pendingIds.length} pending calls in one message, or submit them one at a time with POST /v1/tool-calls/{id}/result.`,
       { param: 'content', details: { missing_tool_call_ids: missing, pending_tool_call_ids: pendingIds } },
@@ -181,13 +176,12 @@ export async function applyResultsMessage(
         const entry = await tx.ledger.get(turn.appId, result.callId);
         throw entry
           ? alreadyResolved(entry, `${result.param}.tool_call_id`)
-          : new EngineError('conflict', 'concurrent_update', 'The tool call changed meanwhile; retry.');
+          : new BatonError('concurrent_update', 'The tool call changed meanwhile; retry.');
       }
     }
     const resumed = await beginResumeWithOutputs(context, tx, turn.id);
     if (!resumed) {
-      throw new EngineError(
-        'conflict',
+      throw new BatonError(
         'concurrent_update',
         `Turn '${turn.id}' was resumed or closed by another request at the same time.`,
       );
@@ -212,16 +206,14 @@ export async function resolveOneCall(
 ): Promise<LedgerEntryRecord> {
   const entry = await context.store.ledger.get(appId, callId);
   if (!entry) {
-    throw new EngineError(
-      'not_found',
+    throw new BatonError(
       'tool_call_not_found',
       `No tool call found with id '${callId}'. List pending calls with GET /v1/tool-calls?state=pending.`,
     );
   }
   if (entry.state !== 'pending') throw alreadyResolved(entry, 'tool_call_id');
   if (entry.kind === 'approval') {
-    throw new EngineError(
-      'conflict',
+    throw new BatonError(
       'approval_required',
       `Tool call '${callId}' waits for an approval, not a result: decide it with POST /v1/tool-calls/${callId}/decision {"approve": true|false, "reason": "…"}.`,
     );

@@ -1,7 +1,8 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { ClientToolDefinition, JsonValue } from '../domain/records.ts';
-import { EngineError } from './engine-error.ts';
+import { BatonError } from '../domain/errors/baton-error.ts';
+import type { ErrorCode } from '../domain/errors/error-catalogue.ts';
 
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 export const MAX_TOOLS_PER_REQUEST = 128;
@@ -47,8 +48,7 @@ function describeErrors(errors: ErrorObject[] | null | undefined): string {
 /** Checks one tool declaration; `param` is where it sits in the request, for the error message. */
 export function assertValidToolDefinition(tool: ClientToolDefinition, param: string): void {
   if (typeof tool.name !== 'string' || !TOOL_NAME_PATTERN.test(tool.name)) {
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       'invalid_tool_name',
       `Invalid tool name '${String(tool.name)}' at ${param}.name: names must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, '_' and '-', at most 64 characters).`,
       { param: `${param}.name` },
@@ -56,8 +56,7 @@ export function assertValidToolDefinition(tool: ClientToolDefinition, param: str
   }
   const schema = tool.parameters as unknown;
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       'invalid_tool_parameters',
       `${param}.parameters of tool '${tool.name}' must be a JSON Schema object.`,
       {
@@ -66,8 +65,7 @@ export function assertValidToolDefinition(tool: ClientToolDefinition, param: str
     );
   }
   if ((schema as { type?: unknown }).type !== undefined && (schema as { type?: unknown }).type !== 'object') {
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       'invalid_tool_parameters',
       `${param}.parameters of tool '${tool.name}' must describe an object ("type": "object"): tool arguments are always a JSON object.`,
       { param: `${param}.parameters` },
@@ -77,8 +75,7 @@ export function assertValidToolDefinition(tool: ClientToolDefinition, param: str
   if (tool.responseSchema !== undefined) {
     const response = tool.responseSchema as unknown;
     if (typeof response !== 'object' || response === null || Array.isArray(response)) {
-      throw new EngineError(
-        'invalid_request',
+      throw new BatonError(
         'invalid_tool_response_schema',
         `${param}.response_schema of tool '${tool.name}' must be a JSON Schema object.`,
         {
@@ -90,12 +87,11 @@ export function assertValidToolDefinition(tool: ClientToolDefinition, param: str
   }
 }
 
-function assertCompiles(schema: object, toolName: string, param: string, code: string): void {
+function assertCompiles(schema: object, toolName: string, param: string, code: ErrorCode): void {
   try {
     validatorFor(schema);
   } catch (error) {
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       code,
       `${param} of tool '${toolName}' is not a valid JSON Schema: ${(error as Error).message}`,
       { param },
@@ -106,8 +102,7 @@ function assertCompiles(schema: object, toolName: string, param: string, code: s
 /** Checks a list of tools as one request sees them: each valid, names unique, at most 128. */
 export function assertValidToolSet(tools: readonly ClientToolDefinition[], param: string): void {
   if (tools.length > MAX_TOOLS_PER_REQUEST) {
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       'too_many_tools',
       `Too many tools: ${tools.length} declared at ${param}, at most ${MAX_TOOLS_PER_REQUEST} are allowed per request.`,
       { param },
@@ -117,8 +112,7 @@ export function assertValidToolSet(tools: readonly ClientToolDefinition[], param
   tools.forEach((tool, index) => {
     assertValidToolDefinition(tool, `${param}[${index}]`);
     if (seen.has(tool.name)) {
-      throw new EngineError(
-        'invalid_request',
+      throw new BatonError(
         'duplicate_tool_name',
         `Duplicate tool name '${tool.name}' at ${param}[${index}].name: tool names must be unique.`,
         {

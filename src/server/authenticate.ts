@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { EngineError } from '../engine/engine-error.ts';
+import { BatonError } from '../domain/errors/baton-error.ts';
 import type { ApiKeyRole } from '../domain/records.ts';
 import { hashApiKey } from './api-keys.ts';
 import type { ApiKeyCache } from './api-key-cache.ts';
@@ -21,27 +21,18 @@ export async function authenticate(keys: ApiKeyCache, request: { headers: Incomi
   if (typeof authorization === 'string' && authorization.length > 0) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match) {
-      throw new EngineError(
-        'unauthorized',
-        'invalid_authorization_header',
-        'The Authorization header must be "Bearer <api key>".',
-      );
+      throw new BatonError('invalid_authorization_header', 'The Authorization header must be "Bearer <api key>".');
     }
     secret = match[1];
   } else if (typeof headerKey === 'string' && headerKey.length > 0) {
     secret = headerKey;
   }
   if (!secret) {
-    throw new EngineError(
-      'unauthorized',
-      'missing_api_key',
-      'Missing API key: send Authorization: Bearer <key> or x-api-key: <key>.',
-    );
+    throw new BatonError('missing_api_key', 'Missing API key: send Authorization: Bearer <key> or x-api-key: <key>.');
   }
   const key = await keys.find(hashApiKey(secret));
   if (!key || key.revokedAt !== null) {
-    throw new EngineError(
-      'unauthorized',
+    throw new BatonError(
       'invalid_api_key',
       'Invalid API key: check the key, or create one with POST /v1/api-keys using an admin key.',
     );

@@ -2,7 +2,7 @@ import type { ToolProvider } from '../engine/server-calls.ts';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { AgentService } from '../engine/agent-service.ts';
 import type { Engine } from '../engine/engine.ts';
-import { EngineError } from '../engine/engine-error.ts';
+import { BatonError } from '../domain/errors/baton-error.ts';
 import { registerAdminRoutes } from '../faces/admin/admin-routes.ts';
 import { registerAgentRoutes } from '../faces/agents/agent-routes.ts';
 import { registerLedgerRoutes } from '../faces/ledger/ledger-routes.ts';
@@ -20,7 +20,7 @@ import type { PageTokenCodec } from '../faces/ces/aip/page-token.ts';
 import { ApiKeyCache } from './api-key-cache.ts';
 import { isConsoleRoute, registerConsoleRoutes } from './console-routes.ts';
 import { authenticate, type Principal } from './authenticate.ts';
-import { nativeErrorBody, statusOf, toEngineError } from './http-error.ts';
+import { nativeErrorBody, toBatonError } from './http-error.ts';
 import { beginIdempotentRequest, type IdempotencyHandle } from './idempotency.ts';
 
 declare module 'fastify' {
@@ -57,7 +57,7 @@ export interface ServerKeys {
 export type SweepChore = () => Promise<unknown>;
 
 /** Renders an error in a face's own format, with the HTTP status that face uses for it. */
-export type ErrorRenderer = (error: EngineError) => { status: number; body: object };
+export type ErrorRenderer = (error: BatonError) => { status: number; body: object };
 
 /** What every face's routes receive. */
 export interface FaceContext {
@@ -75,7 +75,7 @@ export interface FaceContext {
   toolsets?: ToolsetInspector | undefined;
 }
 
-const renderNative: ErrorRenderer = (error) => ({ status: statusOf(error), body: nativeErrorBody(error) });
+const renderNative: ErrorRenderer = (error) => ({ status: error.status, body: nativeErrorBody(error) });
 
 const PUBLIC_PATHS = new Set(['/healthz']);
 
@@ -128,15 +128,14 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     errorFormats.find((format) => url.startsWith(format.prefix))?.render ?? renderNative;
 
   app.setErrorHandler(async (error, request, reply) => {
-    const engineError = toEngineError(error, dependencies.bodyLimitBytes);
+    const engineError = toBatonError(error, dependencies.bodyLimitBytes);
     if (engineError.kind === 'internal') request.log.error({ err: error }, 'unhandled error');
     const { status, body } = renderFor(request.url)(engineError);
     return reply.status(status).send(body);
   });
 
   app.setNotFoundHandler(async (request, reply) => {
-    const error = new EngineError(
-      'not_found',
+    const error = new BatonError(
       'route_not_found',
       `No route ${request.method} ${request.url.split('?')[0]}. See the README for Baton's endpoints.`,
     );

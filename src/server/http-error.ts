@@ -1,19 +1,8 @@
-import { EngineError, type EngineErrorKind } from '../engine/engine-error.ts';
+import { BatonError } from '../domain/errors/baton-error.ts';
+import type { ErrorKind } from '../domain/errors/error-kind.ts';
 import { InvalidCursorError } from '../store/invalid-cursor-error.ts';
 
-export const STATUS_BY_KIND: Record<EngineErrorKind, number> = {
-  invalid_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  unprocessable: 422,
-  upstream: 502,
-  unavailable: 503,
-  internal: 500,
-};
-
-const TYPE_BY_KIND: Record<EngineErrorKind, string> = {
+const TYPE_BY_KIND: Record<ErrorKind, string> = {
   invalid_request: 'invalid_request_error',
   unauthorized: 'authentication_error',
   forbidden: 'permission_error',
@@ -26,15 +15,14 @@ const TYPE_BY_KIND: Record<EngineErrorKind, string> = {
 };
 
 /** Baton's native error body (Threads, ledger and agents APIs): `{error:{type,code,message,param,...}}`. */
-export function nativeErrorBody(error: EngineError): { error: Record<string, unknown> } {
-  const { status: _status, ...details } = error.details;
+export function nativeErrorBody(error: BatonError): { error: Record<string, unknown> } {
   return {
     error: {
       type: TYPE_BY_KIND[error.kind],
       code: error.code,
       message: error.message,
       param: error.param,
-      ...details,
+      ...error.details,
     },
   };
 }
@@ -48,13 +36,12 @@ interface FastifyLikeError {
 
 /**
  * Turns Fastify's own errors (bad JSON, wrong content type, body too large) and unknown failures
- * into EngineErrors, so every face renders them in its own format.
+ * into BatonErrors, so every face renders them in its own format.
  */
-export function toEngineError(error: unknown, bodyLimitBytes: number): EngineError {
-  if (error instanceof EngineError) return error;
+export function toBatonError(error: unknown, bodyLimitBytes: number): BatonError {
+  if (error instanceof BatonError) return error;
   if (error instanceof InvalidCursorError) {
-    return new EngineError(
-      'invalid_request',
+    return new BatonError(
       'invalid_cursor',
       'Invalid cursor in `after`: pass the next_cursor value from a previous page.',
       { param: 'after' },
@@ -64,50 +51,30 @@ export function toEngineError(error: unknown, bodyLimitBytes: number): EngineErr
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new EngineError(
-        'invalid_request',
+      return new BatonError(
         'invalid_json',
         `The request body is not valid JSON: ${fastifyError.message}. Send a JSON object with Content-Type: application/json.`,
       );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new EngineError(
-        'invalid_request',
+      return new BatonError(
         'unsupported_media_type',
         `Unsupported Content-Type: send the body as JSON with Content-Type: application/json.`,
-        {
-          details: { status: 415 },
-        },
       );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new EngineError(
-        'invalid_request',
+      return new BatonError(
         'body_too_large',
         `The request body is larger than the limit of ${bodyLimitBytes} bytes (server.body_limit_bytes).`,
-        {
-          details: { status: 413 },
-        },
       );
     default:
       break;
   }
   if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    return new EngineError(
-      'invalid_request',
-      (fastifyError.code ?? 'bad_request').toLowerCase(),
-      fastifyError.message,
-      { details: { status: fastifyError.statusCode } },
-    );
+    // Fastify's other refusals (a malformed URL, a bad header) are all the client's to fix.
+    return new BatonError('bad_request', fastifyError.message);
   }
-  return new EngineError(
-    'internal',
+  return new BatonError(
     'internal_error',
     'Internal server error. The failure was logged with the request id; retry later.',
   );
-}
-
-/** The HTTP status of an error; a few input errors carry a more precise one than their kind. */
-export function statusOf(error: EngineError): number {
-  const explicit = error.details.status;
-  return typeof explicit === 'number' ? explicit : STATUS_BY_KIND[error.kind];
 }

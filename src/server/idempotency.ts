@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { EngineError } from '../engine/engine-error.ts';
+import { BatonError } from '../domain/errors/baton-error.ts';
 import type { Store } from '../store/store.ts';
 
 const MAX_KEY_LENGTH = 255;
@@ -38,8 +38,7 @@ export async function beginIdempotentRequest(
   if (header === undefined) return undefined;
   const key = Array.isArray(header) ? (header[0] ?? '') : header;
   if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       'invalid_idempotency_key',
       `The Idempotency-Key header must be 1 to ${MAX_KEY_LENGTH} characters.`,
       {
@@ -58,8 +57,7 @@ export async function beginIdempotentRequest(
   }
   let existing = reservation.existing;
   if (existing.requestHash !== hash) {
-    throw new EngineError(
-      'unprocessable',
+    throw new BatonError(
       'idempotency_key_reused',
       `Idempotency-Key '${key}' was already used with a different request; use a new key for a new request.`,
       { param: 'Idempotency-Key' },
@@ -76,8 +74,7 @@ export async function beginIdempotentRequest(
     existing = current;
   }
   if (existing.state !== 'done' || existing.responseStatus === null) {
-    throw new EngineError(
-      'conflict',
+    throw new BatonError(
       'idempotency_key_in_use',
       `A request with Idempotency-Key '${key}' is still being processed; retry in a moment.`,
       {

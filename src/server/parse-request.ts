@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { EngineError } from '../engine/engine-error.ts';
+import { BatonError } from '../domain/errors/baton-error.ts';
 
 /** Formats a zod path like the request body: `content[0].tool_call_id`. */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -45,18 +45,14 @@ export function parseRequest<Schema extends z.ZodType>(
     // Named as OpenAI does (`unknown_parameter`, param = the field itself), so a typo is obvious.
     const keys = issue.keys.map((key) => `'${key}'`).join(', ');
     const first = formatPath([...issue.path, issue.keys[0] ?? '']);
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       'unknown_parameter',
       `Invalid ${what}${path ? ` at '${path}'` : ''}: unknown field(s) ${keys}; remove it or check its spelling.`,
       { param: first },
     );
   }
   const message = issue?.message ?? 'invalid value';
-  throw new EngineError(
-    'invalid_request',
-    'invalid_request',
-    `Invalid ${what}${path ? ` at '${path}'` : ''}: ${message}.`,
-    { param: path || null },
-  );
+  throw new BatonError('invalid_request', `Invalid ${what}${path ? ` at '${path}'` : ''}: ${message}.`, {
+    param: path || null,
+  });
 }

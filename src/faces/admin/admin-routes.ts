@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { EngineError } from '../../engine/engine-error.ts';
+import { BatonError } from '../../domain/errors/baton-error.ts';
 import {
   createApiKey,
   DEFAULT_LOCATION,
@@ -22,7 +22,7 @@ const createKeyBody = z
 
 function requireAdmin(principal: Principal): void {
   if (principal.role !== 'admin') {
-    throw new EngineError('forbidden', 'admin_key_required', 'This endpoint needs an admin API key.');
+    throw new BatonError('admin_key_required', 'This endpoint needs an admin API key.');
   }
 }
 
@@ -32,7 +32,7 @@ export function registerAdminRoutes(app: FastifyInstance, face: FaceContext): vo
     requireAdmin(request.principal);
     const body = parseRequest(createAppBody, request.body);
     if (await face.store.apps.getByName(body.name)) {
-      throw new EngineError('conflict', 'app_exists', `An app named '${body.name}' already exists.`, { param: 'name' });
+      throw new BatonError('app_exists', `An app named '${body.name}' already exists.`, { param: 'name' });
     }
     // A new app joins the project of the key that creates it (admin keys manage their project).
     const creator = await face.store.apps.get(request.principal.appId);
@@ -59,11 +59,7 @@ export function registerAdminRoutes(app: FastifyInstance, face: FaceContext): vo
     const { appId, keyId, role } = request.principal;
     const record = await face.store.apps.get(appId);
     if (!record)
-      throw new EngineError(
-        'forbidden',
-        'app_deleted',
-        'The app of this API key no longer exists; use a key of another app.',
-      );
+      throw new BatonError('app_deleted', 'The app of this API key no longer exists; use a key of another app.');
     return {
       object: 'principal',
       app: {

@@ -1,7 +1,7 @@
+import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { Principal } from '../../server/authenticate.ts';
 import type { AppRecord } from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';
-import { cesError } from './ces-errors.ts';
 
 /** `projects/{project}/locations/{location}` */
 export function locationName(project: string, location: string): string {
@@ -19,8 +19,7 @@ export function appResourceName(app: Pick<AppRecord, 'project' | 'location' | 'n
  */
 export async function principalProject(store: Store, principal: Principal): Promise<AppRecord> {
   const home = await store.apps.get(principal.appId);
-  if (!home)
-    throw cesError('PERMISSION_DENIED', 'APP_DELETED', `The app of this API key no longer exists; use another key.`);
+  if (!home) throw new BatonError('app_deleted', `The app of this API key no longer exists; use another key.`);
   return home;
 }
 
@@ -37,17 +36,15 @@ export async function assertProjectAccess(
 ): Promise<AppRecord> {
   const home = await principalProject(store, principal);
   if (home.project !== project) {
-    throw cesError(
-      'PERMISSION_DENIED',
-      'PROJECT_ACCESS_DENIED',
+    throw new BatonError(
+      'project_access_denied',
       `This API key belongs to project '${home.project}', not '${project}'; use parent '${locationName(home.project, home.location)}' or a key of that project.`,
-      { field: 'parent' },
+      { param: 'parent' },
     );
   }
   if (write && principal.role !== 'admin') {
-    throw cesError(
-      'PERMISSION_DENIED',
-      'ADMIN_KEY_REQUIRED',
+    throw new BatonError(
+      'admin_key_required',
       `Creating or deleting apps needs an admin API key of project '${project}'.`,
     );
   }
@@ -65,17 +62,15 @@ export async function resolveApp(
   const app = await store.apps.getByName(appId);
   const name = `${locationName(project, location)}/apps/${appId}`;
   if (!app || app.project !== project || app.location !== location) {
-    throw cesError(
-      'NOT_FOUND',
-      'APP_NOT_FOUND',
+    throw new BatonError(
+      'app_not_found',
       `App '${name}' was not found. List apps with GET /v1/${locationName(project, location)}/apps.`,
     );
   }
   const home = await principalProject(store, principal);
   if (!canUse(principal, home, app)) {
-    throw cesError(
-      'PERMISSION_DENIED',
-      'APP_ACCESS_DENIED',
+    throw new BatonError(
+      'app_access_denied',
       `This API key belongs to another app and cannot use '${name}'; use a key of that app or an admin key of project '${app.project}'.`,
     );
   }

@@ -1,7 +1,7 @@
+import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../../server/authenticate.ts';
 import type { JsonObject } from '../../domain/records.ts';
-import { cesError } from './ces-errors.ts';
 import type { CesResourceServices } from './resources/ces-resource-services.ts';
 import type { RetrieveToolsService } from './resources/retrieve-tools.ts';
 import { isJsonObject } from './resources/service-support.ts';
@@ -25,22 +25,18 @@ function readQuery(query: unknown, allowed: Record<string, QueryKind>): Record<s
     const kind = allowed[key];
     if (kind === undefined) {
       const known = Object.keys(allowed);
-      throw cesError(
-        'INVALID_ARGUMENT',
-        'UNKNOWN_QUERY_PARAMETER',
+      throw new BatonError(
+        'unknown_query_parameter',
         `Unknown query parameter '${key}'. ${known.length > 0 ? `This method takes: ${known.join(', ')}.` : 'This method takes none.'}`,
         {
-          field: key,
+          param: key,
         },
       );
     }
     if (typeof value !== 'string')
-      throw cesError(
-        'INVALID_ARGUMENT',
-        'REPEATED_QUERY_PARAMETER',
-        `Query parameter '${key}' was given more than once.`,
-        { field: key },
-      );
+      throw new BatonError('repeated_query_parameter', `Query parameter '${key}' was given more than once.`, {
+        param: key,
+      });
     if (kind === 'number' && /^\s*-?\d+\s*$/.test(value)) result[key] = Number(value);
     else if (kind === 'boolean' && (value === 'true' || value === 'false')) result[key] = value === 'true';
     else result[key] = value;
@@ -50,7 +46,7 @@ function readQuery(query: unknown, allowed: Record<string, QueryKind>): Record<s
 
 function objectBody(body: unknown, what: string): JsonObject {
   if (!isJsonObject(body))
-    throw cesError('INVALID_ARGUMENT', 'INVALID_BODY', `The request body must be a JSON object: the ${what} resource.`);
+    throw new BatonError('invalid_body', `The request body must be a JSON object: the ${what} resource.`);
   return body;
 }
 
@@ -196,11 +192,7 @@ export function registerCesResourceRoutes(
     const { toolsetAction, ...params } = request.params as Params;
     const match = /^(.+):retrieveTools$/.exec(toolsetAction ?? '');
     if (!match)
-      throw cesError(
-        'NOT_FOUND',
-        'METHOD_NOT_FOUND',
-        `No method '${toolsetAction}': call toolsets/{toolset}:retrieveTools.`,
-      );
+      throw new BatonError('method_not_found', `No method '${toolsetAction}': call toolsets/{toolset}:retrieveTools.`);
     readQuery(request.query, {});
     const body =
       request.body === undefined || request.body === null ? {} : objectBody(request.body, 'RetrieveToolsRequest');

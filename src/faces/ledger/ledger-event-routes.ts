@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { EngineError } from '../../engine/engine-error.ts';
+import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { FaceContext } from '../../server/build-server.ts';
 import { parseRequest } from '../../server/parse-request.ts';
 import { SseWriter } from '../../server/sse-writer.ts';
@@ -30,8 +30,7 @@ function eventId(entry: LedgerEntryRecord): string {
 function parseEventId(value: string): { at: string; id: string } {
   const match = EVENT_ID.exec(value);
   if (!match?.[1] || !match[2]) {
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       'invalid_last_event_id',
       `Last-Event-ID '${value.slice(0, 80)}' is not an id this stream sent; reconnect without it to start from now.`,
       {
@@ -68,8 +67,7 @@ export function registerLedgerEventRoutes(
     const resumeFrom = lastEventId !== undefined ? parseEventId(lastEventId) : null;
     const { appId } = request.principal;
     if (open.size >= MAX_OPEN_STREAMS) {
-      throw new EngineError(
-        'unavailable',
+      throw new BatonError(
         'too_many_streams',
         `This server has ${MAX_OPEN_STREAMS} ledger event streams open; close one, or retry in a minute.`,
       );

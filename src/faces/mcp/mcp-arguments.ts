@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { EngineError } from '../../engine/engine-error.ts';
+import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { McpTool } from './mcp-tool.ts';
 
 // ajv-formats ships CJS; under NodeNext its default export is the module object.
@@ -69,17 +69,16 @@ function describe(error: ErrorObject): { field: string; text: string } {
 }
 
 /**
- * Checks a tools/call's arguments against the tool's inputSchema. Returns the EngineError to send
+ * Checks a tools/call's arguments against the tool's inputSchema. Returns the BatonError to send
  * back as a tool error (naming every offending field, `param` the first), or null when valid.
  */
-export function checkToolArguments(tool: McpTool, args: Record<string, unknown>): EngineError | null {
+export function checkToolArguments(tool: McpTool, args: Record<string, unknown>): BatonError | null {
   let validate: ValidateFunction;
   try {
     validate = validatorFor(tool.inputSchema);
   } catch (error) {
     // The tool's own schema is broken: a server bug, not the caller's.
-    return new EngineError(
-      'internal',
+    return new BatonError(
       'invalid_tool_schema',
       `Tool '${tool.name}' has an invalid input schema; this is a server bug.`,
       { cause: error },
@@ -92,8 +91,7 @@ export function checkToolArguments(tool: McpTool, args: Record<string, unknown>)
     problems.length === 0
       ? 'the arguments do not match the input schema'
       : [...new Set(problems.map((problem) => problem.text))].join('; ');
-  return new EngineError(
-    'invalid_request',
+  return new BatonError(
     'invalid_argument',
     `Invalid arguments for tool '${tool.name}': ${text}. Call tools/list for its inputSchema.`,
     {

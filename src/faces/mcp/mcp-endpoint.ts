@@ -14,10 +14,10 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
-import { EngineError } from '../../engine/engine-error.ts';
+import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { Principal } from '../../server/authenticate.ts';
 import type { FaceContext } from '../../server/build-server.ts';
-import { toEngineError } from '../../server/http-error.ts';
+import { toBatonError } from '../../server/http-error.ts';
 import { checkToolArguments, mcpAjv } from './mcp-arguments.ts';
 import {
   JsonRpcErrorCode,
@@ -79,8 +79,7 @@ export function registerMcpEndpoint(app: FastifyInstance, options: McpEndpointOp
     onSend: addBearerChallenge,
     handler: async (request, reply) => {
       if (!request.principal)
-        throw new EngineError(
-          'unauthorized',
+        throw new BatonError(
           'missing_api_key',
           'Missing API key: send Authorization: Bearer <key> or x-api-key: <key>.',
         );
@@ -120,8 +119,7 @@ async function addBearerChallenge(_request: FastifyRequest, reply: FastifyReply,
 function assertJsonRpcBody(body: unknown): void {
   const messages = Array.isArray(body) ? body : [body];
   if (messages.length > 0 && messages.every((message) => JSONRPCMessageSchema.safeParse(message).success)) return;
-  throw new EngineError(
-    'invalid_request',
+  throw new BatonError(
     'invalid_jsonrpc_request',
     'Invalid Request: the body must be a JSON-RPC 2.0 message, e.g. {"jsonrpc":"2.0","id":1,"method":"tools/list"}.',
   );
@@ -204,8 +202,7 @@ export function createMcpServer(options: McpServerOptions, principal: Principal,
     const tool = tools.find((candidate) => candidate.name === name);
     if (!tool) {
       const known = tools.map((candidate) => candidate.name).join(', ');
-      const error = new EngineError(
-        'not_found',
+      const error = new BatonError(
         'tool_not_found',
         `Unknown tool '${name}'. ${known ? `Available tools: ${known}.` : 'This server has no tools.'} Call tools/list for their input schemas.`,
         {
@@ -223,9 +220,9 @@ export function createMcpServer(options: McpServerOptions, principal: Principal,
     try {
       return toolSuccessResult(await tool.handler(args, principal));
     } catch (error) {
-      // Baton's usual mapping (EngineError as is, a bad cursor → invalid_request, anything else → internal).
+      // Baton's usual mapping (BatonError as is, a bad cursor → invalid_request, anything else → internal).
       // The body limit only words Fastify's body errors, which a handler never throws.
-      const engineError = toEngineError(error, 0);
+      const engineError = toBatonError(error, 0);
       if (engineError.kind === 'internal') log.error({ err: error, tool: name }, 'MCP tool failed');
       return toolErrorResult(engineError, options.renderError);
     }

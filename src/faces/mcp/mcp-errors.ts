@@ -1,6 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { EngineError } from '../../engine/engine-error.ts';
-import { statusOf } from '../../server/http-error.ts';
+import type { BatonError } from '../../domain/errors/baton-error.ts';
 import type { McpErrorRenderer } from './mcp-tool.ts';
 
 /** JSON-RPC 2.0 error codes, plus the -32000…-32099 server range the MCP SDK uses for transport errors. */
@@ -27,7 +26,7 @@ export function jsonRpcErrorBody(code: number, message: string, data?: unknown):
 }
 
 /** The JSON-RPC code for an error that stops a request before it reaches the MCP server. */
-export function jsonRpcCodeOf(error: EngineError): number {
+export function jsonRpcCodeOf(error: BatonError): number {
   if (error.code === 'invalid_json') return JsonRpcErrorCode.ParseError;
   switch (error.kind) {
     case 'invalid_request':
@@ -47,10 +46,10 @@ export function jsonRpcCodeOf(error: EngineError): number {
  * `error.data`, and the status Baton uses for the error.
  */
 export function renderJsonRpcHttpError(
-  error: EngineError,
+  error: BatonError,
   renderError: McpErrorRenderer,
 ): { status: number; body: JsonRpcErrorBody } {
-  return { status: statusOf(error), body: jsonRpcErrorBody(jsonRpcCodeOf(error), error.message, renderError(error)) };
+  return { status: error.status, body: jsonRpcErrorBody(jsonRpcCodeOf(error), error.message, renderError(error)) };
 }
 
 /** A tool's JSON result: pretty JSON text for the model, and `structuredContent` when it is an object. */
@@ -64,6 +63,6 @@ export function toolSuccessResult(result: unknown): CallToolResult {
 }
 
 /** A tool error (`isError: true`): the rendered error body as JSON text, so the model can read what to fix. */
-export function toolErrorResult(error: EngineError, renderError: McpErrorRenderer): CallToolResult {
+export function toolErrorResult(error: BatonError, renderError: McpErrorRenderer): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(renderError(error), null, 2) }], isError: true };
 }

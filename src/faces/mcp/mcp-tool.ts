@@ -1,4 +1,4 @@
-import type { EngineError } from '../../engine/engine-error.ts';
+import type { BatonError } from '../../domain/errors/baton-error.ts';
 import type { Principal } from '../../server/authenticate.ts';
 
 /**
@@ -26,7 +26,7 @@ export interface McpToolAnnotations {
 
 /**
  * A tool the management MCP endpoint serves. The handler returns the JSON result (the same object
- * the REST endpoint would return) or throws; an EngineError becomes an MCP tool error the model
+ * the REST endpoint would return) or throws; an BatonError becomes an MCP tool error the model
  * can act on. Arguments reach the handler only after they passed `inputSchema`.
  */
 export interface McpTool {
@@ -39,4 +39,4 @@ export interface McpTool {
 }
 
 /** Renders an error as the JSON body a tool error carries, e.g. a google.rpc.Status `{error:{code,message,status,details}}`. */
-export type McpErrorRenderer = (error: EngineError) => object;
+export type McpErrorRenderer = (error: BatonError) => object;

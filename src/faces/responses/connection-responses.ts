@@ -1,5 +1,5 @@
 import type { Engine } from '../../engine/engine.ts';
-import { EngineError } from '../../engine/engine-error.ts';
+import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { ResponseRecord } from '../../domain/records.ts';
 import type { ConnectionResponses } from './response-service.ts';
 
@@ -95,7 +95,7 @@ export class ConnectionResponseCache implements ConnectionResponses {
         await this.engine.deleteConversation(appId, conversationId, actor);
       } catch (error) {
         // Already gone (e.g. deleted through the Threads API) is the outcome we wanted.
-        if (error instanceof EngineError && error.kind === 'not_found') return;
+        if (error instanceof BatonError && error.kind === 'not_found') return;
         this.log.warn(
           { err: error, conversationId },
           'could not purge the conversation of a store:false WebSocket response',

@@ -1,4 +1,4 @@
-import { EngineError } from '../../engine/engine-error.ts';
+import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { InputItem } from '../../engine/input-items.ts';
 import type { ItemRecord } from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';
@@ -10,9 +10,8 @@ export interface ItemReference {
   id: string;
 }
 
-function notFound(id: string, param: string): EngineError {
-  return new EngineError(
-    'invalid_request',
+function notFound(id: string, param: string): BatonError {
+  return new BatonError(
     'item_not_found',
     `${param} references item '${id}', which does not exist in this app (item ids are the ids of output and input items: msg_…, fc_…, fco_…, btc_…, btr_…).`,
     {

@@ -1,4 +1,4 @@
-import { EngineError } from '../../engine/engine-error.ts';
+import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { InputItem } from '../../engine/input-items.ts';
 
 /**
@@ -28,8 +28,7 @@ export function encodeCompaction(lines: string[]): string {
 /** Decodes a compaction item into the input it stands for; a malformed one is a 400 naming it. */
 export function decodeCompaction(encrypted: string, param: string): InputItem[] {
   const bad = () =>
-    new EngineError(
-      'invalid_request',
+    new BatonError(
       'invalid_compaction',
       `${param} is not a compaction produced by this server: send back the compaction item exactly as POST /v1/responses/compact returned it.`,
       {

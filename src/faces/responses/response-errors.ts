@@ -1,5 +1,4 @@
-import { EngineError } from '../../engine/engine-error.ts';
-import { statusOf } from '../../server/http-error.ts';
+import { BatonError } from '../../domain/errors/baton-error.ts';
 
 /** OpenAI's error body: `{error:{message,type,param,code}}` (the `openai` SDK maps on the HTTP status). */
 export interface OpenAIErrorBody {
@@ -21,22 +20,20 @@ function responsesParam(param: string | null): string | null {
  * Rewords the engine's rules in the Responses dialect, with OpenAI's own messages where they
  * exist, so clients written against OpenAI recognise them. The rule itself stays the engine's.
  */
-export function toResponsesError(error: EngineError): EngineError {
+export function toResponsesError(error: BatonError): BatonError {
   const param = responsesParam(error.param);
   const ids = (key: string): string[] => (Array.isArray(error.details[key]) ? (error.details[key] as string[]) : []);
   switch (error.code) {
     case 'invalid_tool_call_id': {
-      const callId = /'([^']+)'/.exec(error.message)?.[1] ?? '';
-      return new EngineError(
-        'invalid_request',
+      const callId = String(error.data['call_id'] ?? '');
+      return new BatonError(
         'tool_output_without_call',
         `No tool call found for function call output with call_id ${callId}.`,
         { param, details: error.details },
       );
     }
     case 'missing_tool_results':
-      return new EngineError(
-        'invalid_request',
+      return new BatonError(
         'tool_call_without_output',
         `No tool output found for function call ${ids('missing_tool_call_ids').join(', ')}.`,
         {
@@ -47,8 +44,7 @@ export function toResponsesError(error: EngineError): EngineError {
     case 'thread_busy':
     case 'concurrent_update':
       // Two requests continued the same response at once; the other one won.
-      return new EngineError(
-        'conflict',
+      return new BatonError(
         error.code,
         'Another request is continuing the same conversation right now; wait for its response, then continue from it.',
         {
@@ -56,21 +52,21 @@ export function toResponsesError(error: EngineError): EngineError {
         },
       );
     case 'agent_not_found':
-      return new EngineError('not_found', 'model_not_found', error.message, { param: 'model' });
+      return new BatonError('model_not_found', error.message, { param: 'model' });
     default:
       return param === error.param
         ? error
-        : new EngineError(error.kind, error.code, error.message, { param, details: error.details });
+        : new BatonError(error.code, error.message, { param, details: error.details, data: error.data });
   }
 }
 
-export function responsesErrorBody(error: EngineError): OpenAIErrorBody {
+export function responsesErrorBody(error: BatonError): OpenAIErrorBody {
   const translated = toResponsesError(error);
-  const { status: _status, ...details } = translated.details;
+  const details = translated.details;
   return {
     error: {
       message: translated.message,
-      type: typeFor(statusOf(translated)),
+      type: typeFor(translated.status),
       param: translated.param,
       code: translated.code,
       ...details,

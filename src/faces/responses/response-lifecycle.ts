@@ -1,5 +1,5 @@
 import type { Engine } from '../../engine/engine.ts';
-import { EngineError } from '../../engine/engine-error.ts';
+import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { InputItem } from '../../engine/input-items.ts';
 import { newId } from '../../domain/ids.ts';
 import type { ItemRecord, JsonObject } from '../../domain/records.ts';
@@ -36,8 +36,7 @@ export class ResponseLifecycle {
     const active =
       !state.continuation && (state.turn.status === 'in_progress' || state.turn.status === 'requires_action');
     if (!active) {
-      throw new EngineError(
-        'conflict',
+      throw new BatonError(
         'response_not_cancellable',
         `Response '${id}' cannot be cancelled: it is ${String(responseView(state)['status'])}, with nothing running or waiting for tool outputs.`,
       );
@@ -98,12 +97,9 @@ export class ResponseLifecycle {
     if (query.after) {
       const index = views.findIndex((view) => view['id'] === query.after);
       if (index === -1)
-        throw new EngineError(
-          'invalid_request',
-          'invalid_cursor',
-          `after '${query.after}' is not an input item of response '${id}'.`,
-          { param: 'after' },
-        );
+        throw new BatonError('invalid_cursor', `after '${query.after}' is not an input item of response '${id}'.`, {
+          param: 'after',
+        });
       start = index + 1;
     }
     const limit = query.limit ?? 20;
@@ -134,12 +130,9 @@ export class ResponseLifecycle {
     }
     context.push(...(await resolveInput(this.store, appId, toInputItems(body.input))).items);
     if (context.length === 0)
-      throw new EngineError(
-        'invalid_request',
-        'empty_input',
-        'Nothing to compact: send input items or a previous_response_id.',
-        { param: 'input' },
-      );
+      throw new BatonError('empty_input', 'Nothing to compact: send input items or a previous_response_id.', {
+        param: 'input',
+      });
     const output: JsonObject[] = [];
     const lines: string[] = [];
     let characters = 0;

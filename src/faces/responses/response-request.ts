@@ -1,4 +1,5 @@
-import { EngineError } from '../../engine/engine-error.ts';
+import { BatonError } from '../../domain/errors/baton-error.ts';
+import type { ErrorCode } from '../../domain/errors/error-catalogue.ts';
 import type { InputItem } from '../../engine/input-items.ts';
 import type {
   ClientToolDefinition,
@@ -29,11 +30,11 @@ export interface UnresolvedInput {
 
 const DATA_URL = /^data:([a-z0-9.+-]+\/[a-z0-9.+-]+)(?:;[^,]*)?;base64,([A-Za-z0-9+/]*={0,2})$/i;
 
-function invalid(param: string, message: string, code = 'invalid_value'): EngineError {
-  return new EngineError('invalid_request', code, message, { param });
+function invalid(param: string, message: string, code: ErrorCode = 'invalid_value'): BatonError {
+  return new BatonError(code, message, { param });
 }
 
-function unsupportedFileId(param: string): EngineError {
+function unsupportedFileId(param: string): BatonError {
   return invalid(
     param,
     `${param}.file_id is not supported: Baton has no Files API. Send the content inline (a base64 data URL or file_data) or by URL.`,

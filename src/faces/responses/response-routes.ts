@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { EngineError } from '../../engine/engine-error.ts';
+import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { JsonObject } from '../../domain/records.ts';
 import type { FaceContext } from '../../server/build-server.ts';
-import { statusOf } from '../../server/http-error.ts';
 import { parseRequest } from '../../server/parse-request.ts';
 import { LazySseWriter } from '../../server/sse-writer.ts';
 import { responsesErrorBody, toResponsesError } from './response-errors.ts';
@@ -17,7 +16,7 @@ export function registerResponseRoutes(app: FastifyInstance, face: FaceContext):
   const service = new ResponseService(face.store, face.engine, face.agents);
   const lifecycle = new ResponseLifecycle(face.store, face.engine, service);
   face.useErrorFormat('/v1/responses', (error) => ({
-    status: statusOf(toResponsesError(error)),
+    status: toResponsesError(error).status,
     body: responsesErrorBody(error),
   }));
   face.addSweepChore(() => lifecycle.purgeAbandoned());
@@ -90,7 +89,7 @@ class LazySse {
 
   /** The service already sent `error` and `response.failed` on the stream; only close it. */
   async fail(error: unknown): Promise<void> {
-    if (!(error instanceof EngineError) || error.kind === 'internal')
+    if (!(error instanceof BatonError) || error.kind === 'internal')
       this.request.log.error({ err: error }, 'response stream failed');
     if (this.sse.started) this.sse.open().done();
     await this.request.idempotency?.release();

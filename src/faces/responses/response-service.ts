@@ -2,7 +2,7 @@ import type { AgentService } from '../../engine/agent-service.ts';
 import { checkToolChoice, type Engine, type RunOptions } from '../../engine/engine.ts';
 import { checkInputItems } from '../../engine/input-items.ts';
 import { assertValidToolSet } from '../../engine/tool-schema.ts';
-import { EngineError } from '../../engine/engine-error.ts';
+import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { InputItem } from '../../engine/input-items.ts';
 import type { ToolResultInput } from '../../engine/result-submission.ts';
 import { newId } from '../../domain/ids.ts';
@@ -41,13 +41,10 @@ export interface ConnectionResponses {
   forget(responseId: string): void;
 }
 
-export function previousNotFound(id: string): EngineError {
-  return new EngineError(
-    'invalid_request',
-    'previous_response_not_found',
-    `Previous response with id '${id}' not found.`,
-    { param: 'previous_response_id' },
-  );
+export function previousNotFound(id: string): BatonError {
+  return new BatonError('previous_response_not_found', `Previous response with id '${id}' not found.`, {
+    param: 'previous_response_id',
+  });
 }
 
 /**
@@ -68,8 +65,7 @@ export class ResponseService {
     const agent = await this.store.agents.get(appId, model);
     if (agent) return agent.name;
     if (!model.includes(':')) {
-      throw new EngineError(
-        'not_found',
+      throw new BatonError(
         'model_not_found',
         `The model '${model}' does not exist: name one of this app's agents (GET /v1/agents) or a provider model such as 'scripted:auto' or 'openai:gpt-4o-mini'.`,
         { param: 'model' },
@@ -78,8 +74,8 @@ export class ResponseService {
     try {
       return (await this.agents.ensureModelAgent(appId, model)).name;
     } catch (error) {
-      if (error instanceof EngineError && error.code === 'invalid_model')
-        throw new EngineError('not_found', 'model_not_found', error.message, { param: 'model' });
+      if (error instanceof BatonError && error.code === 'invalid_model')
+        throw new BatonError('model_not_found', error.message, { param: 'model' });
       throw error;
     }
   }
@@ -104,13 +100,9 @@ export class ResponseService {
       const started = translator as ResponseEventTranslator | null;
       if (started?.hasStarted) {
         const engineError =
-          error instanceof EngineError
+          error instanceof BatonError
             ? error
-            : new EngineError(
-                'internal',
-                'internal_error',
-                'Internal server error while streaming; the failure was logged.',
-              );
+            : new BatonError('internal_error', 'Internal server error while streaming; the failure was logged.');
         const { type, code, message, param } = responsesErrorBody(engineError).error;
         started.fail({ type, code: code ?? 'server_error', message, param });
       }
@@ -125,16 +117,12 @@ export class ResponseService {
   ): Promise<JsonObject> {
     const input = await resolveInput(this.store, request.appId, toInputItems(body.input));
     if (input.items.length === 0) {
-      throw new EngineError(
-        'invalid_request',
-        'empty_input',
-        'input is required: send a string or at least one input item.',
-        { param: 'input' },
-      );
+      throw new BatonError('empty_input', 'input is required: send a string or at least one input item.', {
+        param: 'input',
+      });
     }
     if (body.background && body.store === false) {
-      throw new EngineError(
-        'invalid_request',
+      throw new BatonError(
         'background_requires_store',
         'background: true needs store: true, so the response can be read while it runs.',
         { param: 'background' },
@@ -154,8 +142,7 @@ export class ResponseService {
         body.model !== previous?.echo['model'] &&
         (await this.agentNameFor(request.appId, body.model)) !== agentName
       ) {
-        throw new EngineError(
-          'invalid_request',
+        throw new BatonError(
           'model_mismatch',
           `model '${body.model}' differs from the model of previous response '${previous?.id}' ('${String(previous?.echo['model'])}'): a conversation keeps its agent. Omit model, or start a new conversation.`,
           { param: 'model' },
@@ -163,8 +150,7 @@ export class ResponseService {
       }
     } else {
       if (!body.model)
-        throw new EngineError(
-          'invalid_request',
+        throw new BatonError(
           'missing_model',
           'model is required: name an agent or a provider model such as scripted:auto.',
           { param: 'model' },
@@ -201,8 +187,7 @@ export class ResponseService {
       onAccepted: async (tx, accepted) => {
         const first = accepted.inputItems[0];
         const last = accepted.inputItems[accepted.inputItems.length - 1];
-        if (!first || !last)
-          throw new EngineError('internal', 'no_input_items', 'The response had no input items to record.');
+        if (!first || !last) throw new BatonError('no_input_items', 'The response had no input items to record.');
         await tx.responses.insert({
           id,
           appId: request.appId,
@@ -229,8 +214,7 @@ export class ResponseService {
       if (latest && latest.id !== previous.id) {
         if (state.status === 'pending') {
           const pending = state.pendingCalls.map((entry) => entry.id);
-          throw new EngineError(
-            'conflict',
+          throw new BatonError(
             'previous_response_not_latest',
             `Previous response '${previous.id}' is not the latest of its conversation: '${latest.id}' is, and it waits for the outputs of ${pending.join(', ')}. Continue from '${latest.id}' with those outputs, or cancel it (POST /v1/responses/${latest.id}/cancel) first.`,
             { param: 'previous_response_id', details: { latest_response_id: latest.id, pending_call_ids: pending } },
@@ -238,8 +222,7 @@ export class ResponseService {
         }
         const next = await this.store.responses.nextInConversation(conversation.id, previous.inputLastSeq);
         if (next && next.turnId === previous.turnId) {
-          throw new EngineError(
-            'conflict',
+          throw new BatonError(
             'response_already_continued',
             `Previous response '${previous.id}' was already continued by '${next.id}', which answered its tool calls; a call is answered once. Continue from the latest response, '${latest.id}'.`,
             { param: 'previous_response_id', details: { continued_by: next.id, latest_response_id: latest.id } },
@@ -257,8 +240,7 @@ export class ResponseService {
           statedTurnOptions(body, definitions),
         );
       } else if (state.status === 'running') {
-        throw new EngineError(
-          'conflict',
+        throw new BatonError(
           'previous_response_in_progress',
           `Previous response '${previous.id}' is still in progress; wait for it to finish (GET /v1/responses/${previous.id}) before continuing it.`,
           {
@@ -271,7 +253,7 @@ export class ResponseService {
     }
 
     const record = await this.store.responses.get(request.appId, id);
-    if (!record) throw new EngineError('internal', 'response_missing', `Response '${id}' was not recorded.`);
+    if (!record) throw new BatonError('response_missing', `Response '${id}' was not recorded.`);
     const view = responseView(await loadResponseState(this.store, record));
     translator?.finish(view);
     if (request.connection && !stored) request.connection.remember(record);
@@ -296,8 +278,7 @@ export class ResponseService {
         results.push({ callId: item.callId, output: item.output, isError: item.isError, param });
       else if (item.type === 'message') followUp.push(item);
       else {
-        throw new EngineError(
-          'invalid_request',
+        throw new BatonError(
           'unexpected_function_call',
           `${param} is a function_call; with previous_response_id send only function_call_output items (and messages): the calls are already in the conversation.`,
           {
@@ -308,8 +289,7 @@ export class ResponseService {
     });
     if (results.length === 0) {
       const state = await this.engine.getConversationState(appId, conversationId);
-      throw new EngineError(
-        'invalid_request',
+      throw new BatonError(
         'tool_call_without_output',
         `No tool output found for function call ${state.pendingCalls.map((entry) => entry.id).join(', ')}.`,
         {
@@ -346,8 +326,8 @@ export class ResponseService {
   }
 }
 
-export function responseNotFound(id: string): EngineError {
-  return new EngineError('not_found', 'response_not_found', `No response found with id '${id}'.`, {
+export function responseNotFound(id: string): BatonError {
+  return new BatonError('response_not_found', `No response found with id '${id}'.`, {
     param: 'response_id',
   });
 }

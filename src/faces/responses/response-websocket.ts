@@ -3,10 +3,10 @@ import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Engine } from '../../engine/engine.ts';
-import { EngineError } from '../../engine/engine-error.ts';
+import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { JsonObject } from '../../domain/records.ts';
 import type { Principal } from '../../server/authenticate.ts';
-import { statusOf, toEngineError } from '../../server/http-error.ts';
+import { toBatonError } from '../../server/http-error.ts';
 import { parseRequest } from '../../server/parse-request.ts';
 import { ConnectionResponseCache } from './connection-responses.ts';
 import { responsesErrorBody, toResponsesError } from './response-errors.ts';
@@ -46,10 +46,10 @@ export interface ResponseWebSocketOptions extends ResponseWebSocketSettings {
 }
 
 /** The WebSocket error envelope, with the same status, type and code the HTTP face would use. */
-export function webSocketErrorEnvelope(error: EngineError): JsonObject {
+export function webSocketErrorEnvelope(error: BatonError): JsonObject {
   return {
     type: 'error',
-    status: statusOf(toResponsesError(error)),
+    status: toResponsesError(error).status,
     error: responsesErrorBody(error).error as unknown as JsonObject,
   };
 }
@@ -64,7 +64,7 @@ function poisonGuard(key: string, value: unknown): unknown {
     key === '__proto__' ||
     (key === 'constructor' && typeof value === 'object' && value !== null && 'prototype' in value)
   ) {
-    throw new EngineError('invalid_request', 'invalid_json', `The message contains the forbidden key '${key}'.`);
+    throw new BatonError('invalid_json', `The message contains the forbidden key '${key}'.`);
   }
   return value;
 }
@@ -75,16 +75,14 @@ export function parseCreateMessage(text: string): CreateResponseBody {
   try {
     message = JSON.parse(text, poisonGuard);
   } catch (error) {
-    if (error instanceof EngineError) throw error;
-    throw new EngineError(
-      'invalid_request',
+    if (error instanceof BatonError) throw error;
+    throw new BatonError(
       'invalid_json',
       `The message is not valid JSON (${(error as Error).message}). Send one JSON object per text message, e.g. {"type":"response.create","model":"scripted:auto","input":"Hello"}.`,
     );
   }
   if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       'invalid_message',
       'A message must be a JSON object such as {"type":"response.create","model":"scripted:auto","input":"Hello"}.',
       { param: 'type' },
@@ -92,8 +90,7 @@ export function parseCreateMessage(text: string): CreateResponseBody {
   }
   const { type, ...fields } = message as Record<string, unknown>;
   if (type !== 'response.create') {
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       'unknown_message_type',
       `Unknown message type ${JSON.stringify(type ?? null)}: the only message a client sends is "response.create".`,
       { param: 'type' },
@@ -102,8 +99,7 @@ export function parseCreateMessage(text: string): CreateResponseBody {
   // HTTP-only fields. Every WebSocket turn streams on this connection, so a background turn, or a
   // single JSON answer, has no meaning here; saying so beats silently doing something else.
   if (fields['background'] === true) {
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       'background_not_supported',
       'background is not available over WebSocket: a turn streams on the connection that asked for it. Use POST /v1/responses for background responses.',
       {
@@ -112,8 +108,7 @@ export function parseCreateMessage(text: string): CreateResponseBody {
     );
   }
   if (fields['stream'] === false) {
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       'stream_required',
       'Every WebSocket turn streams its events: omit stream, or use POST /v1/responses for one JSON response.',
       { param: 'stream' },
@@ -129,12 +124,12 @@ function messageText(data: RawData): string {
 }
 
 /** Answers an upgrade with a plain HTTP error, in the Responses error format, and drops the socket. */
-function refuse(socket: Duplex, error: EngineError): void {
+function refuse(socket: Duplex, error: BatonError): void {
   if (!socket.writable) {
     socket.destroy();
     return;
   }
-  const status = statusOf(toResponsesError(error));
+  const status = toResponsesError(error).status;
   const body = JSON.stringify(responsesErrorBody(error));
   const head = [
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
@@ -166,8 +161,7 @@ export function registerResponseWebSocket(app: FastifyInstance, options: Respons
     if (path !== RESPONSES_WEBSOCKET_PATH) {
       refuse(
         socket,
-        new EngineError(
-          'not_found',
+        new BatonError(
           'route_not_found',
           `No WebSocket endpoint at ${path}: WebSocket mode is on ${RESPONSES_WEBSOCKET_PATH}.`,
         ),
@@ -175,17 +169,14 @@ export function registerResponseWebSocket(app: FastifyInstance, options: Respons
       return;
     }
     if (closing) {
-      refuse(
-        socket,
-        new EngineError('unavailable', 'server_closing', 'The server is shutting down; reconnect shortly.'),
-      );
+      refuse(socket, new BatonError('server_closing', 'The server is shutting down; reconnect shortly.'));
       return;
     }
     let principal: Principal;
     try {
       principal = await options.authenticate(request.headers);
     } catch (error) {
-      const engineError = toEngineError(error, options.maxPayloadBytes);
+      const engineError = toBatonError(error, options.maxPayloadBytes);
       if (engineError.kind === 'internal') app.log.error({ err: error }, 'WebSocket authentication failed');
       refuse(socket, engineError);
       return;
@@ -301,7 +292,7 @@ class ResponseConnection {
       if (previousId) this.cache.forget(previousId);
       // Once events went out, ResponseService already sent `error` + `response.failed`.
       if (!streamed) this.sendError(error);
-      else if (!(error instanceof EngineError) || error.kind === 'internal')
+      else if (!(error instanceof BatonError) || error.kind === 'internal')
         this.log.error({ err: error }, 'WebSocket response failed');
     }
   }
@@ -311,7 +302,7 @@ class ResponseConnection {
   }
 
   private sendError(error: unknown): void {
-    const engineError = toEngineError(error, this.options.maxPayloadBytes);
+    const engineError = toBatonError(error, this.options.maxPayloadBytes);
     if (engineError.kind === 'internal') this.log.error({ err: error }, 'WebSocket response.create failed');
     this.send(webSocketErrorEnvelope(engineError));
   }
@@ -324,8 +315,7 @@ class ResponseConnection {
     this.enqueue(async () => {
       this.send(
         webSocketErrorEnvelope(
-          new EngineError(
-            'invalid_request',
+          new BatonError(
             'websocket_connection_limit_reached',
             `This WebSocket connection reached its limit of ${spoken}; open a new connection to continue (store: false responses do not carry over).`,
           ),

@@ -1,4 +1,4 @@
-import { EngineError } from '../../engine/engine-error.ts';
+import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { LedgerEntryRecord } from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';
 import type { ParsedInput } from './response-request.ts';
@@ -37,13 +37,13 @@ export async function refuseOutputsForServerCalls(store: Store, appId: string, i
   }
 }
 
-function serverCallOutput(param: string, entry: LedgerEntryRecord): EngineError {
+function serverCallOutput(param: string, entry: LedgerEntryRecord): BatonError {
   const what = `${param} is a function_call_output for call '${entry.id}' (tool '${entry.toolName}'), which Baton executes itself`;
   const message =
     entry.kind === 'approval' && entry.state === 'pending'
       ? `${what} once a person approves it (POST /v1/tool-calls/${entry.id}/decision); it needs no output. Send function_call_output only for function_call items, not for baton:tool_call items.`
       : `${what}: it already ran and its result is in the conversation (the baton:tool_result item), so it needs no output. Send function_call_output only for function_call items, not for baton:tool_call items.`;
-  return new EngineError('invalid_request', 'server_executed_call', message, { param, details: { call_id: entry.id } });
+  return new BatonError('server_executed_call', message, { param, details: { call_id: entry.id } });
 }
 
 /**
@@ -61,8 +61,7 @@ export function refuseWhileApprovalsPending(previousId: string, blocking: readon
     clientCalls.length > 0
       ? `then continue from '${previousId}' with the function_call_output items of ${clientCalls.join(', ')}.`
       : `the turn then resumes by itself: read its outcome with GET /v1/responses/${previousId}.`;
-  throw new EngineError(
-    'conflict',
+  throw new BatonError(
     'approvals_pending',
     `Response '${previousId}' waits for a person to approve ${approvals.join(', ')} (${decide}); ${then}`,
     {

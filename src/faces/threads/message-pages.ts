@@ -1,6 +1,6 @@
 import type { ItemRecord } from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';
-import { EngineError } from '../../engine/engine-error.ts';
+import { BatonError } from '../../domain/errors/baton-error.ts';
 
 const BATCH = 200;
 
@@ -12,8 +12,7 @@ function decodeCursor(cursor: string): number {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const match = /^seq:(\d{1,15})$/.exec(text);
   if (!match)
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       'invalid_cursor',
       'Invalid cursor in `after`: pass the next_cursor value from a previous page.',
       { param: 'after' },

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { isQueuedOutcome, type QueuedOutcome } from '../../engine/engine.ts';
-import { EngineError } from '../../engine/engine-error.ts';
+import { BatonError } from '../../domain/errors/baton-error.ts';
+import { isErrorCode } from '../../domain/errors/error-catalogue.ts';
 import type { EngineEvent } from '../../engine/events.ts';
 import type { TurnOutcome } from '../../engine/turn-runner.ts';
 import type { FaceContext } from '../../server/build-server.ts';
@@ -36,10 +37,11 @@ const threadsQuery = pageQuerySchema
   .strict();
 
 /** A turn that ended in failure is answered as an error, with the ids needed to inspect it. */
-function failedTurnError(threadId: string, outcome: TurnOutcome): EngineError | null {
+function failedTurnError(threadId: string, outcome: TurnOutcome): BatonError | null {
   const { turn } = outcome;
   if (turn.status !== 'failed') return null;
-  return new EngineError('upstream', turn.error?.code ?? 'model_error', turn.error?.message ?? 'The turn failed.', {
+  const code = turn.error && isErrorCode(turn.error.code) ? turn.error.code : 'model_error';
+  return new BatonError(code, turn.error?.message ?? 'The turn failed.', {
     details: { thread_id: threadId, turn_id: turn.id },
   });
 }
@@ -192,7 +194,7 @@ class ThreadStream {
     return this.sse.open();
   }
 
-  async finish(status: number, body: object, failure: EngineError | null = null): Promise<void> {
+  async finish(status: number, body: object, failure: BatonError | null = null): Promise<void> {
     const writer = this.open();
     if (failure) writer.event('error', nativeErrorBody(failure));
     writer.event('message.completed', body);
@@ -207,9 +209,7 @@ class ThreadStream {
   async fail(error: unknown): Promise<void> {
     const writer = this.open();
     const engineError =
-      error instanceof EngineError
-        ? error
-        : new EngineError('internal', 'internal_error', 'Internal server error while streaming.');
+      error instanceof BatonError ? error : new BatonError('internal_error', 'Internal server error while streaming.');
     if (engineError.kind === 'internal') this.request.log.error({ err: error }, 'stream failed');
     writer.event('error', nativeErrorBody(engineError));
     writer.done();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EngineError } from '../../engine/engine-error.ts';
+import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { ToolResultInput } from '../../engine/result-submission.ts';
 import type { ContentPart, TurnOptions } from '../../domain/records.ts';
 import { toolFromWire, toolWireSchema } from '../agents/agent-wire.ts';
@@ -80,8 +80,7 @@ export function parsePostedMessage(body: PostMessageBody): ParsedMessage {
   const results = blocks.filter((entry) => entry.type === 'tool_result');
   if (results.length > 0) {
     if (results.length !== blocks.length) {
-      throw new EngineError(
-        'invalid_request',
+      throw new BatonError(
         'mixed_content',
         'A message carries either tool_result blocks or user content (text, images), not both: send the results first, then the new input.',
         {
@@ -104,8 +103,7 @@ export function parsePostedMessage(body: PostMessageBody): ParsedMessage {
     };
   }
   if (body.role === 'tool') {
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       'invalid_role',
       "role 'tool' is only for messages of tool_result blocks; send new input with role 'user'.",
       { param: 'role' },
@@ -113,12 +111,9 @@ export function parsePostedMessage(body: PostMessageBody): ParsedMessage {
   }
   const content = blocks.map((entry) => toContentPart(entry as Exclude<Block, { type: 'tool_result' }>));
   if (content.every((part) => part.type === 'text' && part.text.trim() === '')) {
-    throw new EngineError(
-      'invalid_request',
-      'empty_content',
-      'content must not be empty: send the user message text.',
-      { param: 'content' },
-    );
+    throw new BatonError('empty_content', 'content must not be empty: send the user message text.', {
+      param: 'content',
+    });
   }
   const options: TurnOptions = { tools: (body.tools ?? []).map(toolFromWire) };
   if (body.tool_choice !== undefined) {

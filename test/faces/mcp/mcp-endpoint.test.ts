@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EngineError } from '../../../src/engine/engine-error.ts';
+import { BatonError } from '../../../src/domain/errors/baton-error.ts';
 import { googleErrorBody } from '../../../src/faces/ces/ces-errors.ts';
 import { registerMcpEndpoint } from '../../../src/faces/mcp/mcp-endpoint.ts';
 import type { McpTool } from '../../../src/faces/mcp/mcp-tool.ts';
@@ -10,7 +10,7 @@ import { ApiKeyCache } from '../../../src/server/api-key-cache.ts';
 import { createApiKey, ensureDefaultApp } from '../../../src/server/api-keys.ts';
 import { authenticate, type Principal } from '../../../src/server/authenticate.ts';
 import type { ErrorRenderer } from '../../../src/server/build-server.ts';
-import { nativeErrorBody, statusOf, toEngineError } from '../../../src/server/http-error.ts';
+import { nativeErrorBody, toBatonError } from '../../../src/server/http-error.ts';
 import { openStore } from '../../../src/store/open-store.ts';
 import type { Store } from '../../../src/store/store.ts';
 
@@ -19,7 +19,7 @@ const BODY_LIMIT = 16_384;
 const MCP_ACCEPT = 'application/json, text/event-stream';
 
 /** The CES face's google.rpc.Status renderer, as Baton wires it. */
-const renderRpcStatus = (error: EngineError): object => googleErrorBody(error).body;
+const renderRpcStatus = (error: BatonError): object => googleErrorBody(error).body;
 
 const getAgentSchema = {
   type: 'object' as const,
@@ -56,8 +56,7 @@ const TOOLS: McpTool[] = [
     inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     handler: async (args) => {
-      throw new EngineError(
-        'not_found',
+      throw new BatonError(
         'agent_not_found',
         `No agent found with name '${String(args['name'])}'. Call list_agents to see the agents.`,
         { param: 'name' },
@@ -105,10 +104,10 @@ async function startAdapterApp(store: Store): Promise<{ app: FastifyInstance; ur
   });
   const formats: { prefix: string; render: ErrorRenderer }[] = [];
   app.setErrorHandler(async (error, request, reply) => {
-    const engineError = toEngineError(error, BODY_LIMIT);
+    const engineError = toBatonError(error, BODY_LIMIT);
     const render =
       formats.find((format) => request.url.startsWith(format.prefix))?.render ??
-      ((e: EngineError) => ({ status: statusOf(e), body: nativeErrorBody(e) }));
+      ((e: BatonError) => ({ status: e.status, body: nativeErrorBody(e) }));
     const { status, body } = render(engineError);
     return reply.status(status).send(body);
   });
@@ -230,12 +229,11 @@ describe('MCP endpoint adapter (dummy tools on a fresh Fastify with Baton auth)'
       expect(JSON.parse(firstText(result))).toEqual(['a', 'b']);
     });
 
-    it("an EngineError from the handler is a tool error carrying the caller's rendered body", async () => {
+    it("an BatonError from the handler is a tool error carrying the caller's rendered body", async () => {
       const result = await client.callTool({ name: 'delete_agent', arguments: { name: 'agents/nope' } });
       expect(result.isError).toBe(true);
       const expected = renderRpcStatus(
-        new EngineError(
-          'not_found',
+        new BatonError(
           'agent_not_found',
           "No agent found with name 'agents/nope'. Call list_agents to see the agents.",
           { param: 'name' },

@@ -1,4 +1,4 @@
-import { EngineError } from '../../../engine/engine-error.ts';
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 
 /** Which fields of a resource an update mask (AIP-134) may name. */
 export interface MaskSpec {
@@ -19,7 +19,7 @@ const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 type Json = Record<string, unknown>;
 
 function fail(problem: string, path: string): never {
-  throw new EngineError('invalid_request', 'invalid_update_mask', `Invalid updateMask: ${problem}.`, {
+  throw new BatonError('invalid_update_mask', `Invalid updateMask: ${problem}.`, {
     param: 'updateMask',
     details: { path },
   });

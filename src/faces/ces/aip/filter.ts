@@ -1,4 +1,4 @@
-import { EngineError } from '../../../engine/engine-error.ts';
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 import { matchesFilter } from './filter-match.ts';
 
 /**
@@ -41,7 +41,7 @@ interface Token {
 }
 
 function fail(filter: string, problem: string, position: number): never {
-  throw new EngineError('invalid_request', 'invalid_filter', `Invalid filter '${filter}': ${problem}. ${HINT}`, {
+  throw new BatonError('invalid_filter', `Invalid filter '${filter}': ${problem}. ${HINT}`, {
     param: 'filter',
     details: { filter, position },
   });

@@ -1,4 +1,4 @@
-import { EngineError } from '../../../engine/engine-error.ts';
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 
 /** AIP-132 `orderBy`: a comma-separated list of fields, each optionally followed by `asc` or `desc`. */
 export interface OrderField {
@@ -13,8 +13,7 @@ export interface OrderBy {
 function fail(text: string, problem: string, allowed: readonly string[]): never {
   const other = allowed.find((field) => field !== 'name');
   const example = other ? `${other} desc, name` : 'name desc';
-  throw new EngineError(
-    'invalid_request',
+  throw new BatonError(
     'invalid_order_by',
     `Invalid orderBy '${text}': ${problem}. Sort by one or more of: ${allowed.join(', ')}, e.g. '${example}'.`,
     {

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { EngineError } from '../../../engine/engine-error.ts';
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 
 /**
  * AIP-158 page tokens. A token is the position after the last returned item plus a fingerprint of
@@ -20,9 +20,8 @@ const TAG_BYTES = 16;
 const ASSOCIATED_DATA = Buffer.from('baton.ces.page-token.v1');
 const MAX_TOKEN_CHARS = 8192;
 
-export function invalidPageToken(): EngineError {
-  return new EngineError(
-    'invalid_request',
+export function invalidPageToken(): BatonError {
+  return new BatonError(
     'invalid_page_token',
     'Invalid pageToken: pass the nextPageToken of a previous list response unchanged.',
     {
@@ -48,8 +47,7 @@ export class PageTokenCodec {
   /** `secret` is 32 random bytes, stable across restarts so tokens outlive the process. */
   constructor(secret: Buffer) {
     if (secret.length !== 32) {
-      throw new EngineError(
-        'internal',
+      throw new BatonError(
         'invalid_page_token_secret',
         `The page token secret must be 32 bytes, not ${secret.length}.`,
       );
@@ -70,8 +68,7 @@ export class PageTokenCodec {
     const state = this.#open(token);
     if (state === null) throw invalidPageToken();
     if (state.q !== fingerprint(query)) {
-      throw new EngineError(
-        'invalid_request',
+      throw new BatonError(
         'page_token_mismatch',
         'pageToken was issued for a different request (filter, orderBy or parent changed); repeat the request with the same parameters as the one that returned the token, or omit pageToken to start from the first page.',
         { param: 'pageToken' },
@@ -117,8 +114,7 @@ export function readPageSize(value: unknown, options: { defaultSize?: number; ma
       typeof value === 'string' || typeof value === 'number'
         ? `'${value}'`
         : `of type ${Array.isArray(value) ? 'array' : typeof value}`;
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       'invalid_page_size',
       `Invalid pageSize ${shown}: pass a non-negative whole number (0 or omitted uses the default of ${defaultSize}; values above ${maxSize} are lowered to ${maxSize}).`,
       { param: 'pageSize' },

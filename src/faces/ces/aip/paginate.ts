@@ -1,4 +1,4 @@
-import { EngineError } from '../../../engine/engine-error.ts';
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 import { compareSortKeys, type OrderBy } from './order-by.ts';
 import { invalidPageToken, type PageTokenCodec } from './page-token.ts';
 
@@ -28,9 +28,8 @@ export interface Page<T> {
 export function paginate<T>(items: readonly T[], options: PaginateOptions<T>): Page<T> {
   const { pageSize, order, query, codec } = options;
   if (!Number.isInteger(pageSize) || pageSize < 1) {
-    throw new EngineError(
-      'internal',
-      'invalid_page_size',
+    throw new BatonError(
+      'internal_error',
       `paginate needs a positive whole pageSize, not ${pageSize}; read it with readPageSize.`,
     );
   }
@@ -39,8 +38,7 @@ export function paginate<T>(items: readonly T[], options: PaginateOptions<T>): P
   for (let index = 1; index < keyed.length; index++) {
     // Equal keys would make a page boundary ambiguous: the rest of the run would be skipped.
     if (compareSortKeys(order, keyed[index - 1]!.key, keyed[index]!.key) === 0) {
-      throw new EngineError(
-        'internal',
+      throw new BatonError(
         'duplicate_sort_key',
         `Two items share the sort key ${JSON.stringify(keyed[index]!.key)}; end sortKey with a unique field such as the name.`,
       );

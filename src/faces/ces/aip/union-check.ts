@@ -1,4 +1,4 @@
-import { EngineError } from '../../../engine/engine-error.ts';
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 
 export interface OneOfOptions {
   /** Whether one member must be set. */
@@ -33,8 +33,7 @@ export function assertOneOf(
   const oneof = options.name ? `the oneof ${options.name}` : 'one oneof';
   if (set.length > 1) {
     const both = set.length === 2 ? `both ${quoteList(set, 'and')}` : quoteList(set, 'and');
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       'union_conflict',
       `${subject} sets ${both}; these are alternatives of ${oneof}: set exactly one.`,
       {
@@ -44,8 +43,7 @@ export function assertOneOf(
     );
   }
   if (set.length === 0 && options.required) {
-    throw new EngineError(
-      'invalid_request',
+    throw new BatonError(
       'union_missing',
       `${subject} sets none of ${quoteList(members, 'or')}; set exactly one (they are alternatives of ${oneof}).`,
       {

@@ -1,10 +1,11 @@
+import { BatonError } from '../../../domain/errors/baton-error.ts';
+import type { ErrorCode } from '../../../domain/errors/error-catalogue.ts';
 import { SYSTEM_TOOLS } from '../../../engine/system-tools.ts';
 import type { AgentInput } from '../../../engine/agent-definition.ts';
 import { clientFunctionDefinition } from '../../../engine/tool-resources.ts';
 import type { AgentDefinition, AgentRecord, JsonObject, ToolsetReference } from '../../../domain/records.ts';
 import { computeEtag } from '../aip/etag.ts';
 import { assertOneOf } from '../aip/union-check.ts';
-import { cesError } from '../ces-errors.ts';
 import { AGENT_EXTRA_FIELDS } from './agent-schemas.ts';
 import { refuseUnsupported, requireText, type RuleContext } from './common-rules.ts';
 import { childIdIn, formatAppName, formatChildName, type AppPath } from './resource-names.ts';
@@ -65,8 +66,8 @@ export function renderAgent(agent: AgentRecord, path: AppPath): JsonObject {
   };
 }
 
-function invalid(field: string, message: string, reason = 'INVALID_REFERENCE'): never {
-  throw cesError('INVALID_ARGUMENT', reason, message, { field });
+function invalid(field: string, message: string, code: ErrorCode = 'invalid_reference'): never {
+  throw new BatonError(code, message, { param: field });
 }
 
 function stringList(value: unknown): string[] {
@@ -174,7 +175,7 @@ export async function agentInputFrom(
     invalid(
       'agent.modelSettings.temperature',
       'agent.modelSettings.temperature must be between 0 and 2.',
-      'INVALID_FIELD',
+      'invalid_field',
     );
   }
   const appModel = asObject(context.app.settings.modelSettings)?.model;

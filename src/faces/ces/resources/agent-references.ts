@@ -1,7 +1,7 @@
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 import type { AgentInput } from '../../../engine/agent-definition.ts';
 import type { AgentDefinition, AgentRecord, AppRecord } from '../../../domain/records.ts';
 import type { Store } from '../../../store/store.ts';
-import { cesError } from '../ces-errors.ts';
 import type { AgentWriter } from './agent-writes.ts';
 import { formatChildName, type AppPath } from './resource-names.ts';
 
@@ -65,11 +65,10 @@ export async function releaseAgentReferences(
   const names = referrers.map((agent) => formatChildName(path, 'agents', agent.name));
   if (!target.force) {
     const field = target.collection === 'tools' ? 'tools' : 'toolsets';
-    throw cesError(
-      'FAILED_PRECONDITION',
-      'RESOURCE_IN_USE',
+    throw new BatonError(
+      'resource_in_use',
       `'${target.name}' is used by ${names.length === 1 ? 'agent' : 'agents'} ${names.join(', ')}. Remove it from their ${field} first, or delete with force=true, which removes those references.`,
-      { metadata: { referrers: names.join(',') } },
+      { details: { referrers: names } },
     );
   }
   for (const [index, agent] of referrers.entries()) {

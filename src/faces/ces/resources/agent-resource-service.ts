@@ -1,8 +1,8 @@
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 import type { Principal } from '../../../server/authenticate.ts';
 import type { AgentRecord, AppRecord, JsonObject } from '../../../domain/records.ts';
 import { resolveApp } from '../app-access.ts';
 import { applyFieldMask, parseFieldMask, type MaskSpec } from '../aip/field-mask.ts';
-import { cesError } from '../ces-errors.ts';
 import { isCesAgent, listCesAgents } from './agent-references.ts';
 import { agentEtag, agentInputFrom, renderAgent } from './agent-mapping.ts';
 import {
@@ -77,9 +77,8 @@ export class AgentResourceService {
   private async load(context: RuleContext, id: string): Promise<AgentRecord> {
     const agent = await this.deps.store.agents.get(context.app.id, id);
     if (!agent || !isCesAgent(agent)) {
-      throw cesError(
-        'NOT_FOUND',
-        'AGENT_NOT_FOUND',
+      throw new BatonError(
+        'agent_not_found',
         `Agent '${formatChildName(context.path, 'agents', id)}' was not found. List agents with GET /v1/${formatAppName(context.path)}/agents.`,
       );
     }
@@ -159,11 +158,10 @@ export class AgentResourceService {
         ...(isRoot ? [`${formatAppName(path)} (rootAgent)`] : []),
         ...parents.map((other) => `${formatChildName(path, 'agents', other.name)} (childAgents)`),
       ];
-      throw cesError(
-        'FAILED_PRECONDITION',
-        'AGENT_IN_USE',
+      throw new BatonError(
+        'agent_in_use',
         `Agent '${fullName}' is referred to by ${referrers.join(', ')}. Change those references first, or delete with force=true, which clears them.`,
-        { metadata: { referrers: referrers.join(',') } },
+        { details: { referrers } },
       );
     }
     if (isRoot) await this.clearRootAgent(context.app, fullName);

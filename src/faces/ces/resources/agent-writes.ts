@@ -1,8 +1,7 @@
 import type { AgentInput } from '../../../engine/agent-definition.ts';
 import type { AgentService } from '../../../engine/agent-service.ts';
-import { EngineError } from '../../../engine/engine-error.ts';
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 import type { AgentRecord } from '../../../domain/records.ts';
-import { cesError } from '../ces-errors.ts';
 import { concurrentUpdate } from './service-support.ts';
 
 /**
@@ -35,31 +34,29 @@ export class AgentWriter {
     try {
       return await write();
     } catch (error) {
-      if (!(error instanceof EngineError)) throw error;
+      if (!(error instanceof BatonError)) throw error;
       switch (error.code) {
         case 'agent_exists':
-          throw cesError(
-            'ALREADY_EXISTS',
-            'AGENT_EXISTS',
+          throw new BatonError(
+            'agent_exists',
             `Agent '${resourceName}' already exists; choose another agentId or update it with PATCH /v1/${resourceName}.`,
             {
-              field: 'agentId',
+              param: 'agentId',
             },
           );
         case 'agent_not_found':
-          throw cesError(
-            'NOT_FOUND',
-            'AGENT_NOT_FOUND',
+          throw new BatonError(
+            'agent_not_found',
             `Agent '${resourceName}' was not found. List agents with GET /v1/${resourceName.replace(/\/[^/]+$/, '')}.`,
           );
         case 'agent_version_mismatch':
           throw concurrentUpdate(resourceName);
         case 'invalid_model':
-          throw cesError('INVALID_ARGUMENT', 'INVALID_MODEL', `agent.modelSettings.model: ${error.message}`, {
-            field: 'agent.modelSettings.model',
+          throw new BatonError('invalid_model', `agent.modelSettings.model: ${error.message}`, {
+            param: 'agent.modelSettings.model',
           });
         case 'invalid_agent_name':
-          throw cesError('INVALID_ARGUMENT', 'INVALID_RESOURCE_ID', error.message, { field: 'agentId' });
+          throw new BatonError('invalid_resource_id', error.message, { param: 'agentId' });
         default:
           throw error;
       }

@@ -1,11 +1,12 @@
 import type { z } from 'zod';
+import { BatonError } from '../../../domain/errors/baton-error.ts';
+import type { ErrorCode } from '../../../domain/errors/error-catalogue.ts';
 import type { Principal } from '../../../server/authenticate.ts';
 import type { AppResourceRecord, JsonObject } from '../../../domain/records.ts';
 import { DuplicateKeyError } from '../../../store/store.ts';
 import { resolveApp } from '../app-access.ts';
 import { computeEtag } from '../aip/etag.ts';
 import { applyFieldMask, parseFieldMask, type MaskSpec } from '../aip/field-mask.ts';
-import { cesError } from '../ces-errors.ts';
 import { releaseAgentReferences, type ReferencedCollection } from './agent-references.ts';
 import type { AgentWriter } from './agent-writes.ts';
 import type { RuleContext } from './common-rules.ts';
@@ -35,6 +36,8 @@ import {
 export interface ResourceKind {
   collection: ReferencedCollection;
   singular: 'tool' | 'toolset';
+  /** The codes of a missing resource and of an id already taken. */
+  codes: { notFound: ErrorCode; exists: ErrorCode };
   /** `mask.outputOnly` doubles as the list of fields the server owns and never stores. */
   mask: MaskSpec;
   /** Top-level wire fields a list filter may name. */
@@ -87,9 +90,8 @@ export class AppResourceCrud {
     const record = await this.deps.store.resources.get(context.app.id, this.kind.collection, id);
     if (!record) {
       const name = formatChildName(context.path, this.kind.collection, id);
-      throw cesError(
-        'NOT_FOUND',
-        `${this.kind.singular.toUpperCase()}_NOT_FOUND`,
+      throw new BatonError(
+        this.kind.codes.notFound,
         `${this.title} '${name}' was not found. List them with GET /v1/${formatAppName(context.path)}/${this.kind.collection}.`,
       );
     }
@@ -121,12 +123,11 @@ export class AppResourceCrud {
     } catch (error) {
       if (!(error instanceof DuplicateKeyError)) throw error;
       const name = formatChildName(path, this.kind.collection, id);
-      throw cesError(
-        'ALREADY_EXISTS',
-        `${this.kind.singular.toUpperCase()}_EXISTS`,
+      throw new BatonError(
+        this.kind.codes.exists,
         `${this.title} '${name}' already exists; choose another ${this.kind.singular}Id or update it with PATCH /v1/${name}.`,
         {
-          field: `${this.kind.singular}Id`,
+          param: `${this.kind.singular}Id`,
         },
       );
     }

@@ -1,3 +1,4 @@
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 import type { Principal } from '../../../server/authenticate.ts';
 import { newAppRecord } from '../../../server/api-keys.ts';
 import type { AppRecord, JsonObject } from '../../../domain/records.ts';
@@ -5,7 +6,6 @@ import { DuplicateKeyError } from '../../../store/store.ts';
 import { assertProjectAccess, canUse, resolveApp } from '../app-access.ts';
 import { computeEtag } from '../aip/etag.ts';
 import { applyFieldMask, parseFieldMask, type MaskSpec } from '../aip/field-mask.ts';
-import { cesError } from '../ces-errors.ts';
 import { isCesAgent } from './agent-references.ts';
 import {
   createAppRequestSchema,
@@ -65,7 +65,7 @@ const FILTER_FIELDS = [...MASK.mutable, 'name', 'createTime', 'updateTime', 'eta
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 function invalid(field: string, message: string): never {
-  throw cesError('INVALID_ARGUMENT', 'INVALID_FIELD', message, { field });
+  throw new BatonError('invalid_field', message, { param: field });
 }
 
 function isTimeZone(zone: string): boolean {
@@ -156,11 +156,10 @@ export class AppService {
     } catch (error) {
       if (!(error instanceof DuplicateKeyError)) throw error;
       // App ids are unique on the whole server (they name apps in the other APIs too), not per project.
-      throw cesError(
-        'ALREADY_EXISTS',
-        'APP_EXISTS',
+      throw new BatonError(
+        'app_exists',
         `An app with id '${id}' already exists on this server; choose another appId.`,
-        { field: 'appId' },
+        { param: 'appId' },
       );
     }
     return doneOperation(scope, 'google.cloud.ces.v1.App', renderApp(record));
@@ -218,9 +217,8 @@ export class AppService {
     const app = await resolveApp(this.deps.store, principal, path.project, path.location, path.app);
     const fullName = formatAppName(path);
     if (app.id === principal.appId) {
-      throw cesError(
-        'FAILED_PRECONDITION',
-        'DELETING_OWN_APP',
+      throw new BatonError(
+        'deleting_own_app',
         `'${fullName}' is the app of the API key making this request; delete it with an admin key of another app of project '${path.project}'.`,
       );
     }

@@ -1,3 +1,5 @@
+import { BatonError } from '../../../domain/errors/baton-error.ts';
+import type { ErrorCode } from '../../../domain/errors/error-catalogue.ts';
 import { OpenApiError } from '../../../tools/openapi/openapi-error.ts';
 import type { OpenApiToolset } from '../../../tools/openapi/openapi-toolset.ts';
 import { compileOpenApi, operationOfTool } from '../../../tools/provider/openapi-sources.ts';
@@ -6,7 +8,6 @@ import { parseDurationSeconds } from '../../../engine/tool-resources.ts';
 import type { AppRecord, JsonObject, JsonValue } from '../../../domain/records.ts';
 import type { Store } from '../../../store/store.ts';
 import { assertOneOf } from '../aip/union-check.ts';
-import { cesError } from '../ces-errors.ts';
 import type { AppPath } from './resource-names.ts';
 import { assertSecretReference } from './secret-references.ts';
 import { asObject } from './service-support.ts';
@@ -24,15 +25,15 @@ export interface RuleContext {
   path: AppPath;
 }
 
-function invalid(field: string, message: string, reason = 'INVALID_FIELD'): never {
-  throw cesError('INVALID_ARGUMENT', reason, message, { field });
+function invalid(field: string, message: string, code: ErrorCode = 'invalid_field'): never {
+  throw new BatonError(code, message, { param: field });
 }
 
 /** A required non-empty string. */
 export function requireText(object: JsonObject, key: string, prefix: string): string {
   const value = object[key];
   if (typeof value !== 'string' || value.trim() === '')
-    invalid(`${prefix}.${key}`, `${prefix}.${key} is required.`, 'REQUIRED_FIELD');
+    invalid(`${prefix}.${key}`, `${prefix}.${key} is required.`, 'required_field');
   return value;
 }
 
@@ -40,7 +41,7 @@ export function requireText(object: JsonObject, key: string, prefix: string): st
 export function refuseUnsupported(object: JsonObject, reasons: Record<string, string>, prefix: string): void {
   for (const [member, reason] of Object.entries(reasons)) {
     if (object[member] !== undefined && object[member] !== null)
-      invalid(`${prefix}.${member}`, reason, 'UNSUPPORTED_FIELD');
+      invalid(`${prefix}.${member}`, reason, 'unsupported_field');
   }
 }
 
@@ -82,7 +83,7 @@ export function checkToolFakeConfig(value: JsonValue | undefined, field: string)
     invalid(
       `${field}.codeBlock.pythonCode`,
       `${field}.codeBlock.pythonCode is not supported by Baton (there is no Python runtime): use jsCode with the same fake_tool_call / fake_<toolId> functions in JavaScript.`,
-      'UNSUPPORTED_FIELD',
+      'unsupported_field',
     );
   }
   requireText(codeBlock, 'jsCode', `${field}.codeBlock`);
@@ -139,7 +140,7 @@ export async function checkApiAuthentication(
       invalid(
         `${prefix}.requestLocation`,
         `${prefix}.requestLocation is required: HEADER or QUERY_STRING.`,
-        'REQUIRED_FIELD',
+        'required_field',
       );
     }
     await assertSecretReference(
@@ -213,7 +214,7 @@ async function compiledOpenApi(openApi: JsonObject, prefix: string): Promise<Ope
       invalid(
         `${prefix}.openApiSchema`,
         `${prefix}.openApiSchema is not a usable OpenAPI document: ${error.message}`,
-        'INVALID_OPENAPI_SCHEMA',
+        'invalid_openapi_schema',
       );
     throw error;
   }
@@ -223,7 +224,7 @@ function asOpenApiError<T>(field: string, work: () => T): T {
   try {
     return work();
   } catch (error) {
-    if (error instanceof OpenApiError) invalid(field, `${field}: ${error.message}`, 'INVALID_OPENAPI_SCHEMA');
+    if (error instanceof OpenApiError) invalid(field, `${field}: ${error.message}`, 'invalid_openapi_schema');
     throw error;
   }
 }

@@ -1,6 +1,6 @@
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 import { z } from 'zod';
 import type { JsonObject } from '../../../domain/records.ts';
-import { cesError } from '../ces-errors.ts';
 import { filterFields, matchesFilter, parseFilter, type FilterExpression } from '../aip/filter.ts';
 import { parseOrderBy, sortKeyFor } from '../aip/order-by.ts';
 import { readPageSize, type PageTokenCodec } from '../aip/page-token.ts';
@@ -60,12 +60,11 @@ function readFilter(text: string | undefined, fields: readonly string[]): Filter
   for (const field of filterFields(expression)) {
     const top = field.split('.')[0]!;
     if (!fields.includes(top)) {
-      throw cesError(
-        'INVALID_ARGUMENT',
-        'INVALID_FILTER',
+      throw new BatonError(
+        'invalid_filter',
         `Invalid filter: '${field}' is not a field of this resource. Filterable fields: ${fields.join(', ')}.`,
         {
-          field: 'filter',
+          param: 'filter',
         },
       );
     }

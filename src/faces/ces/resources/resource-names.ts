@@ -1,5 +1,5 @@
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 import { randomBytes } from 'node:crypto';
-import { cesError } from '../ces-errors.ts';
 
 /**
  * CES resource names (AIP-122): `projects/{project}/locations/{location}/apps/{app}/{collection}/{id}`.
@@ -63,17 +63,14 @@ export function formatChildName(path: AppPath, collection: ChildCollection, id: 
 
 function malformed(field: string, value: string, expected: string): never {
   const shown = value.length > 200 ? `${value.slice(0, 200)}…` : value;
-  throw cesError(
-    'INVALID_ARGUMENT',
-    'INVALID_RESOURCE_NAME',
-    `'${shown}' is not a valid ${field}: expected ${expected}.`,
-    { field },
-  );
+  throw new BatonError('invalid_resource_name', `'${shown}' is not a valid ${field}: expected ${expected}.`, {
+    param: field,
+  });
 }
 
 function split(name: unknown, field: string, expected: string, length: number): string[] {
   if (typeof name !== 'string' || name === '')
-    throw cesError('INVALID_ARGUMENT', 'MISSING_RESOURCE_NAME', `${field} is required: ${expected}.`, { field });
+    throw new BatonError('missing_resource_name', `${field} is required: ${expected}.`, { param: field });
   const segments = name.split('/');
   if (segments.length !== length) malformed(field, name, expected);
   return segments;
@@ -140,11 +137,10 @@ export function childIdIn(app: AppPath, collection: ChildCollection, name: unkno
 export function chooseResourceId(requested: string | undefined, field: string, what: string): string {
   if (requested === undefined || requested === '') return newResourceId();
   if (!RESOURCE_ID_PATTERN.test(requested)) {
-    throw cesError(
-      'INVALID_ARGUMENT',
-      'INVALID_RESOURCE_ID',
+    throw new BatonError(
+      'invalid_resource_id',
       `${field} '${requested.slice(0, 100)}' is not a valid ${what} id: ids must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, '_' and '-'). Omit ${field} to get a generated id.`,
-      { field },
+      { param: field },
     );
   }
   return requested;

@@ -1,3 +1,4 @@
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 import { z } from 'zod';
 import type { Principal } from '../../../server/authenticate.ts';
 import type { AppResourceRecord, JsonObject } from '../../../domain/records.ts';
@@ -5,7 +6,6 @@ import type { Store } from '../../../store/store.ts';
 import { OpenApiError } from '../../../tools/openapi/openapi-error.ts';
 import type { InspectedTool, ToolsetInspection, ToolsetInspector } from '../../../tools/provider/app-tool-provider.ts';
 import { resolveApp } from '../app-access.ts';
-import { cesError } from '../ces-errors.ts';
 import { formatAppName, formatChildName, parseChildName, type AppPath } from './resource-names.ts';
 import { asObject, parseCesRequest } from './service-support.ts';
 
@@ -43,28 +43,25 @@ export class RetrieveToolsService {
     const record = await this.store.resources.get(app.id, 'toolsets', path.id);
     const toolsetName = formatChildName(path, 'toolsets', path.id);
     if (!record) {
-      throw cesError(
-        'NOT_FOUND',
-        'TOOLSET_NOT_FOUND',
+      throw new BatonError(
+        'toolset_not_found',
         `Toolset '${toolsetName}' was not found. List them with GET /v1/${formatAppName(path)}/toolsets.`,
-        { field: 'toolset' },
+        { param: 'toolset' },
       );
     }
     if (!this.inspector) {
-      throw cesError(
-        'UNIMPLEMENTED',
-        'RETRIEVE_TOOLS_UNAVAILABLE',
+      throw new BatonError(
+        'retrieve_tools_unavailable',
         `This Baton runs without its toolset executor (a test double replaces it), so it cannot list the tools of '${toolsetName}'.`,
       );
     }
     const inspection = await this.inspect(this.inspector, record, toolsetName);
     const mcp = asObject(record.body.mcpToolset);
     if (inspection.problem !== null && inspection.snapshotTime === null) {
-      throw cesError(
-        'UNAVAILABLE',
-        'MCP_SERVER_UNAVAILABLE',
+      throw new BatonError(
+        'mcp_server_unavailable',
         `${inspection.problem.replace(/\.+$/, '')}. The tools of toolset '${toolsetName}' are unavailable until the server answers (no snapshot of them was pinned yet); turns run without them meanwhile.`,
-        { metadata: { toolset: toolsetName, serverAddress: String(mcp?.serverAddress ?? '') } },
+        { details: { toolset: toolsetName, server_address: String(mcp?.serverAddress ?? '') } },
       );
     }
     const tools = select(inspection.tools, parsed.toolIds ?? [], toolsetName);
@@ -82,12 +79,11 @@ export class RetrieveToolsService {
       return await inspector.inspectToolset(record);
     } catch (error) {
       if (!(error instanceof OpenApiError)) throw error;
-      throw cesError(
-        'FAILED_PRECONDITION',
-        'OPENAPI_SCHEMA_INVALID',
+      throw new BatonError(
+        'openapi_schema_invalid',
         `The OpenAPI document of toolset '${toolsetName}' no longer compiles: ${error.message}. Update the toolset.`,
         {
-          metadata: { toolset: toolsetName },
+          details: { toolset: toolsetName },
         },
       );
     }
@@ -104,12 +100,11 @@ function select(tools: readonly InspectedTool[], toolIds: readonly string[], too
       known.length > MAX_LISTED_IDS
         ? `${known.slice(0, MAX_LISTED_IDS).join(', ')}, … (${known.length} in all)`
         : known.join(', ') || 'none';
-    throw cesError(
-      'INVALID_ARGUMENT',
-      'UNKNOWN_TOOL_ID',
+    throw new BatonError(
+      'unknown_tool_id',
       `toolIds[${index}] '${toolId.slice(0, 200)}' is not a tool of toolset '${toolsetName}'; its tools are: ${shown}.`,
       {
-        field: `toolIds[${index}]`,
+        param: `toolIds[${index}]`,
       },
     );
   });

@@ -1,6 +1,6 @@
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 import type { JsonObject } from '../../../domain/records.ts';
 import type { Store } from '../../../store/store.ts';
-import { cesError } from '../ces-errors.ts';
 import { formatAppName, RESOURCE_ID_PATTERN, type AppPath } from './resource-names.ts';
 import { asObject } from './service-support.ts';
 
@@ -69,19 +69,17 @@ export async function assertSecretReference(
   const howTo = `Create the secret with POST /v1/${secrets}?secretId=<id> and body {"value": "<the credential>"}, then put its name (${secrets}/<id>) here`;
   const id = referencedSecretId(app, reference);
   if (id === undefined) {
-    throw cesError(
-      'INVALID_ARGUMENT',
-      'INVALID_SECRET_REFERENCE',
+    throw new BatonError(
+      'invalid_secret_reference',
       `${field} must be the resource name of a secret of this app (${secrets}/<id>), not a credential: Baton never stores raw keys in tools. ${howTo}.`,
-      { field },
+      { param: field },
     );
   }
   if (!(await store.secrets.get(appId, id))) {
-    throw cesError(
-      'INVALID_ARGUMENT',
-      'SECRET_NOT_FOUND',
+    throw new BatonError(
+      'invalid_secret_reference',
       `${field} refers to secret '${secrets}/${id}', which does not exist. ${howTo}.`,
-      { field },
+      { param: field },
     );
   }
 }

@@ -1,3 +1,4 @@
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 import { z } from 'zod';
 import type { Principal } from '../../../server/authenticate.ts';
 import type { JsonObject, SecretRecord } from '../../../domain/records.ts';
@@ -5,7 +6,6 @@ import { DuplicateKeyError } from '../../../store/store.ts';
 import { resolveApp } from '../app-access.ts';
 import { computeEtag } from '../aip/etag.ts';
 import { applyFieldMask, parseFieldMask, type MaskSpec } from '../aip/field-mask.ts';
-import { cesError } from '../ces-errors.ts';
 import { listRequestFields, listResponse } from './list-resources.ts';
 import {
   chooseResourceId,
@@ -84,9 +84,8 @@ export class SecretService {
     const app = await resolveApp(this.deps.store, principal, path.project, path.location, path.app);
     const record = await this.deps.store.secrets.get(app.id, path.id);
     if (!record) {
-      throw cesError(
-        'NOT_FOUND',
-        'SECRET_NOT_FOUND',
+      throw new BatonError(
+        'secret_not_found',
         `Secret '${formatChildName(path, 'secrets', path.id)}' was not found. List secrets with GET /v1/${formatAppName(path)}/secrets.`,
       );
     }
@@ -115,11 +114,10 @@ export class SecretService {
     } catch (error) {
       if (!(error instanceof DuplicateKeyError)) throw error;
       const name = formatChildName(path, 'secrets', id);
-      throw cesError(
-        'ALREADY_EXISTS',
-        'SECRET_EXISTS',
+      throw new BatonError(
+        'secret_exists',
         `Secret '${name}' already exists; choose another secretId or change its value with PATCH /v1/${name}.`,
-        { field: 'secretId' },
+        { param: 'secretId' },
       );
     }
     return this.render(record, path);
@@ -151,11 +149,10 @@ export class SecretService {
       parseFieldMask(updateMask) ??
       MASK.mutable.filter((field) => secret[field as 'displayName' | 'value'] !== undefined);
     if (paths.length === 0) {
-      throw cesError(
-        'INVALID_ARGUMENT',
-        'NOTHING_TO_UPDATE',
+      throw new BatonError(
+        'nothing_to_update',
         'The request changes nothing: send secret.value and/or secret.displayName, or an updateMask naming them.',
-        { field: 'updateMask' },
+        { param: 'updateMask' },
       );
     }
     const current = record.displayName === null ? {} : { displayName: record.displayName };
@@ -195,11 +192,10 @@ export class SecretService {
       }
     }
     if (referrers.length > 0) {
-      throw cesError(
-        'FAILED_PRECONDITION',
-        'SECRET_IN_USE',
+      throw new BatonError(
+        'secret_in_use',
         `Secret '${fullName}' is used by ${referrers.join(', ')}. Change their apiAuthentication to another secret (or delete them) first.`,
-        { metadata: { referrers: referrers.join(',') } },
+        { details: { referrers } },
       );
     }
     await this.deps.store.secrets.delete(app.id, path.id);

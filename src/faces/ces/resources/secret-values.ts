@@ -1,7 +1,7 @@
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 import type { ServerKeys } from '../../../server/build-server.ts';
 import type { Store } from '../../../store/store.ts';
 import { SecretDecryptionError } from '../../../tools/secrets/secret-cipher.ts';
-import { cesError } from '../ces-errors.ts';
 import { referencedSecretId } from './secret-references.ts';
 
 /**
@@ -21,30 +21,23 @@ export function sealSecretValue(
   field: string,
 ): string {
   if (typeof value !== 'string' || value === '') {
-    throw cesError(
-      'INVALID_ARGUMENT',
-      'REQUIRED_FIELD',
-      `${field} is required: the secret's value as a non-empty string.`,
-      { field },
-    );
+    throw new BatonError('required_field', `${field} is required: the secret's value as a non-empty string.`, {
+      param: field,
+    });
   }
   if (Buffer.byteLength(value, 'utf8') > MAX_SECRET_BYTES) {
-    throw cesError(
-      'INVALID_ARGUMENT',
-      'SECRET_TOO_LARGE',
-      `${field} is larger than ${MAX_SECRET_BYTES} bytes (64 KiB) in UTF-8.`,
-      { field },
-    );
+    throw new BatonError('secret_too_large', `${field} is larger than ${MAX_SECRET_BYTES} bytes (64 KiB) in UTF-8.`, {
+      param: field,
+    });
   }
   try {
     return keys.secrets.encrypt(value, `${appId}/${secretId}`);
   } catch (error) {
     if (error instanceof TypeError)
-      throw cesError(
-        'INVALID_ARGUMENT',
-        'INVALID_SECRET_VALUE',
+      throw new BatonError(
+        'invalid_secret_value',
         `${field} is not well-formed Unicode (it contains a lone surrogate).`,
-        { field },
+        { param: field },
       );
     throw error;
   }
@@ -63,20 +56,18 @@ export async function readSecretValue(
   secretName: string,
 ): Promise<string> {
   const app = await store.apps.get(appId);
-  if (!app) throw cesError('NOT_FOUND', 'APP_NOT_FOUND', `App '${appId}' no longer exists.`);
+  if (!app) throw new BatonError('app_not_found', `App '${appId}' no longer exists.`);
   const secretId = referencedSecretId({ project: app.project, location: app.location, app: app.name }, secretName);
   if (secretId === undefined) {
-    throw cesError(
-      'FAILED_PRECONDITION',
-      'INVALID_SECRET_REFERENCE',
+    throw new BatonError(
+      'invalid_secret_reference',
       `'${secretName.slice(0, 200)}' is not the name of a secret of app '${app.name}'.`,
     );
   }
   const record = await store.secrets.get(appId, secretId);
   if (!record) {
-    throw cesError(
-      'FAILED_PRECONDITION',
-      'SECRET_NOT_FOUND',
+    throw new BatonError(
+      'secret_not_found',
       `Secret '${secretName}' no longer exists; create it again or change the tool that refers to it.`,
     );
   }
@@ -85,7 +76,7 @@ export async function readSecretValue(
   } catch (error) {
     // The cipher's messages never contain the value; they say which key is expected.
     if (error instanceof SecretDecryptionError)
-      throw cesError('INTERNAL', 'SECRET_UNREADABLE', `Secret '${secretName}' cannot be read: ${error.message}.`);
+      throw new BatonError('secret_unreadable', `Secret '${secretName}' cannot be read: ${error.message}.`);
     throw error;
   }
 }

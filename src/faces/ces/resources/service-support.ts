@@ -1,12 +1,11 @@
 import type { z } from 'zod';
 import type { AgentService } from '../../../engine/agent-service.ts';
-import type { EngineError } from '../../../engine/engine-error.ts';
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 import type { ServerKeys } from '../../../server/build-server.ts';
 import { parseRequest } from '../../../server/parse-request.ts';
 import type { JsonObject, JsonValue } from '../../../domain/records.ts';
 import type { Store } from '../../../store/store.ts';
 import { etagMatches } from '../aip/etag.ts';
-import { cesError } from '../ces-errors.ts';
 
 /** What the CES resource services need; the REST routes and the MCP tools build them from the FaceContext. */
 export interface CesResourceDependencies {
@@ -21,7 +20,7 @@ export interface CesResourceDependencies {
  */
 export function parseCesRequest<Schema extends z.ZodType>(schema: Schema, request: unknown): z.infer<Schema> {
   if (!isJsonObject(request)) {
-    throw cesError('INVALID_ARGUMENT', 'INVALID_REQUEST', 'The request must be a JSON object.');
+    throw new BatonError('invalid_request', 'The request must be a JSON object.');
   }
   return parseRequest(schema, request, 'request');
 }
@@ -37,21 +36,19 @@ export function nowIso(): string {
 /** AIP-154: a given etag that no longer matches is ABORTED; none (or '') lets the write win. */
 export function assertFreshEtag(given: string | undefined, current: string, name: string, field: string): void {
   if (etagMatches(given, current)) return;
-  throw cesError(
-    'ABORTED',
-    'ETAG_MISMATCH',
+  throw new BatonError(
+    'etag_mismatch',
     `'${name}' changed since you read it (etag ${current}, yours ${given}); read it again and reapply your change.`,
     {
-      field,
+      param: field,
     },
   );
 }
 
 /** A compare-and-set lost to a concurrent writer: the same status as a stale etag. */
-export function concurrentUpdate(name: string): EngineError {
-  return cesError(
-    'ABORTED',
-    'CONCURRENT_UPDATE',
+export function concurrentUpdate(name: string): BatonError {
+  return new BatonError(
+    'concurrent_update',
     `'${name}' was changed by another request at the same time; read it again and retry.`,
   );
 }

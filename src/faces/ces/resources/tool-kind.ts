@@ -1,9 +1,8 @@
-import { EngineError } from '../../../engine/engine-error.ts';
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 import { toJsonSchema } from '../../../engine/tool-resources.ts';
 import { assertValidToolDefinition } from '../../../engine/tool-schema.ts';
 import type { JsonObject } from '../../../domain/records.ts';
 import { assertOneOf } from '../aip/union-check.ts';
-import { cesError } from '../ces-errors.ts';
 import type { ResourceKind } from './app-resource-crud.ts';
 import {
   checkDuration,
@@ -48,12 +47,11 @@ const refusals: Record<string, string> = {
 function checkFunction(fn: JsonObject, prefix: string): void {
   const name = requireText(fn, 'name', prefix);
   if (!RESOURCE_ID_PATTERN.test(name)) {
-    throw cesError(
-      'INVALID_ARGUMENT',
-      'INVALID_TOOL_NAME',
+    throw new BatonError(
+      'invalid_tool_name',
       `${prefix}.name '${name.slice(0, 100)}' must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, '_' and '-').`,
       {
-        field: `${prefix}.name`,
+        param: `${prefix}.name`,
       },
     );
   }
@@ -64,9 +62,9 @@ function checkFunction(fn: JsonObject, prefix: string): void {
       prefix,
     );
   } catch (error) {
-    if (error instanceof EngineError)
-      throw cesError('INVALID_ARGUMENT', 'INVALID_TOOL_PARAMETERS', error.message, {
-        field: error.param ?? `${prefix}.parameters`,
+    if (error instanceof BatonError)
+      throw new BatonError('invalid_tool_parameters', error.message, {
+        param: error.param ?? `${prefix}.parameters`,
       });
     throw error;
   }
@@ -84,6 +82,7 @@ function displayNameOf(body: JsonObject): string | undefined {
 export const toolKind: ResourceKind = {
   collection: 'tools',
   singular: 'tool',
+  codes: { notFound: 'tool_not_found', exists: 'tool_exists' },
   mask: {
     mutable: ['executionType', 'timeout', 'toolFakeConfig', 'requireApproval', ...SUPPORTED, ...Object.keys(refusals)],
     outputOnly: ['name', 'displayName', 'createTime', 'updateTime', 'etag', 'generatedSummary'],

@@ -1,6 +1,6 @@
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 import type { JsonObject } from '../../../domain/records.ts';
 import { assertOneOf } from '../aip/union-check.ts';
-import { cesError } from '../ces-errors.ts';
 import type { ResourceKind } from './app-resource-crud.ts';
 import {
   checkApiAuthentication,
@@ -45,11 +45,10 @@ async function checkUniqueDisplayName(context: RuleContext, body: JsonObject, id
   const toolsets = await context.store.resources.list(context.app.id, 'toolsets');
   const clash = toolsets.find((toolset) => toolset.id !== id && toolset.body.displayName === body.displayName);
   if (clash) {
-    throw cesError(
-      'ALREADY_EXISTS',
-      'DUPLICATE_DISPLAY_NAME',
+    throw new BatonError(
+      'duplicate_display_name',
       `Toolset '${clash.id}' of this app already has displayName '${body.displayName}'; toolset display names must be unique within an app.`,
-      { field: 'toolset.displayName' },
+      { param: 'toolset.displayName' },
     );
   }
 }
@@ -57,6 +56,7 @@ async function checkUniqueDisplayName(context: RuleContext, body: JsonObject, id
 export const toolsetKind: ResourceKind = {
   collection: 'toolsets',
   singular: 'toolset',
+  codes: { notFound: 'toolset_not_found', exists: 'toolset_exists' },
   mask: {
     mutable: [
       'displayName',

@@ -1,3 +1,4 @@
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 import type { Engine } from '../../../engine/engine.ts';
 import type { ToolProvider } from '../../../engine/server-calls.ts';
 import type { Principal } from '../../../server/authenticate.ts';
@@ -8,7 +9,6 @@ import { parseOrderBy, sortKeyFor } from '../aip/order-by.ts';
 import { readPageSize, type PageTokenCodec } from '../aip/page-token.ts';
 import { paginate } from '../aip/paginate.ts';
 import { appResourceName, resolveApp } from '../app-access.ts';
-import { cesError } from '../ces-errors.ts';
 import { conversationView, type ConversationView } from './conversation-views.ts';
 import { ToolCallNames } from './tool-call-names.ts';
 
@@ -48,11 +48,10 @@ export class ConversationService {
     for (const field of filterFields(filter)) {
       const top = field.split('.')[0] ?? field;
       if (!FILTERABLE.has(top)) {
-        throw cesError(
-          'INVALID_ARGUMENT',
-          'INVALID_FILTER',
+        throw new BatonError(
+          'invalid_filter',
           `filter names '${field}', which conversations do not have; use one of ${[...FILTERABLE].join(', ')}.`,
-          { field: 'filter' },
+          { param: 'filter' },
         );
       }
     }
@@ -107,9 +106,8 @@ export class ConversationService {
     const app = await resolveApp(this.store, principal, path.project, path.location, path.app);
     const session = await this.store.sessions.get(app.id, conversationId);
     if (!session) {
-      throw cesError(
-        'NOT_FOUND',
-        'CONVERSATION_NOT_FOUND',
+      throw new BatonError(
+        'conversation_not_found',
         `Conversation '${appResourceName(app)}/conversations/${conversationId}' was not found; list them with GET /v1/${appResourceName(app)}/conversations.`,
       );
     }

@@ -1,6 +1,6 @@
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 import type { ContentPart, JsonObject } from '../../../domain/records.ts';
 import { assertOneOf } from '../aip/union-check.ts';
-import { cesError } from '../ces-errors.ts';
 import { SESSION_INPUT_MEMBERS, type SessionInputWire, type ToolResponseWire } from './session-wire.ts';
 
 /** A request's inputs, sorted by what they do to the session. */
@@ -22,12 +22,11 @@ export function readSessionInputs(inputs: readonly SessionInputWire[]): SessionI
     const path = `inputs[${index}]`;
     assertOneOf(input, SESSION_INPUT_MEMBERS, path, { required: true, name: 'input_type' });
     if (input.dtmf !== undefined || input.audio !== undefined) {
-      throw cesError(
-        'INVALID_ARGUMENT',
-        'UNSUPPORTED_INPUT',
+      throw new BatonError(
+        'unsupported_input',
         `${path}: ${input.dtmf !== undefined ? 'dtmf' : 'audio'} input is not supported by Baton; send text, event, image, blob, variables or toolResponses.`,
         {
-          field: `${path}.${input.dtmf !== undefined ? 'dtmf' : 'audio'}`,
+          param: `${path}.${input.dtmf !== undefined ? 'dtmf' : 'audio'}`,
         },
       );
     }
@@ -37,17 +36,16 @@ export function readSessionInputs(inputs: readonly SessionInputWire[]): SessionI
       const media = input[kind];
       if (!media) continue;
       if (!BASE64.test(media.data)) {
-        throw cesError('INVALID_ARGUMENT', 'INVALID_MEDIA', `${path}.${kind}.data must be base64-encoded bytes.`, {
-          field: `${path}.${kind}.data`,
+        throw new BatonError('invalid_media', `${path}.${kind}.data must be base64-encoded bytes.`, {
+          param: `${path}.${kind}.data`,
         });
       }
       if (kind === 'image' && !media.mimeType.startsWith('image/')) {
-        throw cesError(
-          'INVALID_ARGUMENT',
-          'INVALID_MEDIA',
+        throw new BatonError(
+          'invalid_media',
           `${path}.image.mimeType must be an image type such as image/png (got '${media.mimeType}'); send other files as blob.`,
           {
-            field: `${path}.image.mimeType`,
+            param: `${path}.image.mimeType`,
           },
         );
       }

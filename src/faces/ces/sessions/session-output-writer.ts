@@ -1,7 +1,7 @@
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 import type { EngineEvent, EngineEventListener } from '../../../engine/events.ts';
 import type { TurnOutcome } from '../../../engine/turn-runner.ts';
 import type { ItemRecord, LedgerEntryRecord } from '../../../domain/records.ts';
-import { cesError } from '../ces-errors.ts';
 import { END_SESSION_TOOL } from '../../../engine/system-tools.ts';
 import { ServerCallLog } from './server-call-log.ts';
 import type { SessionOutput, ToolCallWire } from './session-wire.ts';
@@ -90,18 +90,10 @@ export class SessionOutputWriter {
   finish(outcome: TurnOutcome): void {
     const { turn } = outcome;
     if (turn.status === 'failed') {
-      throw cesError(
-        'UNAVAILABLE',
-        'TURN_FAILED',
-        turn.error?.message ?? 'The agent failed to answer; send the input again.',
-      );
+      throw new BatonError('turn_failed', turn.error?.message ?? 'The agent failed to answer; send the input again.');
     }
     if (turn.status === 'cancelled' || turn.status === 'expired') {
-      throw cesError(
-        'ABORTED',
-        'TURN_CANCELLED',
-        `The turn was ${turn.status} before it finished; send the input again.`,
-      );
+      throw new BatonError('turn_cancelled', `The turn was ${turn.status} before it finished; send the input again.`);
     }
     this.finishPaused(
       turn.status === 'requires_action' ? outcome.pendingCalls.filter((entry) => entry.kind === 'approval') : [],

@@ -1,10 +1,11 @@
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { toEngineError } from '../../../server/http-error.ts';
+import { toBatonError } from '../../../server/http-error.ts';
 import type { FaceContext } from '../../../server/build-server.ts';
 import { parseRequest } from '../../../server/parse-request.ts';
 import { LazySseWriter } from '../../../server/sse-writer.ts';
-import { cesError, googleErrorBody } from '../ces-errors.ts';
+import { googleErrorBody } from '../ces-errors.ts';
 import { ConversationService } from './conversation-service.ts';
 import { SessionService } from './session-service.ts';
 import { runSessionRequestSchema, type SessionOutput } from './session-wire.ts';
@@ -38,9 +39,8 @@ export function registerSessionRoutes(app: FastifyInstance, face: FaceContext): 
       const { sessionAction, ...appPath } = request.params;
       const match = /^(.+):(runSession|streamRunSession)$/.exec(sessionAction);
       if (!match) {
-        throw cesError(
-          'NOT_FOUND',
-          'METHOD_NOT_FOUND',
+        throw new BatonError(
+          'method_not_found',
           `No method '${sessionAction}': call sessions/{session}:runSession or sessions/{session}:streamRunSession.`,
         );
       }
@@ -76,7 +76,7 @@ export function registerSessionRoutes(app: FastifyInstance, face: FaceContext): 
         if (!sse.started) throw error;
         await request.idempotency?.release();
         request.idempotency = undefined;
-        const engineError = toEngineError(error, 0);
+        const engineError = toBatonError(error, 0);
         if (engineError.kind === 'internal') request.log.error({ err: error }, 'session stream failed');
         sse.open().data(googleErrorBody(engineError).body);
         sse.open().end();

@@ -1,7 +1,7 @@
 import type { Engine, RunOptions } from '../../../engine/engine.ts';
 import type { TurnOutcome } from '../../../engine/turn-runner.ts';
 import { isQueuedOutcome } from '../../../engine/engine.ts';
-import { EngineError } from '../../../engine/engine-error.ts';
+import { BatonError } from '../../../domain/errors/baton-error.ts';
 import type { InputItem } from '../../../engine/input-items.ts';
 import type { ToolResultInput } from '../../../engine/result-submission.ts';
 import type { ToolProvider } from '../../../engine/server-calls.ts';
@@ -16,7 +16,6 @@ import type {
 } from '../../../domain/records.ts';
 import { DuplicateKeyError, type Repositories, type Store } from '../../../store/store.ts';
 import { appResourceName, resolveApp } from '../app-access.ts';
-import { cesError } from '../ces-errors.ts';
 import { approvalPendingError, notClientsToAnswer, responsesPendingError } from './session-lock-errors.ts';
 import { readSessionInputs, toolResultOf, type SessionInputs } from './session-inputs.ts';
 import { SessionOutputWriter } from './session-output-writer.ts';
@@ -60,28 +59,25 @@ export class SessionService {
     const app = await resolveApp(this.store, principal, path.project, path.location, path.app);
     const sessionName = `${appResourceName(app)}/sessions/${path.session}`;
     if (!SESSION_ID_PATTERN.test(path.session)) {
-      throw cesError(
-        'INVALID_ARGUMENT',
-        'INVALID_SESSION_ID',
+      throw new BatonError(
+        'invalid_session_id',
         `Invalid session id '${path.session}': use 1-128 letters, digits, '-', '_', '.' or '~'.`,
-        { field: 'config.session' },
+        { param: 'config.session' },
       );
     }
     if (request.config.session !== sessionName) {
-      throw cesError(
-        'INVALID_ARGUMENT',
-        'SESSION_NAME_MISMATCH',
+      throw new BatonError(
+        'session_name_mismatch',
         `config.session must be the session of the URL, '${sessionName}' (got '${request.config.session}').`,
-        { field: 'config.session' },
+        { param: 'config.session' },
       );
     }
     if (request.config.historicalContexts && request.config.historicalContexts.length > 0) {
-      throw cesError(
-        'INVALID_ARGUMENT',
-        'UNSUPPORTED_FIELD',
+      throw new BatonError(
+        'unsupported_field',
         'config.historicalContexts is not supported by Baton: a session keeps its own history; start a new session id for a fresh one.',
         {
-          field: 'config.historicalContexts',
+          param: 'config.historicalContexts',
         },
       );
     }
@@ -94,21 +90,19 @@ export class SessionService {
 
     let session = await this.store.sessions.get(app.id, path.session);
     if (session?.ended) {
-      throw cesError(
-        'FAILED_PRECONDITION',
-        'SESSION_ENDED',
+      throw new BatonError(
+        'session_ended',
         `Session '${sessionName}' has ended; start a new session id to talk again.`,
       );
     }
     if (!session) {
       const agentName = await this.entryAgent(app, request.config.entryAgent);
       if (inputs.responses.length > 0) {
-        throw cesError(
-          'INVALID_ARGUMENT',
-          'UNKNOWN_TOOL_CALL',
+        throw new BatonError(
+          'unknown_tool_call',
           `Session '${sessionName}' is new and has no tool calls to respond to; remove toolResponses.`,
           {
-            field: inputs.responses[0]?.param ?? 'inputs',
+            param: inputs.responses[0]?.param ?? 'inputs',
           },
         );
       }
@@ -159,9 +153,8 @@ export class SessionService {
     const current = session;
     const state = await this.engine.getConversationState(app.id, current.conversationId);
     if (state.status === 'running') {
-      throw cesError(
-        'ABORTED',
-        'SESSION_BUSY',
+      throw new BatonError(
+        'session_busy',
         `Session '${sessionName}' is running a turn for another request; retry when it has finished.`,
       );
     }
@@ -229,7 +222,7 @@ export class SessionService {
       { ...runOptions(countTurn), listener: writer.listener },
     );
     if (isQueuedOutcome(outcome))
-      throw new EngineError('internal', 'unexpected_queue', 'Session input was queued, which sessions never allow.');
+      throw new BatonError('unexpected_queue', 'Session input was queued, which sessions never allow.');
     return this.finish(app, current.id, writer, outcome);
   }
 
@@ -265,19 +258,17 @@ export class SessionService {
     const field = entryAgent !== undefined ? 'config.entryAgent' : 'rootAgent';
     const name = entryAgent ?? (typeof app.settings.rootAgent === 'string' ? app.settings.rootAgent : undefined);
     if (name === undefined || name === '') {
-      throw cesError(
-        'FAILED_PRECONDITION',
-        'NO_ROOT_AGENT',
+      throw new BatonError(
+        'no_root_agent',
         `App '${appResourceName(app)}' has no rootAgent: set it with PATCH /v1/${appResourceName(app)}?updateMask=rootAgent, or pass config.entryAgent.`,
       );
     }
     const agentId = name.startsWith(prefix) ? name.slice(prefix.length) : '';
     if (agentId === '' || agentId.includes('/') || !(await this.store.agents.get(app.id, agentId))) {
-      throw cesError(
-        'INVALID_ARGUMENT',
-        'UNKNOWN_AGENT',
+      throw new BatonError(
+        'unknown_agent',
         `${field} '${name}' is not an agent of this app; list agents with GET /v1/${appResourceName(app)}/agents.`,
-        { field },
+        { param: field },
       );
     }
     return agentId;
@@ -322,13 +313,12 @@ export class SessionService {
         entry = await this.store.ledger.get(app.id, response.id);
         if (!entry || entry.conversationId !== session.conversationId) {
           const waiting = owed.map((call) => call.id);
-          throw cesError(
-            'INVALID_ARGUMENT',
-            'UNKNOWN_TOOL_CALL',
+          throw new BatonError(
+            'unknown_tool_call',
             `${param}.id '${response.id}' is not a tool call of this session. ${waiting.length > 0 ? `Pending calls: ${waiting.join(', ')}.` : 'No call is pending.'}`,
             {
-              field: `${param}.id`,
-              metadata: { pendingToolCallIds: waiting.join(',') },
+              param: `${param}.id`,
+              details: { pending_tool_call_ids: waiting },
             },
           );
         }
@@ -340,12 +330,11 @@ export class SessionService {
         );
         if (candidates.length === 0 && approval) throw notClientsToAnswer(approval, `${param}.tool`);
         if (candidates.length !== 1) {
-          throw cesError(
-            'INVALID_ARGUMENT',
-            'TOOL_CALL_ID_REQUIRED',
+          throw new BatonError(
+            'tool_call_id_required',
             `${param}.id is required: ${candidates.length === 0 ? 'no pending call matches its tool' : 'several pending calls use this tool'}; echo the id of the toolCall.`,
             {
-              field: `${param}.id`,
+              param: `${param}.id`,
             },
           );
         }
@@ -355,37 +344,33 @@ export class SessionService {
       const identity = names.identify(entry.toolName);
       if ((response.tool !== undefined || response.toolsetTool !== undefined) && !sameToolRef(identity, response)) {
         const field = `${param}.${response.toolsetTool !== undefined ? 'toolsetTool' : 'tool'}`;
-        throw cesError(
-          'INVALID_ARGUMENT',
-          'TOOL_MISMATCH',
+        throw new BatonError(
+          'tool_mismatch',
           `${field} must name '${describeToolRef(toolRefOf(identity))}', the tool of call '${entry.id}' (got '${describeToolRef(response)}').`,
-          { field },
+          { param: field },
         );
       }
       if (response.displayName !== undefined && response.displayName !== identity.displayName) {
-        throw cesError(
-          'INVALID_ARGUMENT',
-          'TOOL_MISMATCH',
+        throw new BatonError(
+          'tool_mismatch',
           `${param}.displayName must be '${identity.displayName}', the display name of call '${entry.id}' (got '${response.displayName}').`,
           {
-            field: `${param}.displayName`,
+            param: `${param}.displayName`,
           },
         );
       }
       if (entry.state !== 'pending') {
-        throw cesError(
-          'FAILED_PRECONDITION',
-          'TOOL_CALL_NOT_PENDING',
+        throw new BatonError(
+          'tool_call_not_pending',
           `Tool call '${entry.id}' is no longer pending (it is ${entry.state}); its response cannot be sent again.`,
-          { field: `${param}.id` },
+          { param: `${param}.id` },
         );
       }
       if (results.some((result) => result.callId === entry.id)) {
-        throw cesError(
-          'INVALID_ARGUMENT',
-          'DUPLICATE_TOOL_RESPONSE',
+        throw new BatonError(
+          'duplicate_tool_response',
           `${param} answers call '${entry.id}' a second time; send one response per call.`,
-          { field: `${param}.id` },
+          { param: `${param}.id` },
         );
       }
       results.push({ callId: entry.id, ...toolResultOf(response.response), param });
@@ -417,10 +402,9 @@ async function insertSession(tx: Repositories, session: SessionRecord): Promise<
   }
 }
 
-function busy(sessionId: string): EngineError {
-  return cesError(
-    'ABORTED',
-    'SESSION_BUSY',
+function busy(sessionId: string): BatonError {
+  return new BatonError(
+    'session_busy',
     `Session '${sessionId}' was started by another request at the same time; retry.`,
   );
 }

