@@ -1,14 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { BatonError } from '../domain/errors/baton-error.ts';
-import type { ApiKeyRole } from '../domain/records.ts';
+import type { Principal } from '../domain/principal.ts';
 import { hashApiKey } from './api-keys.ts';
 import type { ApiKeyCache } from './api-key-cache.ts';
-
-export interface Principal {
-  appId: string;
-  keyId: string;
-  role: ApiKeyRole;
-}
 
 /**
  * Reads `Authorization: Bearer <key>` or `x-api-key: <key>` and resolves it to its app. Takes only

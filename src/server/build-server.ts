@@ -14,21 +14,14 @@ import { registerThreadRoutes } from '../faces/threads/thread-routes.ts';
 import { registerResponseRoutes } from '../faces/responses/response-routes.ts';
 import { registerResponseWebSocket, type ResponseWebSocketSettings } from '../faces/responses/response-websocket.ts';
 import type { Store } from '../store/store.ts';
-import type { SecretCipher } from '../tools/secrets/secret-cipher.ts';
 import type { ToolsetInspector } from '../tools/provider/app-tool-provider.ts';
-import type { PageTokenCodec } from '../faces/ces/aip/page-token.ts';
 import { ApiKeyCache } from './api-key-cache.ts';
 import { isConsoleRoute, registerConsoleRoutes } from './console-routes.ts';
-import { authenticate, type Principal } from './authenticate.ts';
-import { nativeErrorBody, toBatonError } from './http-error.ts';
-import { beginIdempotentRequest, type IdempotencyHandle } from './idempotency.ts';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    principal: Principal;
-    idempotency: IdempotencyHandle | undefined;
-  }
-}
+import { authenticate } from './authenticate.ts';
+import { nativeErrorBody, toBatonError } from '../faces/kit/http-errors.ts';
+import { beginIdempotentRequest } from './idempotency.ts';
+import type { Principal } from '../domain/principal.ts';
+import type { ErrorRenderer, FaceContext, ServerKeys, SweepChore } from '../faces/kit/face-context.ts';
 
 export interface ServerDependencies {
   store: Store;
@@ -40,34 +33,6 @@ export interface ServerDependencies {
   responsesWebSocket?: ResponseWebSocketSettings;
   /** Faces add their periodic clean-up here; the sweeper runs each on every pass. */
   sweepChores?: SweepChore[];
-  keys: ServerKeys;
-  /** Server-executed tools, so faces can name a server call's source (a Tool, a toolset's tool). */
-  tools: ToolProvider;
-  /** Lists a toolset's tools from its source (CES `:retrieveTools`); absent when tests inject fake `tools`. */
-  toolsets?: ToolsetInspector | undefined;
-}
-
-/** Server-held keys: the secret store's cipher and the page-token codec (derived from one key). */
-export interface ServerKeys {
-  secrets: SecretCipher;
-  pageTokens: PageTokenCodec;
-}
-
-/** Periodic clean-up a face needs (run by the sweeper, safe in several processes at once). */
-export type SweepChore = () => Promise<unknown>;
-
-/** Renders an error in a face's own format, with the HTTP status that face uses for it. */
-export type ErrorRenderer = (error: BatonError) => { status: number; body: object };
-
-/** What every face's routes receive. */
-export interface FaceContext {
-  store: Store;
-  engine: Engine;
-  agents: AgentService;
-  /** Errors (auth, bad JSON, not found, …) under `prefix` are rendered by `render` instead of the native format. */
-  useErrorFormat(prefix: string, render: ErrorRenderer): void;
-  /** Registers clean-up to run on every sweeper pass. */
-  addSweepChore(chore: SweepChore): void;
   keys: ServerKeys;
   /** Server-executed tools, so faces can name a server call's source (a Tool, a toolset's tool). */
   tools: ToolProvider;

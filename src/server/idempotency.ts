@@ -1,19 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IdempotencyHandle } from '../faces/kit/face-request.ts';
 import { BatonError } from '../domain/errors/baton-error.ts';
 import type { Store } from '../store/store.ts';
 
 const MAX_KEY_LENGTH = 255;
 const WAIT_FOR_FIRST_MS = 15_000;
 const POLL_MS = 20;
-
-export interface IdempotencyHandle {
-  key: string;
-  /** Stores the response so a retry with the same key replays it. */
-  complete(status: number, body: string): Promise<void>;
-  /** Drops the reservation (the request failed on our side; a retry may run it again). */
-  release(): Promise<void>;
-}
 
 function requestHash(request: FastifyRequest): string {
   return createHash('sha256')

@@ -1,7 +1,7 @@
 import { hkdfSync } from 'node:crypto';
 import { PageTokenCodec } from '../faces/ces/aip/page-token.ts';
 import { SecretCipher } from '../tools/secrets/secret-cipher.ts';
-import type { ServerKeys } from './build-server.ts';
+import type { ServerKeys } from '../faces/kit/face-context.ts';
 
 /**
  * Every server-held key from the one secrets key: secrets are encrypted with it, page tokens

@@ -8,10 +8,10 @@ import {
   generateApiKeySecret,
   newAppRecord,
 } from '../../server/api-keys.ts';
-import type { FaceContext } from '../../server/build-server.ts';
+import type { FaceContext } from '../kit/face-context.ts';
 import { appResourceName } from '../ces/app-access.ts';
-import type { Principal } from '../../server/authenticate.ts';
-import { parseRequest } from '../../server/parse-request.ts';
+import type { Principal } from '../../domain/principal.ts';
+import { parseRequest } from '../../domain/parse-request.ts';
 
 const createAppBody = z
   .object({ name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'names must match ^[a-zA-Z0-9_-]{1,64}$') })

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { FaceContext } from '../../server/build-server.ts';
-import { parseRequest } from '../../server/parse-request.ts';
+import type { FaceContext } from '../kit/face-context.ts';
+import { parseRequest } from '../../domain/parse-request.ts';
 import { agentFromWire, agentToWire, agentWireSchema } from './agent-wire.ts';
-import { pageQuerySchema, toPageRequest } from '../page-query.ts';
+import { pageQuerySchema, toPageRequest } from '../kit/page-query.ts';
 
 const replaceBody = agentWireSchema
   .omit({ name: true })

@@ -1,5 +1,5 @@
 import { BatonError } from '../../domain/errors/baton-error.ts';
-import type { Principal } from '../../server/authenticate.ts';
+import type { Principal } from '../../domain/principal.ts';
 import type { AppRecord } from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';
 

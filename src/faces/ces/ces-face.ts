@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { FaceContext } from '../../server/build-server.ts';
+import type { FaceContext } from '../kit/face-context.ts';
 import { googleErrorBody } from './ces-errors.ts';
 import { registerCesResourceRoutes } from './ces-resource-routes.ts';
 import { createCesResourceServices, type CesResourceServices } from './resources/ces-resource-services.ts';

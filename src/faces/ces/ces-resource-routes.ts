@@ -1,6 +1,6 @@
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Principal } from '../../server/authenticate.ts';
+import type { Principal } from '../../domain/principal.ts';
 import type { JsonObject } from '../../domain/records.ts';
 import type { CesResourceServices } from './resources/ces-resource-services.ts';
 import type { RetrieveToolsService } from './resources/retrieve-tools.ts';

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { BatonError } from '../../domain/errors/baton-error.ts';
-import type { FaceContext } from '../../server/build-server.ts';
-import { parseRequest } from '../../server/parse-request.ts';
-import { SseWriter } from '../../server/sse-writer.ts';
+import type { FaceContext } from '../kit/face-context.ts';
+import { parseRequest } from '../../domain/parse-request.ts';
+import { SseWriter } from '../kit/sse-writer.ts';
 import type { LedgerEntryRecord } from '../../domain/records.ts';
 import { ledgerEntryView } from '../threads/thread-views.ts';
 import { LedgerChangeFeed, type LedgerChangeFeedSettings } from './ledger-change-feed.ts';

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { FaceContext } from '../../server/build-server.ts';
+import type { FaceContext } from '../kit/face-context.ts';
 import type { JsonValue } from '../../domain/records.ts';
-import { parseRequest } from '../../server/parse-request.ts';
-import { pageQuerySchema, toPageRequest } from '../page-query.ts';
+import { parseRequest } from '../../domain/parse-request.ts';
+import { pageQuerySchema, toPageRequest } from '../kit/page-query.ts';
 import { registerLedgerEventRoutes } from './ledger-event-routes.ts';
 import { ledgerEntryView, messageResponseView } from '../threads/thread-views.ts';
 import { parsePostedMessage, postMessageBody } from '../threads/thread-wire.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Principal } from '../../server/authenticate.ts';
+import type { Principal } from '../../domain/principal.ts';
 import type { McpInputSchema, McpTool, McpToolAnnotations } from './mcp-tool.ts';
 
 /** What the CES resource services have in common: the five AIP methods, CES messages in and out. */

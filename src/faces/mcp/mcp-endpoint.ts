@@ -15,9 +15,9 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
 import { BatonError } from '../../domain/errors/baton-error.ts';
-import type { Principal } from '../../server/authenticate.ts';
-import type { FaceContext } from '../../server/build-server.ts';
-import { toBatonError } from '../../server/http-error.ts';
+import type { Principal } from '../../domain/principal.ts';
+import type { FaceContext } from '../kit/face-context.ts';
+import { toBatonError } from '../kit/http-errors.ts';
 import { checkToolArguments, mcpAjv } from './mcp-arguments.ts';
 import {
   JsonRpcErrorCode,

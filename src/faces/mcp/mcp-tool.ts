@@ -1,5 +1,5 @@
 import type { BatonError } from '../../domain/errors/baton-error.ts';
-import type { Principal } from '../../server/authenticate.ts';
+import type { Principal } from '../../domain/principal.ts';
 
 /**
  * A tool's input as plain JSON Schema. MCP requires an object schema (`"type": "object"`): the

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { JsonObject } from '../../domain/records.ts';
-import type { FaceContext } from '../../server/build-server.ts';
-import { parseRequest } from '../../server/parse-request.ts';
-import { LazySseWriter } from '../../server/sse-writer.ts';
+import type { FaceContext } from '../kit/face-context.ts';
+import { parseRequest } from '../../domain/parse-request.ts';
+import { LazySseWriter } from '../kit/sse-writer.ts';
 import { responsesErrorBody, toResponsesError } from './response-errors.ts';
 import { ResponseLifecycle } from './response-lifecycle.ts';
 import { ResponseService } from './response-service.ts';

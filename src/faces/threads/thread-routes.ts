@@ -5,14 +5,14 @@ import { BatonError } from '../../domain/errors/baton-error.ts';
 import { isErrorCode } from '../../domain/errors/error-catalogue.ts';
 import type { EngineEvent } from '../../engine/events.ts';
 import type { TurnOutcome } from '../../engine/turn-runner.ts';
-import type { FaceContext } from '../../server/build-server.ts';
-import { nativeErrorBody } from '../../server/http-error.ts';
-import { parseRequest } from '../../server/parse-request.ts';
-import { LazySseWriter, type SseWriter } from '../../server/sse-writer.ts';
+import type { FaceContext } from '../kit/face-context.ts';
+import { nativeErrorBody } from '../kit/http-errors.ts';
+import { parseRequest } from '../../domain/parse-request.ts';
+import { LazySseWriter, type SseWriter } from '../kit/sse-writer.ts';
 import { createThreadBody, parsePostedMessage, postMessageBody } from './thread-wire.ts';
 import { ledgerEntryView, messageResponseView, messagesView, threadView } from './thread-views.ts';
 import { listMessagePage } from './message-pages.ts';
-import { pageQuerySchema, toPageRequest } from '../page-query.ts';
+import { pageQuerySchema, toPageRequest } from '../kit/page-query.ts';
 
 type ThreadParams = { Params: { id: string } };
 

@@ -8,9 +8,10 @@ import { registerMcpEndpoint } from '../../../src/faces/mcp/mcp-endpoint.ts';
 import type { McpTool } from '../../../src/faces/mcp/mcp-tool.ts';
 import { ApiKeyCache } from '../../../src/server/api-key-cache.ts';
 import { createApiKey, ensureDefaultApp } from '../../../src/server/api-keys.ts';
-import { authenticate, type Principal } from '../../../src/server/authenticate.ts';
-import type { ErrorRenderer } from '../../../src/server/build-server.ts';
-import { nativeErrorBody, toBatonError } from '../../../src/server/http-error.ts';
+import { authenticate } from '../../../src/server/authenticate.ts';
+import { type Principal } from '../../../src/domain/principal.ts';
+import type { ErrorRenderer } from '../../../src/faces/kit/face-context.ts';
+import { nativeErrorBody, toBatonError } from '../../../src/faces/kit/http-errors.ts';
 import { openStore } from '../../../src/store/open-store.ts';
 import type { Store } from '../../../src/store/store.ts';
 

@@ -1,5 +1,5 @@
 import { BatonError } from '../../../domain/errors/baton-error.ts';
-import type { Principal } from '../../../server/authenticate.ts';
+import type { Principal } from '../../../domain/principal.ts';
 import type { AgentRecord, AppRecord, JsonObject } from '../../../domain/records.ts';
 import { resolveApp } from '../app-access.ts';
 import { applyFieldMask, parseFieldMask, type MaskSpec } from '../aip/field-mask.ts';

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { BatonError } from '../../../domain/errors/baton-error.ts';
 import type { ErrorCode } from '../../../domain/errors/error-catalogue.ts';
-import type { Principal } from '../../../server/authenticate.ts';
+import type { Principal } from '../../../domain/principal.ts';
 import type { AppResourceRecord, JsonObject } from '../../../domain/records.ts';
 import { DuplicateKeyError } from '../../../store/store.ts';
 import { resolveApp } from '../app-access.ts';

@@ -1,5 +1,5 @@
 import { BatonError } from '../../../domain/errors/baton-error.ts';
-import type { Principal } from '../../../server/authenticate.ts';
+import type { Principal } from '../../../domain/principal.ts';
 import { newAppRecord } from '../../../server/api-keys.ts';
 import type { AppRecord, JsonObject } from '../../../domain/records.ts';
 import { DuplicateKeyError } from '../../../store/store.ts';

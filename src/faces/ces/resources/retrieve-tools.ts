@@ -1,6 +1,6 @@
 import { BatonError } from '../../../domain/errors/baton-error.ts';
 import { z } from 'zod';
-import type { Principal } from '../../../server/authenticate.ts';
+import type { Principal } from '../../../domain/principal.ts';
 import type { AppResourceRecord, JsonObject } from '../../../domain/records.ts';
 import type { Store } from '../../../store/store.ts';
 import { OpenApiError } from '../../../tools/openapi/openapi-error.ts';

@@ -1,6 +1,6 @@
 import { BatonError } from '../../../domain/errors/baton-error.ts';
 import { z } from 'zod';
-import type { Principal } from '../../../server/authenticate.ts';
+import type { Principal } from '../../../domain/principal.ts';
 import type { JsonObject, SecretRecord } from '../../../domain/records.ts';
 import { DuplicateKeyError } from '../../../store/store.ts';
 import { resolveApp } from '../app-access.ts';

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { AgentService } from '../../../engine/agent-service.ts';
 import { BatonError } from '../../../domain/errors/baton-error.ts';
-import type { ServerKeys } from '../../../server/build-server.ts';
-import { parseRequest } from '../../../server/parse-request.ts';
+import type { ServerKeys } from '../../kit/face-context.ts';
+import { parseRequest } from '../../../domain/parse-request.ts';
 import type { JsonObject, JsonValue } from '../../../domain/records.ts';
 import type { Store } from '../../../store/store.ts';
 import { etagMatches } from '../aip/etag.ts';

@@ -1,10 +1,10 @@
 import { BatonError } from '../../../domain/errors/baton-error.ts';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { toBatonError } from '../../../server/http-error.ts';
-import type { FaceContext } from '../../../server/build-server.ts';
-import { parseRequest } from '../../../server/parse-request.ts';
-import { LazySseWriter } from '../../../server/sse-writer.ts';
+import { toBatonError } from '../../kit/http-errors.ts';
+import type { FaceContext } from '../../kit/face-context.ts';
+import { parseRequest } from '../../../domain/parse-request.ts';
+import { LazySseWriter } from '../../kit/sse-writer.ts';
 import { googleErrorBody } from '../ces-errors.ts';
 import { ConversationService } from './conversation-service.ts';
 import { SessionService } from './session-service.ts';

@@ -5,7 +5,7 @@ import { BatonError } from '../../../domain/errors/baton-error.ts';
 import type { InputItem } from '../../../engine/input-items.ts';
 import type { ToolResultInput } from '../../../engine/result-submission.ts';
 import type { ToolProvider } from '../../../engine/server-calls.ts';
-import type { Principal } from '../../../server/authenticate.ts';
+import type { Principal } from '../../../domain/principal.ts';
 import type {
   AgentDefinition,
   AppRecord,

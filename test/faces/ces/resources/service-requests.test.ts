@@ -13,7 +13,7 @@ import {
   createSecretRequestSchema,
   updateSecretRequestSchema,
 } from '../../../../src/faces/ces/resources/secret-service.ts';
-import type { Principal } from '../../../../src/server/authenticate.ts';
+import type { Principal } from '../../../../src/domain/principal.ts';
 import { serverKeys } from '../../../../src/server/server-keys.ts';
 import { startTestBaton, type TestBaton } from '../../../helpers/test-baton.ts';
 import { APP, mcpToolset } from './ces-test-client.ts';

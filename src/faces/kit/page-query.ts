@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PageRequest } from '../domain/page.ts';
+import type { PageRequest } from '../../domain/page.ts';
 
 /** `?limit=&after=` on every list endpoint. */
 export const pageQuerySchema = z

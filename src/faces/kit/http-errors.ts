@@ -1,6 +1,6 @@
-import { BatonError } from '../domain/errors/baton-error.ts';
-import type { ErrorKind } from '../domain/errors/error-kind.ts';
-import { InvalidCursorError } from '../store/invalid-cursor-error.ts';
+import { BatonError } from '../../domain/errors/baton-error.ts';
+import type { ErrorKind } from '../../domain/errors/error-kind.ts';
+import { InvalidCursorError } from '../../store/invalid-cursor-error.ts';
 
 const TYPE_BY_KIND: Record<ErrorKind, string> = {
   invalid_request: 'invalid_request_error',

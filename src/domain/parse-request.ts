@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { BatonError } from '../domain/errors/baton-error.ts';
+import { BatonError } from './errors/baton-error.ts';
 
 /** Formats a zod path like the request body: `content[0].tool_call_id`. */
 export function formatPath(path: readonly PropertyKey[]): string {

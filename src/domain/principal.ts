@@ -1,0 +1,8 @@
+import type { ApiKeyRole } from './records.ts';
+
+/** Who makes a request: the API key's app, the key itself and its role. */
+export interface Principal {
+  appId: string;
+  keyId: string;
+  role: ApiKeyRole;
+}
