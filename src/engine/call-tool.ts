@@ -1,7 +1,6 @@
 import type { AgentDefinition, ClientToolDefinition, LedgerEntryRecord, TurnRecord } from '../domain/records.ts';
 import type { EngineContext } from './engine-context.ts';
 import { BatonError } from '../domain/errors/baton-error.ts';
-import { loadReferencedTools } from './tool-resources.ts';
 import { toolsForTurn } from './turn-runner.ts';
 
 /**
@@ -16,10 +15,7 @@ export async function toolForCall(
   turn: TurnRecord,
   agent: AgentDefinition,
 ): Promise<ClientToolDefinition> {
-  const referenced = [
-    ...(await loadReferencedTools(context.store, turn.appId, agent)),
-    ...(await context.tools.listServerTools(turn.appId, agent)),
-  ];
+  const referenced = await context.tools.listTools(turn.appId, agent);
   const tool = toolsForTurn(agent, turn, referenced).find((candidate) => candidate.name === entry.toolName);
   if (!tool) {
     throw new BatonError(

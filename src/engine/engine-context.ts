@@ -1,13 +1,9 @@
-import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { Store } from '../store/store.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { IdGenerator } from '../domain/ids.ts';
 
-import type { ToolProvider } from './server-calls.ts';
-
-export interface ModelResolver {
-  resolve(modelId: string): LanguageModelV3;
-}
+import type { ModelResolver } from './ports/model-resolver.ts';
+import type { ToolProvider } from './ports/tool-provider.ts';
 
 export interface EngineLogger {
   warn(details: object, message: string): void;
@@ -27,7 +23,7 @@ export interface EngineSettings {
 export interface EngineContext {
   store: Store;
   models: ModelResolver;
-  /** Server-executed tools (see server-calls.ts). */
+  /** The app's tools: definitions per agent, and the runner of server-executed calls. */
   tools: ToolProvider;
   clock: Clock;
   newId: IdGenerator;

@@ -10,10 +10,11 @@ import type {
 import type { Repositories, Store } from '../store/store.ts';
 import type { Clock } from '../domain/clock.ts';
 import { BatonError } from '../domain/errors/baton-error.ts';
-import type { EngineLogger, EngineSettings, ModelResolver } from './engine-context.ts';
+import type { EngineLogger, EngineSettings } from './engine-context.ts';
+import type { ModelResolver } from './ports/model-resolver.ts';
 import type { EngineEventListener } from './events.ts';
 import type { IdGenerator } from '../domain/ids.ts';
-import type { ToolProvider } from './server-calls.ts';
+import type { ToolProvider } from './ports/tool-provider.ts';
 import type { InputItem } from './input-items.ts';
 import type { SubmissionActor, ToolResultInput } from './result-submission.ts';
 import type { TurnOutcome } from './turn-runner.ts';

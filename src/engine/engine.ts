@@ -43,7 +43,7 @@ import { assertValidToolSet } from './tool-schema.ts';
 import { closeTurn } from './turn-closing.ts';
 import { applyDueDeadlines, recoverStaleTurns } from './deadlines.ts';
 import { deliverAsyncResults } from './async-results.ts';
-import { NO_SERVER_TOOLS } from './server-calls.ts';
+import { NO_APP_TOOLS } from './ports/tool-provider.ts';
 import { decideApproval, recordResultsBeforeApprovals, type ApprovalDecision } from './approvals.ts';
 import { runTurn, type TurnOutcome } from './turn-runner.ts';
 
@@ -63,7 +63,7 @@ export class Engine {
     this.context = {
       store: options.store,
       models: options.models,
-      tools: options.tools ?? NO_SERVER_TOOLS,
+      tools: options.tools ?? NO_APP_TOOLS,
       clock: options.clock ?? systemClock,
       newId: options.newId ?? defaultNewId,
       logger: options.logger ?? silentLogger,
@@ -459,7 +459,7 @@ export class Engine {
     const entry = await this.getCall(appId, callId);
     const turn = await this.getTurn(appId, entry.turnId);
     const agent = await this.agentForTurn(turn);
-    const tools = await this.context.tools.listServerTools(appId, agent);
+    const tools = await this.context.tools.listTools(appId, agent);
     const resolved = await decideApproval(
       this.context,
       entry,

@@ -1,59 +1,6 @@
-import type {
-  AgentDefinition,
-  ClientToolDefinition,
-  ContentPart,
-  JsonValue,
-  LedgerEntryRecord,
-} from '../domain/records.ts';
+import type { ClientToolDefinition, LedgerEntryRecord } from '../domain/records.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
-
-/** One call Baton runs itself, as the tools layer receives it. */
-export interface ServerCall {
-  appId: string;
-  conversationId: string;
-  turnId: string;
-  callId: string;
-  agentName: string;
-  tool: ClientToolDefinition;
-  arguments: JsonValue;
-  /** Aborted on cancel, on shutdown and at the call's deadline. */
-  signal: AbortSignal;
-  /** The turn asked for tool fakes (CES `useToolFakes`): a tool with fake mode on runs its fake. */
-  useFakes: boolean;
-}
-
-export interface ServerCallResult {
-  output: ContentPart[];
-  isError: boolean;
-  /** The result came from the tool's fake, not the tool. */
-  faked?: boolean;
-}
-
-/**
- * Server-executed tools (OpenAPI, MCP toolsets, sandboxed JavaScript) as the engine sees them:
- * a list of definitions per agent and a way to run a call. Implemented outside the engine, which
- * never makes a network call itself.
- */
-export interface ToolProvider {
-  /** The server tools an agent may call (from its tools and toolsets), read when a turn starts. */
-  listServerTools(appId: string, agent: AgentDefinition): Promise<ClientToolDefinition[]>;
-  /** Runs one call. Failures the model should see are results with `isError`, not exceptions. */
-  run(call: ServerCall): Promise<ServerCallResult>;
-  /**
-   * The fake's answer to a call of a client function with fake mode on (`tool.fake`), or null to
-   * let the client answer it as usual. Server tools run their fakes inside `run`.
-   */
-  fake?(call: ServerCall): Promise<ServerCallResult | null>;
-}
-
-/** The provider when no server tools are configured: agents get none. */
-export const NO_SERVER_TOOLS: ToolProvider = {
-  listServerTools: async () => [],
-  run: async (call) => ({
-    output: [{ type: 'text', text: `Tool '${call.tool.name}' has no executor on this server.` }],
-    isError: true,
-  }),
-};
+import type { ServerCallResult } from './ports/tool-provider.ts';
 
 const DEFAULT_TIMEOUT_SECONDS = 30;
 const CONCURRENCY = 4;

@@ -14,7 +14,6 @@ import type { EngineEventListener } from './events.ts';
 import { ModelCallError, runModelStep, StepAbortedError } from './model-step.ts';
 import { toModelPrompt } from './model-prompt.ts';
 import { trimToUserBoundary } from './history-window.ts';
-import { loadReferencedTools } from './tool-resources.ts';
 import { outputsOf, planStepCalls } from './step-calls.ts';
 import { runServerCalls } from './server-calls.ts';
 import { answerClientCallsWithFakes, markFakedCalls } from './tool-fakes.ts';
@@ -69,10 +68,7 @@ export async function runTurn(
   let replyGroupId = context.newId('msg');
   let lastText: string | null = null;
   let invalidRounds = 0;
-  const referenced = [
-    ...(await loadReferencedTools(context.store, turn.appId, agent)),
-    ...(await context.tools.listServerTools(turn.appId, agent)),
-  ];
+  const referenced = await context.tools.listTools(turn.appId, agent);
   const tools = toolsForTurn(agent, turn, referenced);
   const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
   const maxSteps = turn.options.maxSteps ?? agent.maxSteps;

@@ -1,4 +1,4 @@
-import type { ToolProvider } from '../engine/server-calls.ts';
+import type { ToolProvider } from '../engine/ports/tool-provider.ts';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { AgentService } from '../engine/agent-service.ts';
 import type { Engine } from '../engine/engine.ts';

@@ -3,7 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import { AgentService } from '../engine/agent-service.ts';
 import { Engine } from '../engine/engine.ts';
 import type { EngineLogger } from '../engine/engine-context.ts';
-import type { ToolProvider } from '../engine/server-calls.ts';
+import type { ToolProvider } from '../engine/ports/tool-provider.ts';
+import { AppToolCatalog } from '../resources/tools/app-tool-catalog.ts';
+import { NO_SERVER_TOOLS, type ServerTools } from '../resources/tools/server-tools.ts';
 import { newId } from '../domain/ids.ts';
 import { systemClock, type Clock } from '../domain/clock.ts';
 import { agentFromWire } from '../faces/agents/agent-wire.ts';
@@ -13,7 +15,6 @@ import { openStore, type StoreOptions } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 import type { ResponseWebSocketSettings } from '../faces/responses/response-websocket.ts';
 import { bootstrapAdminKey, ensureDefaultApp } from './api-keys.ts';
-import { NO_SERVER_TOOLS } from '../engine/server-calls.ts';
 import { AppToolProvider } from '../tools/provider/app-tool-provider.ts';
 import { readToolSecret } from './tool-secrets.ts';
 import { buildServer } from './build-server.ts';
@@ -47,7 +48,7 @@ export interface StartOptions {
   /** Runs the deadline sweeper on a timer (tests call `engine.applyDueDeadlines()` instead). */
   sweeper?: boolean;
   /** Server-executed tools (tests inject fakes). */
-  tools?: ToolProvider;
+  tools?: ServerTools;
   /** WebSocket mode of `/v1/responses` (tests shorten its connection limit). */
   responsesWebSocket?: ResponseWebSocketSettings;
 }
@@ -89,7 +90,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
           readSecret: (appId, reference) => readToolSecret(store, keys, appId, reference),
           logger: { warn: (details, message) => log.warn(details, message) },
         });
-    const tools: ToolProvider = options.tools ?? appTools ?? NO_SERVER_TOOLS;
+    const tools: ToolProvider = new AppToolCatalog(store, options.tools ?? appTools ?? NO_SERVER_TOOLS);
     const engine = new Engine({
       store,
       models: registry,

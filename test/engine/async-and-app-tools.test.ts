@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { toModelPrompt } from '../../src/engine/model-prompt.ts';
-import { clientFunctionDefinition, parseDurationSeconds, toJsonSchema } from '../../src/engine/tool-resources.ts';
+import {
+  clientFunctionDefinition,
+  parseDurationSeconds,
+  toJsonSchema,
+} from '../../src/resources/tools/client-function-definition.ts';
 import type { ItemPayload } from '../../src/domain/records.ts';
 import type { WindowItem } from '../../src/domain/queries.ts';
 

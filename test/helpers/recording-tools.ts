@@ -1,4 +1,5 @@
-import type { ServerCall, ToolProvider } from '../../src/engine/server-calls.ts';
+import type { ServerCall } from '../../src/engine/ports/tool-provider.ts';
+import type { ServerTools } from '../../src/resources/tools/server-tools.ts';
 import type { ClientToolDefinition } from '../../src/domain/records.ts';
 
 /** A server tool `lookup_price {sku}` from the Tool resource `lookup-price`. */
@@ -22,7 +23,7 @@ export const refundTool: ClientToolDefinition = {
  * A stand-in for the tools layer: offers `tools` to every agent and records every call it runs,
  * answering `{ran, args}`. A tool named in `delaysMs` answers only after that long.
  */
-export class RecordingTools implements ToolProvider {
+export class RecordingTools implements ServerTools {
   readonly runs: ServerCall[] = [];
 
   constructor(

@@ -1,4 +1,5 @@
-import type { ServerCall, ServerCallResult, ToolProvider } from '../../engine/server-calls.ts';
+import type { ServerCall, ServerCallResult } from '../../engine/ports/tool-provider.ts';
+import type { ServerTools } from '../../resources/tools/server-tools.ts';
 import type { AgentDefinition, AppResourceRecord, ClientToolDefinition, JsonSchema } from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';
 import { OAuthTokenCache } from '../auth/oauth-token-cache.ts';
@@ -52,7 +53,7 @@ export interface ToolsetInspector {
  * `jsFunction` Tools, and `openApiToolset` / `mcpToolset` Toolsets (whole or narrowed to tool
  * ids). Compiled forms are cached per resource revision, so an edit applies from the next turn.
  */
-export class AppToolProvider implements ToolProvider, ToolsetInspector {
+export class AppToolProvider implements ServerTools, ToolsetInspector {
   private readonly mcpClients = new McpToolsetClients();
   private readonly oauth = new OAuthTokenCache();
   private readonly catalog: McpToolCatalog;

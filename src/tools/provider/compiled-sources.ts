@@ -1,4 +1,4 @@
-import { parseDurationSeconds, toJsonSchema } from '../../engine/tool-resources.ts';
+import { parseDurationSeconds, toJsonSchema } from '../../resources/tools/client-function-definition.ts';
 import type { AppResourceRecord, ClientToolDefinition, JsonObject } from '../../domain/records.ts';
 import type { OpenApiToolset } from '../openapi/openapi-toolset.ts';
 import { isObject } from './call-environment.ts';

@@ -1,4 +1,4 @@
-import type { ServerCall, ServerCallResult } from '../../engine/server-calls.ts';
+import type { ServerCall, ServerCallResult } from '../../engine/ports/tool-provider.ts';
 import type { AppResourceRecord } from '../../domain/records.ts';
 import { runFake } from '../sandbox/fake-runner.ts';
 import { SandboxError } from '../sandbox/sandbox-error.ts';

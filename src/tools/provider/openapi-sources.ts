@@ -1,4 +1,4 @@
-import type { ServerCallResult } from '../../engine/server-calls.ts';
+import type { ServerCallResult } from '../../engine/ports/tool-provider.ts';
 import type { ClientToolDefinition, JsonObject, ServerToolSource } from '../../domain/records.ts';
 import { redactCredentials } from '../auth/credential-redaction.ts';
 import { OpenApiError } from '../openapi/openapi-error.ts';

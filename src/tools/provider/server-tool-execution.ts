@@ -1,4 +1,4 @@
-import type { ServerCall, ServerCallResult } from '../../engine/server-calls.ts';
+import type { ServerCall, ServerCallResult } from '../../engine/ports/tool-provider.ts';
 import type { AppResourceRecord, JsonObject } from '../../domain/records.ts';
 import { AuthError } from '../auth/auth-error.ts';
 import type { OAuthTokenCache } from '../auth/oauth-token-cache.ts';

@@ -1,4 +1,4 @@
-import type { ServerCallResult } from '../../engine/server-calls.ts';
+import type { ServerCallResult } from '../../engine/ports/tool-provider.ts';
 import type { JsonValue } from '../../domain/records.ts';
 import { isObject } from './call-environment.ts';
 

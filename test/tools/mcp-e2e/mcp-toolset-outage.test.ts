@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NO_SERVER_TOOLS } from '../../../src/engine/server-calls.ts';
+import { NO_SERVER_TOOLS } from '../../../src/resources/tools/server-tools.ts';
 import { startTestBaton, type TestBaton } from '../../helpers/test-baton.ts';
 import { freePort } from '../../reliability/baton-process.ts';
 import {

@@ -4,7 +4,7 @@ import { OpenApiError } from '../../../tools/openapi/openapi-error.ts';
 import type { OpenApiToolset } from '../../../tools/openapi/openapi-toolset.ts';
 import { compileOpenApi, operationOfTool } from '../../../tools/provider/openapi-sources.ts';
 import { parse as parseYaml } from 'yaml';
-import { parseDurationSeconds } from '../../../engine/tool-resources.ts';
+import { parseDurationSeconds } from '../../../resources/tools/client-function-definition.ts';
 import type { AppRecord, JsonObject, JsonValue } from '../../../domain/records.ts';
 import type { Store } from '../../../store/store.ts';
 import { assertOneOf } from '../aip/union-check.ts';

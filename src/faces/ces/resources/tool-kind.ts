@@ -1,5 +1,5 @@
 import { BatonError } from '../../../domain/errors/baton-error.ts';
-import { toJsonSchema } from '../../../engine/tool-resources.ts';
+import { toJsonSchema } from '../../../resources/tools/client-function-definition.ts';
 import { assertValidToolDefinition } from '../../../engine/tool-schema.ts';
 import type { JsonObject } from '../../../domain/records.ts';
 import { assertOneOf } from '../aip/union-check.ts';

@@ -4,7 +4,7 @@ import { isQueuedOutcome } from '../../../engine/engine.ts';
 import { BatonError } from '../../../domain/errors/baton-error.ts';
 import type { InputItem } from '../../../engine/input-items.ts';
 import type { ToolResultInput } from '../../../engine/result-submission.ts';
-import type { ToolProvider } from '../../../engine/server-calls.ts';
+import type { ToolProvider } from '../../../engine/ports/tool-provider.ts';
 import type { Principal } from '../../../domain/principal.ts';
 import type {
   AgentDefinition,

@@ -1,4 +1,4 @@
-import type { ToolProvider } from '../../../engine/server-calls.ts';
+import type { ToolProvider } from '../../../engine/ports/tool-provider.ts';
 import type { AgentDefinition, AppRecord, ClientToolDefinition } from '../../../domain/records.ts';
 import type { Store } from '../../../store/store.ts';
 import { appResourceName } from '../app-access.ts';
@@ -103,7 +103,7 @@ async function serverTools(
   agent: AgentDefinition,
 ): Promise<ClientToolDefinition[]> {
   try {
-    return await tools.listServerTools(appId, agent);
+    return await tools.listTools(appId, agent);
   } catch {
     return [];
   }
