@@ -1,7 +1,7 @@
-import type { ToolProvider } from '../engine/ports/tool-provider.ts';
+import type { ToolProvider } from '../engine/index.ts';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { AgentService } from '../engine/agent-service.ts';
-import type { Engine } from '../engine/engine.ts';
+import type { Engine } from '../engine/index.ts';
 import { BatonError } from '../domain/errors/baton-error.ts';
 import { registerAdminRoutes } from '../faces/admin/admin-routes.ts';
 import { registerAgentRoutes } from '../faces/agents/agent-routes.ts';

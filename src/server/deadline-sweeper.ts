@@ -1,5 +1,5 @@
-import type { Engine } from '../engine/engine.ts';
-import type { EngineLogger } from '../engine/engine-context.ts';
+import type { Engine } from '../engine/index.ts';
+import type { EngineLogger } from '../engine/index.ts';
 
 /**
  * Applies call deadlines and recovers orphaned turns on a timer. Each pass is idempotent and safe

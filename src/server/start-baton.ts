@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { AgentService } from '../engine/agent-service.ts';
-import { Engine } from '../engine/engine.ts';
-import type { EngineLogger } from '../engine/engine-context.ts';
-import type { ToolProvider } from '../engine/ports/tool-provider.ts';
+import { Engine } from '../engine/index.ts';
+import type { EngineLogger } from '../engine/index.ts';
+import type { ToolProvider } from '../engine/index.ts';
 import { AppToolCatalog } from '../resources/tools/app-tool-catalog.ts';
 import { NO_SERVER_TOOLS, type ServerTools } from '../resources/tools/server-tools.ts';
 import { newId } from '../domain/ids.ts';

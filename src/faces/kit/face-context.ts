@@ -1,7 +1,7 @@
 import type { BatonError } from '../../domain/errors/baton-error.ts';
 import type { AgentService } from '../../engine/agent-service.ts';
-import type { Engine } from '../../engine/engine.ts';
-import type { ToolProvider } from '../../engine/ports/tool-provider.ts';
+import type { Engine } from '../../engine/index.ts';
+import type { ToolProvider } from '../../engine/index.ts';
 import type { Store } from '../../store/store.ts';
 import type { SecretCipher } from '../../tools/secrets/secret-cipher.ts';
 import type { ToolsetInspector } from '../../tools/provider/app-tool-provider.ts';

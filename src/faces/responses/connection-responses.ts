@@ -1,4 +1,4 @@
-import type { Engine } from '../../engine/engine.ts';
+import type { Engine } from '../../engine/index.ts';
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { ResponseRecord } from '../../domain/records.ts';
 import type { ConnectionResponses } from './response-service.ts';

@@ -1,5 +1,5 @@
 import { BatonError } from '../../domain/errors/baton-error.ts';
-import type { InputItem } from '../../engine/input-items.ts';
+import type { InputItem } from '../../engine/index.ts';
 import type { ItemRecord } from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';
 import { isHiddenItem } from './item-views.ts';

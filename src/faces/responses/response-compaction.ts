@@ -1,5 +1,5 @@
 import { BatonError } from '../../domain/errors/baton-error.ts';
-import type { InputItem } from '../../engine/input-items.ts';
+import type { InputItem } from '../../engine/index.ts';
 
 /**
  * Compaction (`POST /v1/responses/compact`): the user's messages are kept as they are, and

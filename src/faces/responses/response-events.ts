@@ -1,4 +1,4 @@
-import type { EngineEvent } from '../../engine/events.ts';
+import type { EngineEvent } from '../../engine/index.ts';
 import type { ItemRecord, JsonObject, LedgerEntryRecord } from '../../domain/records.ts';
 import { isHiddenItem, itemView, outputTextPart } from './item-views.ts';
 import { isServerExecutor, type ServerExecutor } from './server-call-state.ts';

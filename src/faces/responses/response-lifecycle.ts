@@ -1,6 +1,6 @@
-import type { Engine } from '../../engine/engine.ts';
+import type { Engine } from '../../engine/index.ts';
 import { BatonError } from '../../domain/errors/baton-error.ts';
-import type { InputItem } from '../../engine/input-items.ts';
+import type { InputItem } from '../../engine/index.ts';
 import { newId } from '../../domain/ids.ts';
 import type { ItemRecord, JsonObject } from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';

@@ -1,6 +1,6 @@
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { ErrorCode } from '../../domain/errors/error-catalogue.ts';
-import type { InputItem } from '../../engine/input-items.ts';
+import type { InputItem } from '../../engine/index.ts';
 import type {
   ClientToolDefinition,
   ContentPart,

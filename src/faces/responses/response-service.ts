@@ -1,10 +1,10 @@
 import type { AgentService } from '../../engine/agent-service.ts';
-import { checkToolChoice, type Engine, type RunOptions } from '../../engine/engine.ts';
-import { checkInputItems } from '../../engine/input-items.ts';
-import { assertValidToolSet } from '../../engine/tool-schema.ts';
+import { checkToolChoice, type Engine, type RunOptions } from '../../engine/index.ts';
+import { checkInputItems } from '../../engine/index.ts';
+import { assertValidToolSet } from '../../engine/index.ts';
 import { BatonError } from '../../domain/errors/baton-error.ts';
-import type { InputItem } from '../../engine/input-items.ts';
-import type { ToolResultInput } from '../../engine/result-submission.ts';
+import type { InputItem } from '../../engine/index.ts';
+import type { ToolResultInput } from '../../engine/index.ts';
 import { newId } from '../../domain/ids.ts';
 import type { JsonObject, ResponseRecord, TurnOptions } from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';

@@ -7,7 +7,7 @@ import type {
   TurnUsage,
 } from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';
-import { blocksTurn } from '../../engine/pending-calls.ts';
+import { blocksTurn } from '../../engine/index.ts';
 import { isHiddenItem, itemView } from './item-views.ts';
 import {
   loadServerCalls,

@@ -2,7 +2,7 @@ import { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage } from 'no
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import type { Engine } from '../../engine/engine.ts';
+import type { Engine } from '../../engine/index.ts';
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { JsonObject } from '../../domain/records.ts';
 import type { Principal } from '../../domain/principal.ts';

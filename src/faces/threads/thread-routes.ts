@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { isQueuedOutcome, type QueuedOutcome } from '../../engine/engine.ts';
+import { isQueuedOutcome, type QueuedOutcome } from '../../engine/index.ts';
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import { isErrorCode } from '../../domain/errors/error-catalogue.ts';
-import type { EngineEvent } from '../../engine/events.ts';
-import type { TurnOutcome } from '../../engine/turn-runner.ts';
+import type { EngineEvent } from '../../engine/index.ts';
+import type { TurnOutcome } from '../../engine/index.ts';
 import type { FaceContext } from '../kit/face-context.ts';
 import { nativeErrorBody } from '../kit/http-errors.ts';
 import { parseRequest } from '../../domain/parse-request.ts';

@@ -1,5 +1,5 @@
-import type { ConversationState } from '../../engine/engine.ts';
-import type { TurnOutcome } from '../../engine/turn-runner.ts';
+import type { ConversationState } from '../../engine/index.ts';
+import type { TurnOutcome } from '../../engine/index.ts';
 import type { ContentPart, ItemRecord, JsonValue, LedgerEntryRecord } from '../../domain/records.ts';
 
 /** Renders Baton records in the Threads dialect of the SipPulse seed. */

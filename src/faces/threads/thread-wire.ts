@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BatonError } from '../../domain/errors/baton-error.ts';
-import type { ToolResultInput } from '../../engine/result-submission.ts';
+import type { ToolResultInput } from '../../engine/index.ts';
 import type { ContentPart, TurnOptions } from '../../domain/records.ts';
 import { toolFromWire, toolWireSchema } from '../agents/agent-wire.ts';
 

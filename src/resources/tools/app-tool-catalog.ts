@@ -1,5 +1,5 @@
 import type { AgentDefinition, ClientToolDefinition } from '../../domain/records.ts';
-import type { ServerCall, ServerCallResult, ToolProvider } from '../../engine/ports/tool-provider.ts';
+import type { ServerCall, ServerCallResult, ToolProvider } from '../../engine/index.ts';
 import type { Repositories } from '../../store/store.ts';
 import { loadReferencedTools } from './client-function-definition.ts';
 import type { ServerTools } from './server-tools.ts';

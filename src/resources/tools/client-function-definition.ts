@@ -1,6 +1,6 @@
 import type { AgentDefinition, ClientToolDefinition, JsonObject, JsonSchema, JsonValue } from '../../domain/records.ts';
 import type { Repositories } from '../../store/store.ts';
-import { SYSTEM_TOOLS } from '../../engine/system-tools.ts';
+import { SYSTEM_TOOLS } from '../../engine/index.ts';
 
 /**
  * Tools an agent refers to by id (the app's Tool resources, CES-shaped bodies) turned into the

@@ -1,5 +1,5 @@
 import type { AgentDefinition, ClientToolDefinition } from '../../domain/records.ts';
-import type { ServerCall, ServerCallResult } from '../../engine/ports/tool-provider.ts';
+import type { ServerCall, ServerCallResult } from '../../engine/index.ts';
 
 /**
  * The tools Baton executes itself (OpenAPI tools and toolsets, MCP toolsets, jsFunction), as

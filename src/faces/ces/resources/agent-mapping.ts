@@ -1,6 +1,6 @@
 import { BatonError } from '../../../domain/errors/baton-error.ts';
 import type { ErrorCode } from '../../../domain/errors/error-catalogue.ts';
-import { SYSTEM_TOOLS } from '../../../engine/system-tools.ts';
+import { SYSTEM_TOOLS } from '../../../engine/index.ts';
 import type { AgentInput } from '../../../engine/agent-definition.ts';
 import { clientFunctionDefinition } from '../../../resources/tools/client-function-definition.ts';
 import type { AgentDefinition, AgentRecord, JsonObject, ToolsetReference } from '../../../domain/records.ts';

@@ -1,6 +1,6 @@
 import { BatonError } from '../../../domain/errors/baton-error.ts';
 import { toJsonSchema } from '../../../resources/tools/client-function-definition.ts';
-import { assertValidToolDefinition } from '../../../engine/tool-schema.ts';
+import { assertValidToolDefinition } from '../../../engine/index.ts';
 import type { JsonObject } from '../../../domain/records.ts';
 import { assertOneOf } from '../aip/union-check.ts';
 import type { ResourceKind } from './app-resource-crud.ts';

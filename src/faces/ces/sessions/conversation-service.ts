@@ -1,6 +1,6 @@
 import { BatonError } from '../../../domain/errors/baton-error.ts';
-import type { Engine } from '../../../engine/engine.ts';
-import type { ToolProvider } from '../../../engine/ports/tool-provider.ts';
+import type { Engine } from '../../../engine/index.ts';
+import type { ToolProvider } from '../../../engine/index.ts';
 import type { Principal } from '../../../domain/principal.ts';
 import type { AppRecord, ItemRecord, SessionRecord } from '../../../domain/records.ts';
 import type { Store } from '../../../store/store.ts';

@@ -1,8 +1,8 @@
 import { BatonError } from '../../../domain/errors/baton-error.ts';
-import type { EngineEvent, EngineEventListener } from '../../../engine/events.ts';
-import type { TurnOutcome } from '../../../engine/turn-runner.ts';
+import type { EngineEvent, EngineEventListener } from '../../../engine/index.ts';
+import type { TurnOutcome } from '../../../engine/index.ts';
 import type { ItemRecord, LedgerEntryRecord } from '../../../domain/records.ts';
-import { END_SESSION_TOOL } from '../../../engine/system-tools.ts';
+import { END_SESSION_TOOL } from '../../../engine/index.ts';
 import { ServerCallLog } from './server-call-log.ts';
 import type { SessionOutput, ToolCallWire } from './session-wire.ts';
 import type { ToolCallNames } from './tool-call-names.ts';

@@ -1,10 +1,10 @@
-import type { Engine, RunOptions } from '../../../engine/engine.ts';
-import type { TurnOutcome } from '../../../engine/turn-runner.ts';
-import { isQueuedOutcome } from '../../../engine/engine.ts';
+import type { Engine, RunOptions } from '../../../engine/index.ts';
+import type { TurnOutcome } from '../../../engine/index.ts';
+import { isQueuedOutcome } from '../../../engine/index.ts';
 import { BatonError } from '../../../domain/errors/baton-error.ts';
-import type { InputItem } from '../../../engine/input-items.ts';
-import type { ToolResultInput } from '../../../engine/result-submission.ts';
-import type { ToolProvider } from '../../../engine/ports/tool-provider.ts';
+import type { InputItem } from '../../../engine/index.ts';
+import type { ToolResultInput } from '../../../engine/index.ts';
+import type { ToolProvider } from '../../../engine/index.ts';
 import type { Principal } from '../../../domain/principal.ts';
 import type {
   AgentDefinition,

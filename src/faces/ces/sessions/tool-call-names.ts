@@ -1,4 +1,4 @@
-import type { ToolProvider } from '../../../engine/ports/tool-provider.ts';
+import type { ToolProvider } from '../../../engine/index.ts';
 import type { AgentDefinition, AppRecord, ClientToolDefinition } from '../../../domain/records.ts';
 import type { Store } from '../../../store/store.ts';
 import { appResourceName } from '../app-access.ts';

@@ -1,0 +1,33 @@
+/**
+ * The engine's one public entry: what faces, resources and the server may use. Every
+ * conversation rule (turns, the loop, the ledger, approvals, deadlines, continuation, session
+ * locks) lives behind it; the files under src/engine are its private parts.
+ */
+export { Engine } from './engine.ts';
+export {
+  checkToolChoice,
+  isQueuedOutcome,
+  type AcceptedInput,
+  type ConversationState,
+  type ConversationStatus,
+  type EngineOptions,
+  type QueuedOutcome,
+  type RunOptions,
+  type UserInput,
+} from './engine-types.ts';
+export type { EngineLogger, EngineSettings } from './engine-context.ts';
+export type { EngineEvent, EngineEventListener } from './events.ts';
+export type { TurnOutcome } from './turn-runner.ts';
+export { checkInputItems, type InputItem, type ParamOf } from './input-items.ts';
+export type { SubmissionActor, ToolResultInput } from './result-submission.ts';
+export type { ApprovalDecision } from './approvals.ts';
+export {
+  assertValidToolDefinition,
+  assertValidToolSet,
+  MAX_TOOLS_PER_REQUEST,
+  TOOL_NAME_PATTERN,
+} from './tool-schema.ts';
+export { blocksTurn } from './pending-calls.ts';
+export { END_SESSION_TOOL, SYSTEM_TOOLS } from './system-tools.ts';
+export type { ModelResolver } from './ports/model-resolver.ts';
+export { NO_APP_TOOLS, type ServerCall, type ServerCallResult, type ToolProvider } from './ports/tool-provider.ts';
