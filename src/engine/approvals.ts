@@ -2,7 +2,8 @@ import type { ClientToolDefinition, JsonValue, LedgerEntryRecord, TurnRecord } f
 import { hashArguments } from './arguments-hash.ts';
 import { BatonError } from '../domain/errors/baton-error.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
-import { resolveOneCall, type SubmissionActor, type ToolResultInput } from './result-submission.ts';
+import { applyDecision, applyResult, type SubmissionActor } from './ledger/ledger-transitions.ts';
+import type { MatchedResult } from './ledger/result-intake.ts';
 import type { TurnOutcome } from './turn-runner.ts';
 import { runOne } from './server-calls.ts';
 import { checkToolArguments } from './tool-schema.ts';
@@ -43,16 +44,10 @@ export async function decideApproval(
       },
     );
   }
-  const now = nowIso(context);
-  const actor = submission.actor;
-  let resolution;
+  let resolved: LedgerEntryRecord | undefined;
   if (!decision.approve) {
     const reason = decision.reason?.trim() || 'no reason given';
-    resolution = {
-      state: 'denied' as const,
-      result: [{ type: 'text' as const, text: `Denied by ${actor ?? 'a reviewer'}: ${reason}` }],
-      isError: true,
-    };
+    resolved = await applyDecision(context.store, entry, { approved: false, reason }, submission, nowIso(context));
   } else {
     if (!tool)
       throw new BatonError(
@@ -72,18 +67,8 @@ export async function decideApproval(
       approved = { ...entry, arguments: check.value, argumentsHash: hashArguments(check.value) };
     }
     const result = await runOne(context, approved, tool, new AbortController().signal, useFakes);
-    resolution = {
-      state: result.isError ? ('failed' as const) : ('completed' as const),
-      result: result.output,
-      isError: result.isError,
-    };
+    resolved = await applyDecision(context.store, entry, { approved: true, result }, submission, nowIso(context));
   }
-  const resolved = await context.store.ledger.resolve(entry.id, {
-    ...resolution,
-    submittedBy: actor,
-    submittedAt: now,
-    idempotencyKey: submission.idempotencyKey,
-  });
   if (!resolved)
     throw new BatonError(
       'tool_call_already_resolved',
@@ -99,7 +84,7 @@ export async function decideApproval(
 export async function recordResultsBeforeApprovals(
   context: EngineContext,
   turn: TurnRecord,
-  results: readonly ToolResultInput[],
+  results: readonly MatchedResult[],
   approvals: readonly LedgerEntryRecord[],
   submission: SubmissionActor,
   hasNewInput: boolean,
@@ -110,6 +95,9 @@ export async function recordResultsBeforeApprovals(
       `Approvals ${approvals.map((entry) => entry.id).join(', ')} are still undecided; send new input once they are decided.`,
     );
   }
-  for (const result of results) await resolveOneCall(context, turn.appId, result.callId, result, submission);
+  const now = nowIso(context);
+  for (const { result, entry } of results) {
+    await applyResult(context.store, entry, result, submission, now, `${result.param}.tool_call_id`);
+  }
   return { turn, replyGroupId: '', text: null, pendingCalls: [...approvals] };
 }

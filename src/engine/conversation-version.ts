@@ -1,6 +1,6 @@
 import type { ConversationPatch, Repositories } from '../store/store.ts';
 import type { ConversationRecord } from '../domain/records.ts';
-import { BatonError } from '../domain/errors/baton-error.ts';
+import { concurrentUpdate, conversationNotFound } from './engine-errors.ts';
 
 /**
  * Compare-and-set on the conversation version inside a transaction. Every change of a
@@ -17,15 +17,12 @@ export async function bumpConversation(
   let version = expectedVersion;
   if (version === undefined) {
     const current = await tx.conversations.get(appId, conversationId);
-    if (!current) throw new BatonError('thread_not_found', `No thread found with id '${conversationId}'.`);
+    if (!current) throw conversationNotFound(conversationId);
     version = current.version;
   }
   const updated = await tx.conversations.compareAndSet(conversationId, version, patch);
   if (!updated) {
-    throw new BatonError(
-      'concurrent_update',
-      `Thread '${conversationId}' was changed by another request at the same time; read its state and retry if still needed.`,
-    );
+    throw concurrentUpdate(conversationId);
   }
   return updated;
 }

@@ -1,3 +1,4 @@
+import { DEADLINE_ACTOR, expire } from './ledger/ledger-transitions.ts';
 import type { EngineContext } from './engine-context.ts';
 import { closeTurn } from './turn-closing.ts';
 
@@ -26,25 +27,9 @@ export async function applyDueDeadlines(
     const text = `Expired: tool call '${entry.id}' (${entry.toolName}) received no result within its deadline (${seconds} s after it was made).`;
     if (entry.kind === 'client_async') {
       // Its turn went on long ago: the expiry is recorded on the ledger, nothing resumes.
-      const resolved = await context.store.ledger.resolve(entry.id, {
-        state: 'expired',
-        result: [{ type: 'text', text }],
-        isError: true,
-        submittedBy: 'baton:deadline',
-        submittedAt: now.toISOString(),
-        idempotencyKey: null,
-      });
-      if (resolved) applied += 1;
+      if (await expire(context.store, entry, text, now.toISOString())) applied += 1;
     } else if (entry.timeoutPolicy === 'error_result') {
-      const resolved = await context.store.ledger.resolve(entry.id, {
-        state: 'expired',
-        result: [{ type: 'text', text }],
-        isError: true,
-        submittedBy: 'baton:deadline',
-        submittedAt: now.toISOString(),
-        idempotencyKey: null,
-      });
-      if (!resolved) continue;
+      if (!(await expire(context.store, entry, text, now.toISOString()))) continue;
       applied += 1;
       followUps.resume(entry.turnId);
     } else {
@@ -52,7 +37,7 @@ export async function applyDueDeadlines(
         status: entry.timeoutPolicy === 'fail' ? 'failed' : 'cancelled',
         error: entry.timeoutPolicy === 'fail' ? { code: 'tool_call_expired', message: text } : null,
         syntheticResult: `Cancelled: tool call '${entry.id}' expired, which ended the turn.`,
-        actor: 'baton:deadline',
+        actor: DEADLINE_ACTOR,
         expiredCallId: entry.id,
         expiredResult: text,
       });

@@ -16,7 +16,8 @@ import type { EngineEventListener } from './events.ts';
 import type { IdGenerator } from '../domain/ids.ts';
 import type { ToolProvider } from './ports/tool-provider.ts';
 import type { InputItem } from './input-items.ts';
-import type { SubmissionActor, ToolResultInput } from './result-submission.ts';
+import type { SubmissionActor } from './ledger/ledger-transitions.ts';
+import type { ToolResultInput } from './ledger/result-intake.ts';
 import type { TurnOutcome } from './turn-runner.ts';
 
 /** The shapes the engine's methods take and return. */

@@ -20,6 +20,14 @@ import { systemClock } from '../domain/clock.ts';
 import { bumpConversation } from './conversation-version.ts';
 import { forkConversation } from './conversation-fork.ts';
 import { BatonError } from '../domain/errors/baton-error.ts';
+import {
+  agentDeleted,
+  agentNotFound,
+  callsPending,
+  conversationBusy,
+  conversationNotFound,
+  nothingToCancel,
+} from './engine-errors.ts';
 import { nowIso, runInBackground, type EngineContext, type EngineLogger } from './engine-context.ts';
 import {
   checkToolChoice,
@@ -32,17 +40,12 @@ import {
 import type { EngineEventListener } from './events.ts';
 import { newId as defaultNewId } from '../domain/ids.ts';
 import { checkInputItems, isPlainUserInput, toNewItems, type InputItem } from './input-items.ts';
-import {
-  applyResultsMessage,
-  beginResume,
-  checkResultsMessage,
-  resolveOneCall,
-  type ToolResultInput,
-} from './result-submission.ts';
+import { applyResultsMessage, beginResume, resolveOneCall } from './result-submission.ts';
 import { assertValidToolSet } from './tool-schema.ts';
 import { closeTurn } from './turn-closing.ts';
 import { applyDueDeadlines, recoverStaleTurns } from './deadlines.ts';
 import { deliverAsyncResults } from './async-results.ts';
+import { checkResultsMessage, readResults, refuseStrays, type ToolResultInput } from './ledger/result-intake.ts';
 import { NO_APP_TOOLS } from './ports/tool-provider.ts';
 import { decideApproval, recordResultsBeforeApprovals, type ApprovalDecision } from './approvals.ts';
 import { runTurn, type TurnOutcome } from './turn-runner.ts';
@@ -95,9 +98,7 @@ export class Engine {
   private async agentNamed(appId: string, agentName: string): Promise<AgentRecord> {
     const agent = await this.context.store.agents.get(appId, agentName);
     if (!agent) {
-      throw new BatonError('agent_not_found', `No agent named '${agentName}'. List agents with GET /v1/agents.`, {
-        param: 'agent',
-      });
+      throw agentNotFound(agentName);
     }
     return agent;
   }
@@ -171,7 +172,7 @@ export class Engine {
 
   async getConversation(appId: string, conversationId: string): Promise<ConversationRecord> {
     const conversation = await this.context.store.conversations.get(appId, conversationId);
-    if (!conversation) throw new BatonError('thread_not_found', `No thread found with id '${conversationId}'.`);
+    if (!conversation) throw conversationNotFound(conversationId);
     return conversation;
   }
 
@@ -219,23 +220,10 @@ export class Engine {
     let options = userOptions;
     let earlierCalls = new Set<string>();
     if (userInput.asyncResults && userInput.asyncResults.length > 0) {
-      const delivery = await deliverAsyncResults(
-        this.context,
-        await this.getConversation(appId, conversationId),
-        userInput.asyncResults,
-        userOptions,
-      );
-      const [stray] = delivery.blocking;
-      if (stray) {
-        throw new BatonError(
-          'invalid_tool_call_id',
-          `Tool call '${stray.callId}' at ${stray.param} is not an asynchronous call of conversation '${conversationId}' waiting for a result.`,
-          {
-            param: `${stray.param}.tool_call_id`,
-            data: { call_id: stray.callId },
-          },
-        );
-      }
+      const conversation = await this.getConversation(appId, conversationId);
+      const intake = await readResults(this.context, conversation, userInput.asyncResults);
+      refuseStrays(conversation, intake);
+      const delivery = deliverAsyncResults(this.context, intake.asynchronous, userOptions);
       input = { items: [...delivery.items, ...userInput.items], options: userInput.options };
       options = delivery.options;
       earlierCalls = delivery.callIds;
@@ -264,10 +252,7 @@ export class Engine {
     const { conversation, activeTurn } = state;
     const agentRecord = await this.context.store.agents.getById(conversation.agentId);
     if (!agentRecord) {
-      throw new BatonError(
-        'agent_deleted',
-        `Agent '${conversation.agentName}' of thread '${conversationId}' was deleted; create a new thread with an existing agent.`,
-      );
+      throw agentDeleted(conversation.agentName, conversationId);
     }
     if (activeTurn) {
       const pendingIds = state.pendingCalls.map((entry) => entry.id);
@@ -293,16 +278,9 @@ export class Engine {
         return { queued, pendingCallIds: pendingIds };
       }
       if (state.status === 'pending') {
-        throw new BatonError(
-          'tool_calls_pending',
-          `Thread '${conversationId}' is waiting for the results of tool calls ${pendingIds.join(', ')}. Send them as tool_result blocks in one message, or cancel the turn with POST /v1/threads/${conversationId}/cancel, before sending new input.`,
-          { details: { pending_tool_call_ids: pendingIds } },
-        );
+        throw callsPending(conversationId, pendingIds);
       }
-      throw new BatonError(
-        'thread_busy',
-        `Thread '${conversationId}' is running turn '${activeTurn.id}'. Wait for its response, or cancel it with POST /v1/threads/${conversationId}/cancel.`,
-      );
+      throw conversationBusy(conversationId, activeTurn.id);
     }
     checkToolChoice(agentRecord.definition, input.options);
     const turn = await this.startTurn(
@@ -402,18 +380,21 @@ export class Engine {
     optionsPatch: Partial<TurnOptions> = {},
   ): Promise<TurnOutcome> {
     const conversation = await this.getConversation(appId, conversationId);
-    // Results of earlier asynchronous calls may ride along; they enter as input after the others.
-    const delivery = await deliverAsyncResults(this.context, conversation, results, options);
-    results = delivery.blocking;
+    // Each result is read once with its ledger row. Results of earlier asynchronous calls may
+    // ride along; they enter as input after the others.
+    const intake = await readResults(this.context, conversation, results);
+    const delivery = deliverAsyncResults(this.context, intake.asynchronous, options);
     followUp = [...delivery.items, ...followUp];
     options = delivery.options;
-    const { turn, approvals } = await checkResultsMessage(this.context, conversation, results);
-    if (approvals.length > 0)
+    const matched = checkResultsMessage(conversation, intake);
+    const turn = intake.turn;
+    if (!turn) throw new Error('unreachable: checkResultsMessage refuses a conversation without a paused turn');
+    if (intake.approvals.length > 0)
       return recordResultsBeforeApprovals(
         this.context,
         turn,
-        results,
-        approvals,
+        matched,
+        intake.approvals,
         options.submission,
         followUp.length > 0,
       );
@@ -427,7 +408,7 @@ export class Engine {
     const resumed = await applyResultsMessage(
       this.context,
       turn,
-      results,
+      matched,
       options.submission,
       followUp,
       options.onAccepted,
@@ -510,10 +491,7 @@ export class Engine {
   ): Promise<{ turn: TurnRecord; cancelledCalls: LedgerEntryRecord[] }> {
     const conversation = await this.getConversation(appId, conversationId);
     if (!conversation.activeTurnId) {
-      throw new BatonError(
-        'thread_not_active',
-        `Thread '${conversationId}' has nothing to cancel: no turn is running or waiting for tool results.`,
-      );
+      throw nothingToCancel(conversationId, false);
     }
     const closed = await closeTurn(this.context, conversation.activeTurnId, {
       status: 'cancelled',
@@ -522,10 +500,7 @@ export class Engine {
       actor,
     });
     if (!closed) {
-      throw new BatonError(
-        'thread_not_active',
-        `Thread '${conversationId}' finished its turn before it could be cancelled.`,
-      );
+      throw nothingToCancel(conversationId, true);
     }
     this.drainQueueLater(appId, conversationId);
     return { turn: closed.turn, cancelledCalls: closed.closedCalls };

@@ -19,7 +19,8 @@ export type { EngineLogger, EngineSettings } from './engine-context.ts';
 export type { EngineEvent, EngineEventListener } from './events.ts';
 export type { TurnOutcome } from './turn-runner.ts';
 export { checkInputItems, type InputItem, type ParamOf } from './input-items.ts';
-export type { SubmissionActor, ToolResultInput } from './result-submission.ts';
+export type { SubmissionActor } from './ledger/ledger-transitions.ts';
+export type { ToolResultInput } from './ledger/result-intake.ts';
 export type { ApprovalDecision } from './approvals.ts';
 export {
   assertValidToolDefinition,

@@ -1,12 +1,4 @@
-import type {
-  ContentPart,
-  ConversationRecord,
-  ItemRecord,
-  LedgerEntryRecord,
-  LedgerResolution,
-  TurnOptions,
-  TurnRecord,
-} from '../domain/records.ts';
+import type { ContentPart, ItemRecord, LedgerEntryRecord, TurnOptions, TurnRecord } from '../domain/records.ts';
 import { toNewItems, type InputItem } from './input-items.ts';
 import type { Repositories } from '../store/store.ts';
 import { bumpConversation } from './conversation-version.ts';
@@ -14,118 +6,8 @@ import { BatonError } from '../domain/errors/baton-error.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
 import { writeMissingOutputs } from './turn-closing.ts';
 import { blocksTurn } from './pending-calls.ts';
-
-/** One result sent by the client for one call. */
-export interface ToolResultInput {
-  callId: string;
-  output: ContentPart[];
-  isError: boolean;
-  /** Where the result sits in the request (`content[1]`), for error messages. */
-  param: string;
-}
-
-export interface SubmissionActor {
-  /** Who submits (an API key id); recorded on the ledger entry. */
-  actor: string | null;
-  idempotencyKey: string | null;
-}
-
-function resolutionFor(
-  result: { output: ContentPart[]; isError: boolean },
-  submission: SubmissionActor,
-  now: string,
-): LedgerResolution {
-  return {
-    state: result.isError ? 'failed' : 'completed',
-    result: result.output,
-    isError: result.isError,
-    submittedBy: submission.actor,
-    submittedAt: now,
-    idempotencyKey: submission.idempotencyKey,
-  };
-}
-
-function alreadyResolved(entry: LedgerEntryRecord, param: string): BatonError {
-  return new BatonError(
-    'tool_call_already_resolved',
-    `Tool call '${entry.id}' is already ${entry.state}${entry.submittedAt ? ` (since ${entry.submittedAt})` : ''}; a result cannot be sent twice or changed.`,
-    { param, details: { tool_call_id: entry.id, state: entry.state } },
-  );
-}
-
-/**
- * Checks a message that answers the pending calls of a conversation, before anything is written:
- * every id must be a call of this conversation, still pending, given once, and together they must
- * cover every pending call (the seeds' rule: all results of a parallel set in one message).
- */
-export async function checkResultsMessage(
-  context: EngineContext,
-  conversation: ConversationRecord,
-  results: readonly ToolResultInput[],
-): Promise<{ turn: TurnRecord; pending: LedgerEntryRecord[]; approvals: LedgerEntryRecord[] }> {
-  const store = context.store;
-  const activeTurn = conversation.activeTurnId ? await store.turns.get(conversation.activeTurnId) : undefined;
-  const blocking =
-    activeTurn && activeTurn.status === 'requires_action'
-      ? (await store.ledger.listByTurn(activeTurn.id)).filter(blocksTurn)
-      : [];
-  // Approvals are decided by a person through the ledger, never answered by a results message.
-  const approvals = blocking.filter((entry) => entry.kind === 'approval');
-  const pending = blocking.filter((entry) => entry.kind !== 'approval');
-  const pendingIds = pending.map((entry) => entry.id);
-  const pendingById = new Map(pending.map((entry) => [entry.id, entry]));
-  const seen = new Set<string>();
-  for (const result of results) {
-    // Pending calls are already at hand; only ids outside the pending set need a lookup.
-    const entry = pendingById.get(result.callId) ?? (await store.ledger.get(conversation.appId, result.callId));
-    if (!entry || entry.conversationId !== conversation.id) {
-      throw new BatonError(
-        'invalid_tool_call_id',
-        `Invalid tool_call_id '${result.callId}' at ${result.param}.tool_call_id: thread '${conversation.id}' has no tool call with this id. ` +
-          (pendingIds.length > 0
-            ? `Use the exact ids from tool_calls[].id; pending calls: ${pendingIds.join(', ')}.`
-            : 'The thread has no pending tool calls.'),
-        {
-          param: `${result.param}.tool_call_id`,
-          details: { pending_tool_call_ids: pendingIds },
-          data: { call_id: result.callId },
-        },
-      );
-    }
-    if (seen.has(result.callId)) {
-      throw new BatonError(
-        'duplicate_tool_result',
-        `Duplicate result for tool call '${result.callId}' at ${result.param}: send exactly one result per call.`,
-        {
-          param: `${result.param}.tool_call_id`,
-        },
-      );
-    }
-    seen.add(result.callId);
-    if (entry.state !== 'pending') throw alreadyResolved(entry, `${result.param}.tool_call_id`);
-    if (entry.kind === 'approval') {
-      throw new BatonError(
-        'approval_required',
-        `Tool call '${entry.id}' at ${result.param} waits for an approval, not a result: decide it with POST /v1/tool-calls/${entry.id}/decision.`,
-        {
-          param: `${result.param}.tool_call_id`,
-        },
-      );
-    }
-  }
-  if (!activeTurn || pending.length === 0) {
-    throw new BatonError('thread_not_pending', `Thread '${conversation.id}' is not waiting for tool results.`);
-  }
-  const missing = pendingIds.filter((id) => !seen.has(id));
-  if (missing.length > 0) {
-    throw new BatonError(
-      'missing_tool_results',
-      `Missing results for pending tool calls ${missing.join(', ')}: send the results of all ${pendingIds.length} pending calls in one message, or submit them one at a time with POST /v1/tool-calls/{id}/result.`,
-      { param: 'content', details: { missing_tool_call_ids: missing, pending_tool_call_ids: pendingIds } },
-    );
-  }
-  return { turn: activeTurn, pending, approvals };
-}
+import { alreadyResolved, applyResult, type SubmissionActor } from './ledger/ledger-transitions.ts';
+import type { MatchedResult } from './ledger/result-intake.ts';
 
 /**
  * Moves a paused turn back to `in_progress` when none of its calls is pending any more, writing
@@ -158,11 +40,14 @@ export async function beginResumeWithOutputs(
   return { turn: resumed, outputs };
 }
 
-/** Applies a checked results message: resolves every call and resumes the turn, in one transaction. */
+/**
+ * Applies a checked results message: resolves every call (and the asynchronous calls answered
+ * with it) and resumes the turn, in one transaction.
+ */
 export async function applyResultsMessage(
   context: EngineContext,
   turn: TurnRecord,
-  results: readonly ToolResultInput[],
+  results: readonly MatchedResult[],
   submission: SubmissionActor,
   followUp: readonly InputItem[] = [],
   onAccepted?: (tx: Repositories, accepted: { turn: TurnRecord; inputItems: ItemRecord[] }) => Promise<void>,
@@ -170,14 +55,8 @@ export async function applyResultsMessage(
 ): Promise<TurnRecord> {
   const now = nowIso(context);
   return context.store.transaction(async (tx) => {
-    for (const result of results) {
-      const resolved = await tx.ledger.resolve(result.callId, resolutionFor(result, submission, now));
-      if (!resolved) {
-        const entry = await tx.ledger.get(turn.appId, result.callId);
-        throw entry
-          ? alreadyResolved(entry, `${result.param}.tool_call_id`)
-          : new BatonError('concurrent_update', 'The tool call changed meanwhile; retry.');
-      }
+    for (const { result, entry } of results) {
+      await applyResult(tx, entry, result, submission, now, `${result.param}.tool_call_id`);
     }
     const resumed = await beginResumeWithOutputs(context, tx, turn.id);
     if (!resumed) {
@@ -218,10 +97,5 @@ export async function resolveOneCall(
       `Tool call '${callId}' waits for an approval, not a result: decide it with POST /v1/tool-calls/${callId}/decision {"approve": true|false, "reason": "…"}.`,
     );
   }
-  const resolved = await context.store.ledger.resolve(callId, resolutionFor(result, submission, nowIso(context)));
-  if (!resolved) {
-    const current = (await context.store.ledger.get(appId, callId)) ?? entry;
-    throw alreadyResolved(current, 'tool_call_id');
-  }
-  return resolved;
+  return applyResult(context.store, entry, result, submission, nowIso(context), 'tool_call_id');
 }

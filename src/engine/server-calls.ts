@@ -1,6 +1,7 @@
 import type { ClientToolDefinition, LedgerEntryRecord } from '../domain/records.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
 import type { ServerCallResult } from './ports/tool-provider.ts';
+import { resolveRan } from './ledger/ledger-transitions.ts';
 
 const DEFAULT_TIMEOUT_SECONDS = 30;
 const CONCURRENCY = 4;
@@ -24,7 +25,7 @@ export async function runServerCalls(
     const result = tool
       ? await runOne(context, entry, tool, signal, useFakes)
       : { output: [{ type: 'text' as const, text: `Tool '${entry.toolName}' is gone.` }], isError: true };
-    resolveInMemory(entry, result, nowIso(context));
+    resolveRan(entry, result, nowIso(context));
   });
 }
 
@@ -88,17 +89,4 @@ function raceAbort<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
     signal.addEventListener('abort', onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
-}
-
-/** Who answered a row Baton resolved itself; `baton:fake` marks a fake's answer. */
-export const SERVER_SUBMITTER = 'baton:server';
-export const FAKE_SUBMITTER = 'baton:fake';
-
-export function resolveInMemory(entry: LedgerEntryRecord, result: ServerCallResult, now: string): void {
-  entry.state = result.isError ? 'failed' : 'completed';
-  entry.result = result.output;
-  entry.isError = result.isError;
-  entry.submittedBy = result.faked ? FAKE_SUBMITTER : SERVER_SUBMITTER;
-  entry.submittedAt = now;
-  entry.updatedAt = now;
 }

@@ -1,6 +1,7 @@
 import type { ClientToolDefinition, LedgerEntryRecord } from '../domain/records.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
-import { FAKE_SUBMITTER, resolveInMemory, runBounded } from './server-calls.ts';
+import { runBounded } from './server-calls.ts';
+import { answeredByFake, resolveRan } from './ledger/ledger-transitions.ts';
 import type { PlannedCalls } from './step-calls.ts';
 
 /**
@@ -50,9 +51,7 @@ export async function answerClientCallsWithFakes(
       };
     }
     if (result === null) return;
-    entry.kind = 'server';
-    entry.deadlineAt = null;
-    resolveInMemory(entry, { ...result, faked: true }, nowIso(context));
+    resolveRan(entry, { ...result, faked: true }, nowIso(context));
   });
   // An asynchronous call answered by its fake needs no "result comes later" placeholder.
   const faked = new Set(candidates.filter(isFaked).map((entry) => entry.id));
@@ -70,5 +69,5 @@ export function markFakedCalls(planned: PlannedCalls): void {
 }
 
 function isFaked(entry: LedgerEntryRecord): boolean {
-  return entry.submittedBy === FAKE_SUBMITTER;
+  return answeredByFake(entry);
 }

@@ -1,3 +1,4 @@
+import { close } from './ledger/ledger-transitions.ts';
 import type { ItemRecord, LedgerEntryRecord, NewItem, TurnError, TurnRecord } from '../domain/records.ts';
 import type { Repositories } from '../store/store.ts';
 import { bumpConversation } from './conversation-version.ts';
@@ -88,19 +89,16 @@ export async function closeTurn(
       // An asynchronous call outlives its turn: its result may still arrive and be delivered.
       if (entry.kind === 'client_async') continue;
       const expired = entry.id === request.expiredCallId;
-      const resolved = await tx.ledger.resolve(entry.id, {
-        state: expired ? 'expired' : 'cancelled',
-        result: [
-          {
-            type: 'text',
-            text: expired ? (request.expiredResult ?? request.syntheticResult) : request.syntheticResult,
-          },
-        ],
-        isError: true,
-        submittedBy: request.actor,
-        submittedAt: now,
-        idempotencyKey: null,
-      });
+      const resolved = await close(
+        tx,
+        entry,
+        {
+          state: expired ? 'expired' : 'cancelled',
+          message: expired ? (request.expiredResult ?? request.syntheticResult) : request.syntheticResult,
+          actor: request.actor,
+        },
+        now,
+      );
       if (resolved) {
         closedCalls.push(resolved);
         settled.push(resolved);

@@ -1,4 +1,5 @@
 import { BatonError } from '../../domain/errors/baton-error.ts';
+import { nativeMessage } from './native-wording.ts';
 import type { ErrorKind } from '../../domain/errors/error-kind.ts';
 import { InvalidCursorError } from '../../store/invalid-cursor-error.ts';
 
@@ -20,7 +21,7 @@ export function nativeErrorBody(error: BatonError): { error: Record<string, unkn
     error: {
       type: TYPE_BY_KIND[error.kind],
       code: error.code,
-      message: error.message,
+      message: nativeMessage(error),
       param: error.param,
       ...error.details,
     },
