@@ -49,6 +49,7 @@ import { checkResultsMessage, readResults, refuseStrays, type ToolResultInput } 
 import { NO_APP_TOOLS } from './ports/tool-provider.ts';
 import { decideApproval, recordResultsBeforeApprovals, type ApprovalDecision } from './approvals.ts';
 import { runTurn, type TurnOutcome } from './turn-runner.ts';
+import { ResponseChains } from './responses/response-chains.ts';
 
 export * from './engine-types.ts';
 
@@ -75,9 +76,18 @@ export class Engine {
       background: new Set(),
     };
     this.agentVersions = new AgentVersions(options.store);
+    this.responses = new ResponseChains(this.context, this);
   }
 
   private readonly agentVersions: AgentVersions;
+
+  /** Responses: chains of request/response exchanges over conversations (see `ResponseChains`). */
+  readonly responses: ResponseChains;
+
+  /** The engine's clock's time (tests move it). */
+  now(): Date {
+    return this.context.clock.now();
+  }
 
   get store(): Store {
     return this.context.store;

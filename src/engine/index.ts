@@ -32,3 +32,20 @@ export { blocksTurn } from './pending-calls.ts';
 export { END_SESSION_TOOL, SYSTEM_TOOLS } from './system-tools.ts';
 export type { ModelResolver } from './ports/model-resolver.ts';
 export { NO_APP_TOOLS, type ServerCall, type ServerCallResult, type ToolProvider } from './ports/tool-provider.ts';
+export { ResponseChains, type CreateResponse, type ResponseStart } from './responses/response-chains.ts';
+export type { ResponseState } from './responses/response-state.ts';
+export {
+  ConnectionResponseCache,
+  MAX_CONNECTION_RESPONSES,
+  type ConnectionOwner,
+  type ConnectionResponses,
+} from './responses/connection-responses.ts';
+export type { ItemReference, ResponseInput } from './responses/item-references.ts';
+export {
+  isHiddenItem,
+  isServerExecutor,
+  NO_SERVER_CALLS,
+  type RenderItem,
+  type ServerCallIndex,
+  type ServerExecutor,
+} from './responses/server-call-index.ts';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/engine.ts';
-import { ConnectionResponseCache } from '../../src/faces/responses/connection-responses.ts';
+import { ConnectionResponseCache } from '../../src/engine/responses/connection-responses.ts';
 import type { ResponseRecord } from '../../src/domain/records.ts';
 
 describe('ConnectionResponseCache', () => {

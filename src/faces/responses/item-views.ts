@@ -1,5 +1,5 @@
 import type { ContentPart, JsonObject, LedgerEntryRecord } from '../../domain/records.ts';
-import { NO_SERVER_CALLS, type RenderItem, type ServerCallIndex } from './server-call-state.ts';
+import { NO_SERVER_CALLS, type RenderItem, type ServerCallIndex } from '../../engine/responses/server-call-index.ts';
 
 /**
  * Renders one stored item as a Responses item. Calls Baton executed itself get their own item
@@ -40,13 +40,6 @@ export function outputTextPart(text: string): JsonObject {
 function toolOutputView(output: ContentPart[]): string | JsonObject[] {
   const onlyText = output.every((part) => part.type === 'text');
   return onlyText ? output.map((part) => (part.type === 'text' ? part.text : '')).join('') : output.map(inputPartView);
-}
-
-/** True for items the client never sees: invalid calls and Baton's answers to them. */
-export function isHiddenItem(item: RenderItem): boolean {
-  const payload = item.payload;
-  if (payload.type === 'function_call') return payload.executor === 'invalid';
-  return payload.type === 'function_call_output' && item.groupId.endsWith('_invalid');
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { EngineEvent } from '../../engine/index.ts';
 import type { ItemRecord, JsonObject, LedgerEntryRecord } from '../../domain/records.ts';
-import { isHiddenItem, itemView, outputTextPart } from './item-views.ts';
-import { isServerExecutor, type ServerExecutor } from './server-call-state.ts';
+import { itemView, outputTextPart } from './item-views.ts';
+import { isHiddenItem, isServerExecutor, type ServerExecutor } from '../../engine/index.ts';
 
 /** Where translated events go: an SSE writer or a WebSocket. */
 export type ResponseEventSink = (event: JsonObject) => void;

@@ -1,81 +1,26 @@
-import type { Engine } from '../../engine/index.ts';
 import { BatonError } from '../../domain/errors/baton-error.ts';
-import type { InputItem } from '../../engine/index.ts';
 import { newId } from '../../domain/ids.ts';
-import type { ItemRecord, JsonObject } from '../../domain/records.ts';
-import type { Store } from '../../store/store.ts';
+import type { JsonObject } from '../../domain/records.ts';
+import type { Engine } from '../../engine/index.ts';
+import { itemView } from './item-views.ts';
 import { compactionLine, encodeCompaction } from './response-compaction.ts';
-import { resolveInput, toInputItems } from './response-request.ts';
-import { responseNotFound, type ResponseService } from './response-service.ts';
-import { isHiddenItem, itemView } from './item-views.ts';
-import { loadResponseState, responseView } from './response-views.ts';
-import { loadServerCalls } from './server-call-state.ts';
+import { toInputItems } from './response-request.ts';
+import { responseView } from './response-views.ts';
 import type { CompactRequestBody } from './response-wire.ts';
-
-/** Past the WebSocket connection limit (60 min) with a margin. */
-const ABANDONED_AFTER_SECONDS = 65 * 60;
 
 /** Everything about a response after it was created: read its input, cancel, delete, compact. */
 export class ResponseLifecycle {
-  constructor(
-    private readonly store: Store,
-    private readonly engine: Engine,
-    private readonly service: ResponseService,
-  ) {}
-
-  private async stored(appId: string, id: string) {
-    const record = await this.store.responses.get(appId, id);
-    if (!record || !record.stored) throw responseNotFound(id);
-    return record;
-  }
+  constructor(private readonly engine: Engine) {}
 
   /** Cancels the response's turn if it is running or waiting for tool outputs; pending calls get synthetic results. */
   async cancel(appId: string, id: string, actor: string | null): Promise<JsonObject> {
-    const record = await this.stored(appId, id);
-    const state = await loadResponseState(this.store, record);
-    const active =
-      !state.continuation && (state.turn.status === 'in_progress' || state.turn.status === 'requires_action');
-    if (!active) {
-      throw new BatonError(
-        'response_not_cancellable',
-        `Response '${id}' cannot be cancelled: it is ${String(responseView(state)['status'])}, with nothing running or waiting for tool outputs.`,
-      );
-    }
-    await this.engine.cancel(appId, record.conversationId, actor);
-    return responseView(await loadResponseState(this.store, record));
+    return responseView(await this.engine.responses.cancel(appId, id, actor));
   }
 
-  /**
-   * Deletes a response: it can no longer be read or continued. A turn it left running or waiting
-   * is cancelled first. When no response of the conversation is left, the conversation goes too.
-   */
+  /** Deletes a response; its conversation goes once no response of it is left (the engine's rule). */
   async delete(appId: string, id: string, actor: string | null): Promise<JsonObject> {
-    const record = await this.stored(appId, id);
-    const latest = await this.store.responses.latestInConversation(record.conversationId);
-    if (latest?.id === id) {
-      const state = await this.engine.getConversationState(appId, record.conversationId);
-      if (state.activeTurn?.id === record.turnId)
-        await this.engine.cancel(appId, record.conversationId, actor).catch(() => {});
-    }
-    await this.store.responses.hide(appId, id);
-    if ((await this.store.responses.countStoredInConversation(record.conversationId)) === 0) {
-      await this.engine.deleteConversation(appId, record.conversationId, actor);
-    }
+    await this.engine.responses.delete(appId, id, actor);
     return { id, object: 'response.deleted', deleted: true };
-  }
-
-  /**
-   * Purges the conversations of `store: false` responses a crash left behind. A WebSocket
-   * connection lives at most 60 minutes, so nothing older can still be in use.
-   */
-  async purgeAbandoned(olderThanSeconds = ABANDONED_AFTER_SECONDS, limit = 100): Promise<number> {
-    const before = new Date(this.engine.context.clock.now().getTime() - olderThanSeconds * 1000).toISOString();
-    let purged = 0;
-    for (const record of await this.store.responses.listUnstoredBefore(before, limit)) {
-      await this.engine.deleteConversation(record.appId, record.conversationId, 'baton:sweeper').catch(() => {});
-      purged += 1;
-    }
-    return purged;
   }
 
   /** The items the request of a response added (its input), paged by item id. */
@@ -84,13 +29,7 @@ export class ResponseLifecycle {
     id: string,
     query: { limit?: number | undefined; order?: 'asc' | 'desc' | undefined; after?: string | undefined },
   ): Promise<JsonObject> {
-    const record = await this.stored(appId, id);
-    const span = record.inputLastSeq - record.inputFirstSeq + 1;
-    const items = (await this.store.items.listAfterSeq(record.conversationId, record.inputFirstSeq - 1, span)).filter(
-      (item) => !isHiddenItem(item),
-    );
-    // A resumed turn's input holds the outputs of the server calls it made too (`baton:tool_result`).
-    const serverCalls = await loadServerCalls(this.store, items);
+    const { items, serverCalls } = await this.engine.responses.inputItems(appId, id);
     const views = items.map((item) => itemView(item, 'completed', serverCalls));
     if ((query.order ?? 'desc') === 'desc') views.reverse();
     let start = 0;
@@ -118,17 +57,11 @@ export class ResponseLifecycle {
    * kept, the rest becomes one `compaction` item. Nothing is stored.
    */
   async compact(appId: string, body: CompactRequestBody): Promise<JsonObject> {
-    const context: InputItem[] = [];
-    if (body.previous_response_id) {
-      const previous = await this.service.findContinuable(appId, body.previous_response_id);
-      const next = await this.store.responses.nextInConversation(previous.conversationId, previous.inputLastSeq);
-      for (const item of await this.historyUpTo(
-        previous.conversationId,
-        next ? next.inputFirstSeq - 1 : Number.MAX_SAFE_INTEGER,
-      ))
-        context.push(toInputItem(item));
-    }
-    context.push(...(await resolveInput(this.store, appId, toInputItems(body.input))).items);
+    const context = await this.engine.responses.compactionContext(
+      appId,
+      body.previous_response_id ?? null,
+      toInputItems(body.input),
+    );
     if (context.length === 0)
       throw new BatonError('empty_input', 'Nothing to compact: send input items or a previous_response_id.', {
         param: 'input',
@@ -155,7 +88,7 @@ export class ResponseLifecycle {
     return {
       id: newId('resp'),
       object: 'response.compaction',
-      created_at: Math.floor(this.engine.context.clock.now().getTime() / 1000),
+      created_at: Math.floor(this.engine.now().getTime() / 1000),
       output,
       usage: {
         input_tokens: inputTokens,
@@ -166,24 +99,4 @@ export class ResponseLifecycle {
       },
     };
   }
-
-  private async historyUpTo(conversationId: string, uptoSeq: number): Promise<ItemRecord[]> {
-    const items: ItemRecord[] = [];
-    for (let after = 0; ;) {
-      const page = await this.store.items.listAfterSeq(conversationId, after, 500);
-      const kept = page.filter((item) => item.seq <= uptoSeq && !isHiddenItem(item));
-      items.push(...kept);
-      if (page.length < 500 || page.some((item) => item.seq > uptoSeq)) return items;
-      after = page[page.length - 1]?.seq ?? after;
-    }
-  }
-}
-
-function toInputItem(item: ItemRecord): InputItem {
-  const payload = item.payload;
-  if (payload.type === 'function_call')
-    return { type: 'function_call', callId: payload.callId, name: payload.name, arguments: payload.arguments };
-  if (payload.type === 'function_call_output')
-    return { type: 'function_call_output', callId: payload.callId, output: payload.output, isError: payload.isError };
-  return payload;
 }

@@ -1,6 +1,6 @@
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { ErrorCode } from '../../domain/errors/error-catalogue.ts';
-import type { InputItem } from '../../engine/index.ts';
+import type { InputItem, ItemReference, ResponseInput } from '../../engine/index.ts';
 import type {
   ClientToolDefinition,
   ContentPart,
@@ -10,24 +10,12 @@ import type {
   ToolChoice,
   TurnOptions,
 } from '../../domain/records.ts';
-import type { Store } from '../../store/store.ts';
-import { resolveItemReference, type ItemReference } from './item-references.ts';
+import { itemReference } from './item-references.ts';
 import { decodeCompaction } from './response-compaction.ts';
 import type { ContentPartWire, CreateResponseBody, FunctionToolWire, InputItemWire } from './response-wire.ts';
 import { functionToolWire } from './response-wire.ts';
 
 /** Input items in engine terms, each with where it came from in the request (for errors). */
-export interface ParsedInput {
-  items: InputItem[];
-  params: string[];
-}
-
-/** Input as parsed from the body, before `item_reference`s are looked up. */
-export interface UnresolvedInput {
-  items: (InputItem | ItemReference)[];
-  params: string[];
-}
-
 const DATA_URL = /^data:([a-z0-9.+-]+\/[a-z0-9.+-]+)(?:;[^,]*)?;base64,([A-Za-z0-9+/]*={0,2})$/i;
 
 function invalid(param: string, message: string, code: ErrorCode = 'invalid_value'): BatonError {
@@ -116,7 +104,7 @@ function outputToContent(output: string | ContentPartWire[], param: string): Con
 }
 
 /** Converts `input` (a string or items) to engine input items. */
-export function toInputItems(input: CreateResponseBody['input']): UnresolvedInput {
+export function toInputItems(input: CreateResponseBody['input']): ResponseInput {
   if (input === undefined || input === null) return { items: [], params: [] };
   if (typeof input === 'string')
     return { items: [{ type: 'message', role: 'user', content: [{ type: 'text', text: input }] }], params: ['input'] };
@@ -130,7 +118,7 @@ export function toInputItems(input: CreateResponseBody['input']): UnresolvedInpu
     };
     if (!('type' in item) || item.type === undefined || item.type === 'message') {
       if (!('role' in item)) {
-        add({ type: 'item_reference', id: item.id });
+        add(itemReference(item.id));
         return;
       }
       const content =
@@ -172,7 +160,7 @@ export function toInputItems(input: CreateResponseBody['input']): UnresolvedInpu
         for (const message of decodeCompaction(item.encrypted_content, `${param}.encrypted_content`)) add(message);
         return;
       case 'item_reference':
-        add({ type: 'item_reference', id: item.id });
+        add(itemReference(item.id));
         return;
     }
   });
@@ -190,19 +178,6 @@ function parseTool(tool: unknown, index: number): FunctionToolWire {
       ? `unknown field(s) ${issue.keys.map((key) => `'${key}'`).join(', ')}`
       : (issue?.message ?? 'invalid value');
   throw invalid(param, `Invalid tool at ${param}: ${message}.`, 'invalid_request');
-}
-
-/** Looks up every `item_reference` (in this app) and puts the item it names in its place. */
-export async function resolveInput(store: Store, appId: string, input: UnresolvedInput): Promise<ParsedInput> {
-  const items: InputItem[] = [];
-  for (const [index, item] of input.items.entries()) {
-    items.push(
-      item.type === 'item_reference'
-        ? await resolveItemReference(store, appId, item.id, input.params[index] ?? 'input')
-        : item,
-    );
-  }
-  return { items, params: input.params };
 }
 
 /** Parses `tools`: function tools only, each checked here for shape; names and schemas by the engine. */

@@ -13,13 +13,16 @@ type ResponseParams = { Params: { id: string } };
 
 /** The Responses face: Open Responses over HTTP (JSON and SSE), compatible with the `openai` client. */
 export function registerResponseRoutes(app: FastifyInstance, face: FaceContext): ResponseService {
-  const service = new ResponseService(face.store, face.engine, face.agents);
-  const lifecycle = new ResponseLifecycle(face.store, face.engine, service);
+  const service = new ResponseService(
+    face.engine,
+    async (appId, model) => (await face.agents.ensureModelAgent(appId, model)).name,
+  );
+  const lifecycle = new ResponseLifecycle(face.engine);
   face.useErrorFormat('/v1/responses', (error) => ({
     status: toResponsesError(error).status,
     body: responsesErrorBody(error),
   }));
-  face.addSweepChore(() => lifecycle.purgeAbandoned());
+  face.addSweepChore(() => face.engine.responses.purgeAbandoned());
 
   app.post('/v1/responses', async (request, reply) => {
     const body = parseRequest(createResponseBody, request.body);

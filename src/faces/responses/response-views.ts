@@ -1,21 +1,6 @@
-import type {
-  ItemRecord,
-  JsonObject,
-  LedgerEntryRecord,
-  ResponseRecord,
-  TurnRecord,
-  TurnUsage,
-} from '../../domain/records.ts';
-import type { Store } from '../../store/store.ts';
-import { blocksTurn } from '../../engine/index.ts';
-import { isHiddenItem, itemView } from './item-views.ts';
-import {
-  loadServerCalls,
-  pendingIdsByKind,
-  withLedgerResults,
-  type RenderItem,
-  type ServerCallIndex,
-} from './server-call-state.ts';
+import type { JsonObject, ResponseRecord, TurnRecord, TurnUsage } from '../../domain/records.ts';
+import type { ResponseState } from '../../engine/index.ts';
+import { itemView } from './item-views.ts';
 
 /**
  * Renders Baton records as Open Responses objects. Every key of the spec's ResponseResource is
@@ -68,61 +53,20 @@ export interface RunView {
   pending_approval_ids: string[];
 }
 
-export interface ResponseState {
-  record: ResponseRecord;
-  turn: TurnRecord;
-  /** The response's output items, hidden ones removed, with server results read from the ledger. */
-  output: RenderItem[];
-  /** The server-executed calls among them, for rendering. */
-  serverCalls: ServerCallIndex;
-  /** The response that continued this one's turn (after a pause), if any. */
-  continuation: ResponseRecord | null;
-  pendingCallIds: string[];
-  pendingApprovalIds: string[];
-}
-
-const OUTPUT_PAGE = 200;
-
-/** Reads what a response consists of now: its output range and the state of its turn. */
-export async function loadResponseState(store: Store, record: ResponseRecord): Promise<ResponseState> {
-  const [turn, next] = await Promise.all([
-    store.turns.get(record.turnId),
-    store.responses.nextInConversation(record.conversationId, record.inputLastSeq),
-  ]);
-  if (!turn) throw new Error(`turn ${record.turnId} of response ${record.id} is missing`);
-  const stored: ItemRecord[] = [];
-  for (let after = record.inputLastSeq; ;) {
-    const page = await store.items.listAfterSeq(record.conversationId, after, OUTPUT_PAGE);
-    const inRange = next ? page.filter((item) => item.seq < next.inputFirstSeq) : page;
-    stored.push(...inRange.filter((item) => !isHiddenItem(item)));
-    if (inRange.length < page.length || page.length < OUTPUT_PAGE) break;
-    after = page[page.length - 1]?.seq ?? after;
-  }
-  const continuation = next && next.turnId === record.turnId ? next : null;
-  const paused = !continuation && turn.status === 'requires_action';
-  const ledger: LedgerEntryRecord[] = paused ? await store.ledger.listByTurn(turn.id) : [];
-  const serverCalls = await loadServerCalls(store, stored, ledger);
-  const pending = pendingIdsByKind(ledger.filter(blocksTurn));
-  return {
-    record,
-    turn,
-    output: withLedgerResults(stored, serverCalls),
-    serverCalls,
-    continuation,
-    pendingCallIds: pending.clientCallIds,
-    pendingApprovalIds: pending.approvalIds,
-  };
-}
-
 function statusOf(state: ResponseState): ResponseStatus {
-  if (state.continuation) return 'completed';
-  switch (state.turn.status) {
+  return responseStatus(state.turn, state.continuation !== null);
+}
+
+/** A response's status from its turn: a paused turn's response is `completed` (with calls to answer). */
+export function responseStatus(turn: Pick<TurnRecord, 'status' | 'finishReason'>, continued: boolean): ResponseStatus {
+  if (continued) return 'completed';
+  switch (turn.status) {
     case 'in_progress':
       return 'in_progress';
     case 'requires_action':
       return 'completed';
     case 'completed':
-      return state.turn.finishReason === 'length' ? 'incomplete' : 'completed';
+      return turn.finishReason === 'length' ? 'incomplete' : 'completed';
     case 'cancelled':
       return 'cancelled';
     case 'failed':

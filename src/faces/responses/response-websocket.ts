@@ -8,7 +8,7 @@ import type { JsonObject } from '../../domain/records.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { toBatonError } from '../kit/http-errors.ts';
 import { parseRequest } from '../../domain/parse-request.ts';
-import { ConnectionResponseCache } from './connection-responses.ts';
+import type { ConnectionResponseCache } from '../../engine/index.ts';
 import { responsesErrorBody, toResponsesError } from './response-errors.ts';
 import type { ResponseService } from './response-service.ts';
 import { createResponseBody, type CreateResponseBody } from './response-wire.ts';
@@ -229,7 +229,7 @@ class ResponseConnection {
     private readonly options: ResponseWebSocketOptions,
     private readonly log: FastifyBaseLogger,
   ) {
-    this.cache = new ConnectionResponseCache(options.engine, { appId: principal.appId, actor: principal.keyId }, log);
+    this.cache = options.engine.responses.openConnection({ appId: principal.appId, actor: principal.keyId }, log);
     this.finished = new Promise((resolve) => {
       this.markFinished = resolve;
     });

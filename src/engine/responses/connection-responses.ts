@@ -1,7 +1,13 @@
-import type { Engine } from '../../engine/index.ts';
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { ResponseRecord } from '../../domain/records.ts';
-import type { ConnectionResponses } from './response-service.ts';
+import type { ChainEngine } from './chain-engine.ts';
+
+/** The `store: false` responses one WebSocket connection created, which only it may continue. */
+export interface ConnectionResponses {
+  has(responseId: string): boolean;
+  remember(record: ResponseRecord): void;
+  forget(responseId: string): void;
+}
 
 /** How many `store: false` responses one connection can continue; older ones are evicted. */
 export const MAX_CONNECTION_RESPONSES = 16;
@@ -33,7 +39,7 @@ export class ConnectionResponseCache implements ConnectionResponses {
   private purging: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: Pick<ChainEngine, 'deleteConversation'>,
     private readonly owner: ConnectionOwner,
     private readonly log: Logger,
     private readonly limit = MAX_CONNECTION_RESPONSES,

@@ -1,8 +1,8 @@
 import type { ItemRecord, LedgerEntryRecord, ToolExecutor } from '../../domain/records.ts';
-import type { Store } from '../../store/store.ts';
+import type { Repositories } from '../../store/store.ts';
 
 /**
- * What the Responses face needs to know about server-executed calls (OpenAPI, MCP, JavaScript
+ * What a chain of responses needs to know about server-executed calls (OpenAPI, MCP, JavaScript
  * tools and fakes) behind a list of stored items. Their call items say who executed them, but
  * their outputs do not, and their approval state and early results live in the ledger.
  */
@@ -32,7 +32,7 @@ export type RenderItem = Pick<ItemRecord, 'payload' | 'groupId'>;
  * its turn's items are read for it; `extraLedger` saves a read the caller already made.
  */
 export async function loadServerCalls(
-  store: Store,
+  store: Pick<Repositories, 'items' | 'ledger'>,
   items: readonly ItemRecord[],
   extraLedger: readonly LedgerEntryRecord[] = [],
 ): Promise<ServerCallIndex> {
@@ -121,4 +121,14 @@ export function pendingIdsByKind(blocking: readonly LedgerEntryRecord[]): {
     clientCallIds: blocking.filter((entry) => entry.kind === 'client').map((entry) => entry.id),
     approvalIds: blocking.filter((entry) => entry.kind === 'approval').map((entry) => entry.id),
   };
+}
+
+/**
+ * True for items no client is shown: calls the engine refused as invalid, and its answers to
+ * them (which only the model reads, to correct itself).
+ */
+export function isHiddenItem(item: RenderItem): boolean {
+  const payload = item.payload;
+  if (payload.type === 'function_call') return payload.executor === 'invalid';
+  return payload.type === 'function_call_output' && item.groupId.endsWith('_invalid');
 }
