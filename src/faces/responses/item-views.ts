@@ -1,5 +1,5 @@
 import type { ContentPart, JsonObject, LedgerEntryRecord } from '../../domain/records.ts';
-import { NO_SERVER_CALLS, type RenderItem, type ServerCallIndex } from '../../engine/responses/server-call-index.ts';
+import { NO_SERVER_CALLS, type RenderItem, type ServerCallIndex } from '../../engine/index.ts';
 
 /**
  * Renders one stored item as a Responses item. Calls Baton executed itself get their own item
