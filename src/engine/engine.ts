@@ -50,6 +50,7 @@ import { NO_APP_TOOLS } from './ports/tool-provider.ts';
 import { decideApproval, recordResultsBeforeApprovals, type ApprovalDecision } from './approvals.ts';
 import { runTurn, type TurnOutcome } from './turn-runner.ts';
 import { ResponseChains } from './responses/response-chains.ts';
+import { SessionRuns } from './sessions/session-runs.ts';
 
 export * from './engine-types.ts';
 
@@ -77,12 +78,16 @@ export class Engine {
     };
     this.agentVersions = new AgentVersions(options.store);
     this.responses = new ResponseChains(this.context, this);
+    this.sessions = new SessionRuns(this.context, this);
   }
 
   private readonly agentVersions: AgentVersions;
 
   /** Responses: chains of request/response exchanges over conversations (see `ResponseChains`). */
   readonly responses: ResponseChains;
+
+  /** Sessions: conversations with client-chosen ids, variables and a lock (see `SessionRuns`). */
+  readonly sessions: SessionRuns;
 
   /** The engine's clock's time (tests move it). */
   now(): Date {

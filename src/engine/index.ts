@@ -49,3 +49,12 @@ export {
   type ServerCallIndex,
   type ServerExecutor,
 } from './responses/server-call-index.ts';
+export {
+  SESSION_ID_PATTERN,
+  SessionRuns,
+  type SessionRun,
+  type SessionRunObserver,
+  type SessionRunOutcome,
+  type SessionRunStart,
+} from './sessions/session-runs.ts';
+export type { SessionResponse } from './sessions/response-matching.ts';

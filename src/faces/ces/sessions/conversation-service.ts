@@ -2,7 +2,7 @@ import { BatonError } from '../../../domain/errors/baton-error.ts';
 import type { Engine } from '../../../engine/index.ts';
 import type { ToolProvider } from '../../../engine/index.ts';
 import type { Principal } from '../../../domain/principal.ts';
-import type { AppRecord, ItemRecord, SessionRecord } from '../../../domain/records.ts';
+import type { AppRecord } from '../../../domain/records.ts';
 import type { Store } from '../../../store/store.ts';
 import { matchesFilter, parseFilter, filterFields } from '../aip/filter.ts';
 import { parseOrderBy, sortKeyFor } from '../aip/order-by.ts';
@@ -26,7 +26,6 @@ export interface ListConversationsQuery {
 }
 
 const FILTERABLE = new Set(['name', 'startTime', 'endTime', 'turnCount', 'entryAgent', 'source', 'inputTypes']);
-const ITEM_PAGE = 1_000;
 
 /** Conversations: the readable (and deletable) record of CES sessions. */
 export class ConversationService {
@@ -56,11 +55,9 @@ export class ConversationService {
       }
     }
     const order = parseOrderBy(query.orderBy, ['name', 'create_time']);
-    const views: ConversationView[] = [];
-    for (const session of await this.store.sessions.list(app.id)) {
-      const conversation = await this.store.conversations.get(app.id, session.conversationId);
-      if (conversation) views.push(conversationView(app, session, conversation.agentName));
-    }
+    const views = (await this.engine.sessions.list(app.id)).map(({ session, agentName }) =>
+      conversationView(app, session, agentName),
+    );
     const page = paginate(
       views.filter((view) => matchesFilter(filter, view)),
       {
@@ -78,50 +75,29 @@ export class ConversationService {
   }
 
   async get(principal: Principal, path: AppPath, conversationId: string): Promise<ConversationView> {
-    const { app, session } = await this.find(principal, path, conversationId);
-    const conversation = await this.engine.getConversation(app.id, session.conversationId);
-    const agent = await this.store.agents.getById(conversation.agentId);
-    const names = await ToolCallNames.load(this.store, app, agent?.definition, this.tools);
-    return conversationView(
-      app,
-      session,
-      conversation.agentName,
-      await this.allItems(app.id, session.conversationId),
-      names,
-    );
+    const app = await resolveApp(this.store, principal, path.project, path.location, path.app);
+    const found = await this.engine.sessions.get(app.id, conversationId).catch(notFoundIn(app, conversationId));
+    const names = await ToolCallNames.load(this.store, app, found.agent, this.tools);
+    return conversationView(app, found.session, found.conversation.agentName, found.items, names);
   }
 
   /** Deletes the conversation and its session; a paused or running turn is cancelled first. */
   async delete(principal: Principal, path: AppPath, conversationId: string): Promise<Record<string, never>> {
-    const { app, session } = await this.find(principal, path, conversationId);
-    await this.engine.deleteConversation(app.id, session.conversationId, principal.keyId);
+    const app = await resolveApp(this.store, principal, path.project, path.location, path.app);
+    await this.engine.sessions.delete(app.id, conversationId, principal.keyId).catch(notFoundIn(app, conversationId));
     return {};
   }
+}
 
-  private async find(
-    principal: Principal,
-    path: AppPath,
-    conversationId: string,
-  ): Promise<{ app: AppRecord; session: SessionRecord }> {
-    const app = await resolveApp(this.store, principal, path.project, path.location, path.app);
-    const session = await this.store.sessions.get(app.id, conversationId);
-    if (!session) {
+/** A missing session, named as the conversation resource the client asked for. */
+function notFoundIn(app: AppRecord, conversationId: string): (error: unknown) => never {
+  return (error) => {
+    if (error instanceof BatonError && error.code === 'conversation_not_found') {
       throw new BatonError(
         'conversation_not_found',
         `Conversation '${appResourceName(app)}/conversations/${conversationId}' was not found; list them with GET /v1/${appResourceName(app)}/conversations.`,
       );
     }
-    return { app, session };
-  }
-
-  private async allItems(appId: string, conversationId: string): Promise<ItemRecord[]> {
-    const items: ItemRecord[] = [];
-    let cursor: string | null = null;
-    do {
-      const page = await this.engine.listItems(appId, conversationId, { limit: ITEM_PAGE, cursor });
-      items.push(...page.data);
-      cursor = page.nextCursor;
-    } while (cursor);
-    return items;
-  }
+    throw error;
+  };
 }
