@@ -50,6 +50,8 @@ import { NO_APP_TOOLS } from './ports/tool-provider.ts';
 import { decideApproval, recordResultsBeforeApprovals, type ApprovalDecision } from './approvals.ts';
 import { runTurn, type TurnOutcome } from './turn-runner.ts';
 import { ResponseChains } from './responses/response-chains.ts';
+import { listMessagePage } from './message-pages.ts';
+import { LedgerChangeFeed, type LedgerChangeFeedSettings } from './ledger/ledger-change-feed.ts';
 import { SessionRuns } from './sessions/session-runs.ts';
 
 export * from './engine-types.ts';
@@ -210,6 +212,22 @@ export class Engine {
   async listItems(appId: string, conversationId: string, page: PageRequest): Promise<Page<ItemRecord>> {
     await this.getConversation(appId, conversationId);
     return this.context.store.items.list(conversationId, page);
+  }
+
+  /** A page of whole messages (item groups), oldest first, after an opaque cursor. */
+  async listMessages(
+    appId: string,
+    conversationId: string,
+    limit: number,
+    after: string | null,
+  ): Promise<{ items: ItemRecord[]; nextCursor: string | null }> {
+    await this.getConversation(appId, conversationId);
+    return listMessagePage(this.context.store, conversationId, limit, after);
+  }
+
+  /** Ledger changes of an app as they happen, polled from the store (changes by other processes too). */
+  ledgerChanges(settings?: LedgerChangeFeedSettings, onError?: (error: unknown) => void): LedgerChangeFeed {
+    return new LedgerChangeFeed(this.context.store.ledger, this.context.clock, settings, onError);
   }
 
   async getTurn(appId: string, turnId: string): Promise<TurnRecord> {

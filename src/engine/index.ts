@@ -58,3 +58,4 @@ export {
   type SessionRunStart,
 } from './sessions/session-runs.ts';
 export type { SessionResponse } from './sessions/response-matching.ts';
+export type { LedgerChangeFeed, LedgerChangeFeedSettings, LedgerChangeListener } from './ledger/ledger-change-feed.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LedgerChangeFeed } from '../../src/faces/ledger/ledger-change-feed.ts';
+import { LedgerChangeFeed } from '../../src/engine/ledger/ledger-change-feed.ts';
 import type { LedgerEntryRecord } from '../../src/domain/records.ts';
 
 function row(id: string, updatedAt: string, state: LedgerEntryRecord['state'] = 'pending'): LedgerEntryRecord {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidCursorError } from '../../src/store/invalid-cursor-error.ts';
+import { InvalidCursorError } from '../../src/domain/invalid-cursor-error.ts';
 import { DuplicateKeyError } from '../../src/store/store.ts';
 import { backends, useSharedStore } from './store-backends.ts';
 import { agentDefinition, agentRecord, appRecord, at } from './store-fixtures.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidCursorError } from '../../src/store/invalid-cursor-error.ts';
+import { InvalidCursorError } from '../../src/domain/invalid-cursor-error.ts';
 import type { LedgerResolution } from '../../src/domain/records.ts';
 import { DuplicateKeyError } from '../../src/store/store.ts';
 import type { LedgerFilter } from '../../src/domain/queries.ts';

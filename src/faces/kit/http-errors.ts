@@ -1,7 +1,7 @@
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import { nativeMessage } from './native-wording.ts';
 import type { ErrorKind } from '../../domain/errors/error-kind.ts';
-import { InvalidCursorError } from '../../store/invalid-cursor-error.ts';
+import { InvalidCursorError } from '../../domain/invalid-cursor-error.ts';
 
 const TYPE_BY_KIND: Record<ErrorKind, string> = {
   invalid_request: 'invalid_request_error',

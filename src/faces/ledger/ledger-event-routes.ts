@@ -6,7 +6,7 @@ import { parseRequest } from '../../domain/parse-request.ts';
 import { SseWriter } from '../kit/sse-writer.ts';
 import type { LedgerEntryRecord } from '../../domain/records.ts';
 import { ledgerEntryView } from '../threads/thread-views.ts';
-import { LedgerChangeFeed, type LedgerChangeFeedSettings } from './ledger-change-feed.ts';
+import type { LedgerChangeFeedSettings } from '../../engine/index.ts';
 
 const eventsQuery = z
   .object({
@@ -51,7 +51,7 @@ export function registerLedgerEventRoutes(
   face: FaceContext,
   settings?: LedgerChangeFeedSettings,
 ): void {
-  const feed = new LedgerChangeFeed(face.store.ledger, face.engine.context.clock, settings, (error) =>
+  const feed = face.engine.ledgerChanges(settings, (error) =>
     app.log.error({ err: error }, 'ledger change feed failed'),
   );
   const open = new Set<() => void>();

@@ -11,7 +11,6 @@ import { parseRequest } from '../../domain/parse-request.ts';
 import { LazySseWriter, type SseWriter } from '../kit/sse-writer.ts';
 import { createThreadBody, parsePostedMessage, postMessageBody } from './thread-wire.ts';
 import { ledgerEntryView, messageResponseView, messagesView, threadView } from './thread-views.ts';
-import { listMessagePage } from './message-pages.ts';
 import { pageQuerySchema, toPageRequest } from '../kit/page-query.ts';
 
 type ThreadParams = { Params: { id: string } };
@@ -88,8 +87,12 @@ export function registerThreadRoutes(app: FastifyInstance, face: FaceContext): v
 
   app.get<ThreadParams>('/v1/threads/:id/messages', async (request) => {
     const query = parseRequest(messagesQuery, request.query, 'query');
-    await engine.getConversation(request.principal.appId, request.params.id);
-    const page = await listMessagePage(face.store, request.params.id, query.limit ?? 100, query.after ?? null);
+    const page = await engine.listMessages(
+      request.principal.appId,
+      request.params.id,
+      query.limit ?? 100,
+      query.after ?? null,
+    );
     return {
       object: 'list',
       data: messagesView(page.items),

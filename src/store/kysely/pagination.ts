@@ -1,4 +1,4 @@
-import { InvalidCursorError } from '../invalid-cursor-error.ts';
+import { InvalidCursorError } from '../../domain/invalid-cursor-error.ts';
 import type { Page } from '../../domain/page.ts';
 
 export { InvalidCursorError };

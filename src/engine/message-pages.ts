@@ -1,6 +1,6 @@
-import type { ItemRecord } from '../../domain/records.ts';
-import type { Store } from '../../store/store.ts';
-import { BatonError } from '../../domain/errors/baton-error.ts';
+import type { ItemRecord } from '../domain/records.ts';
+import type { Store } from '../store/store.ts';
+import { BatonError } from '../domain/errors/baton-error.ts';
 
 const BATCH = 200;
 
