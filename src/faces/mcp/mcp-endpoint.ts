@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
+import { takeIdempotency } from '../kit/streamed-reply.ts';
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { Principal } from '../../domain/principal.ts';
 import type { FaceContext } from '../kit/face-context.ts';
@@ -86,9 +87,7 @@ export function registerMcpEndpoint(app: FastifyInstance, options: McpEndpointOp
       assertJsonRpcBody(request.body);
       // The SDK writes the reply past Fastify's onSend, where an Idempotency-Key response would be
       // stored, so the key is released rather than left reserved. JSON-RPC ids correlate instead.
-      const idempotency = request.idempotency;
-      request.idempotency = undefined;
-      await idempotency?.release();
+      await takeIdempotency(request).release();
       await serveMcpRequest(request, reply, createMcpServer(serverOptions, request.principal, request.log));
     },
   });

@@ -3,7 +3,7 @@ import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { JsonObject } from '../../domain/records.ts';
 import type { FaceContext } from '../kit/face-context.ts';
 import { parseRequest } from '../../domain/parse-request.ts';
-import { LazySseWriter } from '../kit/sse-writer.ts';
+import { StreamedReply } from '../kit/streamed-reply.ts';
 import { responsesErrorBody, toResponsesError } from './response-errors.ts';
 import { ResponseLifecycle } from './response-lifecycle.ts';
 import { ResponseService } from './response-service.ts';
@@ -69,33 +69,29 @@ export function registerResponseRoutes(app: FastifyInstance, face: FaceContext):
  * accepts the input are still plain JSON errors with their status.
  */
 class LazySse {
-  private readonly sse: LazySseWriter;
+  private readonly reply: StreamedReply;
 
   constructor(
     private readonly request: FastifyRequest,
     reply: FastifyReply,
   ) {
-    this.sse = new LazySseWriter(reply);
+    this.reply = new StreamedReply(request, reply);
   }
 
   get started(): boolean {
-    return this.sse.started;
+    return this.reply.started;
   }
 
-  readonly sink = (event: JsonObject): void => this.sse.open().event(String(event['type']), event);
+  readonly sink = (event: JsonObject): void => this.reply.open().event(String(event['type']), event);
 
   async finish(view: JsonObject): Promise<void> {
-    if (this.sse.started) this.sse.open().done();
-    await this.request.idempotency?.complete(200, JSON.stringify(view));
-    this.request.idempotency = undefined;
+    await this.reply.complete(200, view);
   }
 
   /** The service already sent `error` and `response.failed` on the stream; only close it. */
   async fail(error: unknown): Promise<void> {
     if (!(error instanceof BatonError) || error.kind === 'internal')
       this.request.log.error({ err: error }, 'response stream failed');
-    if (this.sse.started) this.sse.open().done();
-    await this.request.idempotency?.release();
-    this.request.idempotency = undefined;
+    await this.reply.fail();
   }
 }

@@ -8,7 +8,7 @@ import type { TurnOutcome } from '../../engine/index.ts';
 import type { FaceContext } from '../kit/face-context.ts';
 import { nativeErrorBody } from '../kit/http-errors.ts';
 import { parseRequest } from '../../domain/parse-request.ts';
-import { LazySseWriter, type SseWriter } from '../kit/sse-writer.ts';
+import { StreamedReply } from '../kit/streamed-reply.ts';
 import { createThreadBody, parsePostedMessage, postMessageBody } from './thread-wire.ts';
 import { ledgerEntryView, messageResponseView, messagesView, threadView } from './thread-views.ts';
 import { pageQuerySchema, toPageRequest } from '../kit/page-query.ts';
@@ -155,21 +155,21 @@ export function registerThreadRoutes(app: FastifyInstance, face: FaceContext): v
  * found before the turn starts (409 pending, 400 bad id) are still answered as plain JSON.
  */
 class ThreadStream {
-  private readonly sse: LazySseWriter;
+  private readonly reply: StreamedReply;
 
   constructor(
     private readonly request: FastifyRequest,
     reply: FastifyReply,
   ) {
-    this.sse = new LazySseWriter(reply);
+    this.reply = new StreamedReply(request, reply);
   }
 
   get started(): boolean {
-    return this.sse.started;
+    return this.reply.started;
   }
 
   readonly listener = (event: EngineEvent): void => {
-    const writer = this.open();
+    const writer = this.reply.open();
     switch (event.type) {
       case 'turn.started':
         writer.event('turn.started', { thread_id: event.turn.conversationId, turn_id: event.turn.id });
@@ -193,30 +193,19 @@ class ThreadStream {
     }
   };
 
-  private open(): SseWriter {
-    return this.sse.open();
-  }
-
   async finish(status: number, body: object, failure: BatonError | null = null): Promise<void> {
-    const writer = this.open();
+    const writer = this.reply.open();
     if (failure) writer.event('error', nativeErrorBody(failure));
     writer.event('message.completed', body);
-    writer.done();
-    await this.request.idempotency?.complete(
-      failure ? 502 : status,
-      JSON.stringify(failure ? nativeErrorBody(failure) : body),
-    );
-    this.request.idempotency = undefined;
+    // A turn that failed is replayed as the error a plain request would have got.
+    await this.reply.complete(failure ? 502 : status, failure ? nativeErrorBody(failure) : body);
   }
 
   async fail(error: unknown): Promise<void> {
-    const writer = this.open();
     const engineError =
       error instanceof BatonError ? error : new BatonError('internal_error', 'Internal server error while streaming.');
     if (engineError.kind === 'internal') this.request.log.error({ err: error }, 'stream failed');
-    writer.event('error', nativeErrorBody(engineError));
-    writer.done();
-    await this.request.idempotency?.release();
-    this.request.idempotency = undefined;
+    this.reply.open().event('error', nativeErrorBody(engineError));
+    await this.reply.fail();
   }
 }

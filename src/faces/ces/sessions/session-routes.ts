@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { toBatonError } from '../../kit/http-errors.ts';
 import type { FaceContext } from '../../kit/face-context.ts';
 import { parseRequest } from '../../../domain/parse-request.ts';
-import { LazySseWriter } from '../../kit/sse-writer.ts';
+import { StreamedReply } from '../../kit/streamed-reply.ts';
 import { googleErrorBody } from '../ces-errors.ts';
 import { ConversationService } from './conversation-service.ts';
 import { SessionService } from './session-service.ts';
@@ -53,11 +53,10 @@ export function registerSessionRoutes(app: FastifyInstance, face: FaceContext): 
         await sessions.runSession(request.principal, path, body, (output) => outputs.push(output), idempotencyKey);
         return reply.send({ outputs });
       }
-      // A hijacked stream never reaches onSend: the idempotency record is settled here. A replay
-      // gets the whole run as one JSON response.
-      const streamed: SessionOutput[] = [];
       // Errors found before the first output are ordinary JSON errors; later ones end the stream.
-      const sse = new LazySseWriter(reply);
+      // A replay of a finished stream gets the whole run as one JSON response.
+      const streamed: SessionOutput[] = [];
+      const stream = new StreamedReply(request, reply);
       try {
         await sessions.runSession(
           request.principal,
@@ -65,21 +64,18 @@ export function registerSessionRoutes(app: FastifyInstance, face: FaceContext): 
           body,
           (output) => {
             streamed.push(output);
-            sse.open().data({ outputs: [output] });
+            stream.open().data({ outputs: [output] });
           },
           idempotencyKey,
         );
-        await request.idempotency?.complete(200, JSON.stringify({ outputs: streamed }));
-        request.idempotency = undefined;
-        sse.open().end();
+        stream.open();
+        await stream.complete(200, { outputs: streamed }, 'end');
       } catch (error) {
-        if (!sse.started) throw error;
-        await request.idempotency?.release();
-        request.idempotency = undefined;
+        if (!stream.started) throw error;
         const engineError = toBatonError(error, 0);
         if (engineError.kind === 'internal') request.log.error({ err: error }, 'session stream failed');
-        sse.open().data(googleErrorBody(engineError).body);
-        sse.open().end();
+        stream.open().data(googleErrorBody(engineError).body);
+        await stream.fail('end');
       }
       return reply;
     },
