@@ -10,7 +10,6 @@ import type {
   TurnOptions,
   TurnRecord,
 } from '../domain/records.ts';
-import type { Store } from '../store/store.ts';
 import type { ConversationFilter, LedgerFilter } from '../domain/queries.ts';
 import type { Page, PageRequest } from '../domain/page.ts';
 import { AgentVersions } from './agent-versions.ts';
@@ -64,7 +63,7 @@ const MAX_CONFLICT_RETRIES = 3;
  * these methods and translate; no face writes to the store or decides a rule itself.
  */
 export class Engine {
-  readonly context: EngineContext;
+  private readonly context: EngineContext;
 
   constructor(options: EngineOptions) {
     this.context = {
@@ -94,10 +93,6 @@ export class Engine {
   /** The engine's clock's time (tests move it). */
   now(): Date {
     return this.context.clock.now();
-  }
-
-  get store(): Store {
-    return this.context.store;
   }
 
   // ---- conversations -------------------------------------------------------------------------
