@@ -20,7 +20,11 @@ export function nativeMessage(error: BatonError): string {
     case 'agent_deleted':
       return `Agent '${String(data['agent_name'])}' of thread '${thread}' was deleted; create a new thread with an existing agent.`;
     case 'tool_calls_pending':
-      return `Thread '${thread}' is waiting for the results of tool calls ${ids('pending_call_ids').join(', ')}. Send them as tool_result blocks in one message, or cancel the turn with POST /v1/threads/${thread}/cancel, before sending new input.`;
+      return (
+        `Thread '${thread}' is waiting for the results of tool calls ${ids('pending_call_ids').join(', ')}. ` +
+        `Send them as tool_result blocks in one message, or cancel the turn with POST /v1/threads/${thread}/cancel, ` +
+        `before sending new input.`
+      );
     case 'thread_busy':
       return `Thread '${thread}' is running turn '${String(data['turn_id'])}'. Wait for its response, or cancel it with POST /v1/threads/${thread}/cancel.`;
     case 'thread_not_active':
@@ -45,7 +49,11 @@ export function nativeMessage(error: BatonError): string {
     }
     case 'missing_tool_results': {
       const pending = ids('pending_call_ids');
-      return `Missing results for pending tool calls ${ids('missing_call_ids').join(', ')}: send the results of all ${pending.length} pending calls in one message, or submit them one at a time with POST /v1/tool-calls/{id}/result.`;
+      return (
+        `Missing results for pending tool calls ${ids('missing_call_ids').join(', ')}: send the results ` +
+        `of all ${pending.length} pending calls in one message, or submit them one at a time with POST ` +
+        `/v1/tool-calls/{id}/result.`
+      );
     }
     default:
       return error.message;
