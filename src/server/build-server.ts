@@ -1,6 +1,6 @@
 import type { ToolProvider } from '../engine/index.ts';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import type { AgentService } from '../engine/agent-service.ts';
+import type { AgentService } from '../resources/agents/agent-service.ts';
 import type { Engine } from '../engine/index.ts';
 import { BatonError } from '../domain/errors/baton-error.ts';
 import { registerAdminRoutes } from '../faces/admin/admin-routes.ts';
@@ -14,8 +14,8 @@ import { registerThreadRoutes } from '../faces/threads/thread-routes.ts';
 import { registerResponseRoutes } from '../faces/responses/response-routes.ts';
 import { registerResponseWebSocket, type ResponseWebSocketSettings } from '../faces/responses/response-websocket.ts';
 import type { Store } from '../store/store.ts';
-import type { ToolsetInspector } from '../tools/provider/app-tool-provider.ts';
-import { ApiKeyCache } from './api-key-cache.ts';
+import type { ToolsetInspector } from '../resources/tools/app-tool-provider.ts';
+import { ApiKeyCache } from '../resources/keys/api-key-cache.ts';
 import { isConsoleRoute, registerConsoleRoutes } from './console-routes.ts';
 import { authenticate } from './authenticate.ts';
 import { nativeErrorBody, toBatonError } from '../faces/kit/http-errors.ts';

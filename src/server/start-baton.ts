@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { AgentService } from '../engine/agent-service.ts';
+import { AgentService } from '../resources/agents/agent-service.ts';
 import { Engine } from '../engine/index.ts';
 import type { EngineLogger } from '../engine/index.ts';
 import type { ToolProvider } from '../engine/index.ts';
@@ -14,15 +14,15 @@ import { parseScriptedProgram } from '../models/scripted/scripted-program.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 import type { ResponseWebSocketSettings } from '../faces/responses/response-websocket.ts';
-import { bootstrapAdminKey, ensureDefaultApp } from './api-keys.ts';
-import { AppToolProvider } from '../tools/provider/app-tool-provider.ts';
-import { readToolSecret } from './tool-secrets.ts';
+import { bootstrapAdminKey, ensureDefaultApp } from '../resources/keys/api-keys.ts';
+import { AppToolProvider } from '../resources/tools/app-tool-provider.ts';
+import { readToolSecret } from '../resources/secrets/tool-secrets.ts';
 import { buildServer } from './build-server.ts';
 import { type SweepChore } from '../faces/kit/face-context.ts';
 import type { BatonConfig } from './config.ts';
 import { DeadlineSweeper } from './deadline-sweeper.ts';
 import { loadSecretsKey, secretsKeyPath } from '../tools/secrets/secrets-key.ts';
-import { serverKeys } from './server-keys.ts';
+import { serverKeys } from '../resources/keys/server-keys.ts';
 
 export interface BatonInstance {
   app: FastifyInstance;

@@ -1,12 +1,12 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AgentService } from '../../src/engine/agent-service.ts';
+import { AgentService } from '../../src/resources/agents/agent-service.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { autoProgram } from '../../src/models/scripted/auto-program.ts';
 import { ScriptedLanguageModel } from '../../src/models/scripted/scripted-model.ts';
-import { ensureDefaultApp } from '../../src/server/api-keys.ts';
+import { ensureDefaultApp } from '../../src/resources/keys/api-keys.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
 

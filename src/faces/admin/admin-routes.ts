@@ -7,9 +7,9 @@ import {
   DEFAULT_PROJECT,
   generateApiKeySecret,
   newAppRecord,
-} from '../../server/api-keys.ts';
+} from '../../resources/keys/api-keys.ts';
 import type { FaceContext } from '../kit/face-context.ts';
-import { appResourceName } from '../ces/app-access.ts';
+import { appResourceName } from '../../resources/apps/app-access.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { parseRequest } from '../../domain/parse-request.ts';
 

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { FaceContext } from '../kit/face-context.ts';
 import { googleErrorBody } from './ces-errors.ts';
 import { registerCesResourceRoutes } from './ces-resource-routes.ts';
-import { createCesResourceServices, type CesResourceServices } from './resources/ces-resource-services.ts';
-import { RetrieveToolsService } from './resources/retrieve-tools.ts';
+import { createCesResourceServices, type CesResourceServices } from '../../resources/resource-services.ts';
+import { RetrieveToolsService } from '../../resources/toolsets/retrieve-tools.ts';
 import { registerSessionRoutes } from './sessions/session-routes.ts';
 
 /**

@@ -2,9 +2,9 @@ import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../../domain/principal.ts';
 import type { JsonObject } from '../../domain/records.ts';
-import type { CesResourceServices } from './resources/ces-resource-services.ts';
-import type { RetrieveToolsService } from './resources/retrieve-tools.ts';
-import { isJsonObject } from './resources/service-support.ts';
+import type { CesResourceServices } from '../../resources/resource-services.ts';
+import type { RetrieveToolsService } from '../../resources/toolsets/retrieve-tools.ts';
+import { isJsonObject } from '../../resources/aip/service-support.ts';
 
 /**
  * REST routes of the CES management API. Each route only turns path, query and body into the CES

@@ -1,11 +1,11 @@
 import type { BatonError } from '../../domain/errors/baton-error.ts';
-import type { AgentService } from '../../engine/agent-service.ts';
+import type { AgentService } from '../../resources/agents/agent-service.ts';
 import type { Engine } from '../../engine/index.ts';
 import type { ToolProvider } from '../../engine/index.ts';
 import type { Store } from '../../store/store.ts';
 import type { SecretCipher } from '../../tools/secrets/secret-cipher.ts';
-import type { ToolsetInspector } from '../../tools/provider/app-tool-provider.ts';
-import type { PageTokenCodec } from '../ces/aip/page-token.ts';
+import type { ToolsetInspector } from '../../resources/tools/app-tool-provider.ts';
+import type { PageTokenCodec } from '../../resources/aip/page-token.ts';
 import './face-request.ts';
 
 /** Server-held keys: the secret store's cipher and the page-token codec (derived from one key). */

@@ -1,4 +1,4 @@
-import { CES_REQUEST_SCHEMAS, type CesResourceServices } from '../ces/resources/ces-resource-services.ts';
+import { CES_REQUEST_SCHEMAS, type CesResourceServices } from '../../resources/resource-services.ts';
 import { familyTools } from './management-tools.ts';
 import type { McpTool } from './mcp-tool.ts';
 

@@ -4,11 +4,11 @@ import type { ToolProvider } from '../../../engine/index.ts';
 import type { Principal } from '../../../domain/principal.ts';
 import type { AppRecord } from '../../../domain/records.ts';
 import type { Store } from '../../../store/store.ts';
-import { matchesFilter, parseFilter, filterFields } from '../aip/filter.ts';
-import { parseOrderBy, sortKeyFor } from '../aip/order-by.ts';
-import { readPageSize, type PageTokenCodec } from '../aip/page-token.ts';
-import { paginate } from '../aip/paginate.ts';
-import { appResourceName, resolveApp } from '../app-access.ts';
+import { matchesFilter, parseFilter, filterFields } from '../../../resources/aip/filter.ts';
+import { parseOrderBy, sortKeyFor } from '../../../resources/aip/order-by.ts';
+import { readPageSize, type PageTokenCodec } from '../../../resources/aip/page-token.ts';
+import { paginate } from '../../../resources/aip/paginate.ts';
+import { appResourceName, resolveApp } from '../../../resources/apps/app-access.ts';
 import { conversationView, type ConversationView } from './conversation-views.ts';
 import { ToolCallNames } from './tool-call-names.ts';
 

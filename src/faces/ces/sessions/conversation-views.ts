@@ -1,5 +1,5 @@
 import type { AppRecord, ContentPart, ItemRecord, SessionRecord, ToolExecutor } from '../../../domain/records.ts';
-import { appResourceName } from '../app-access.ts';
+import { appResourceName } from '../../../resources/apps/app-access.ts';
 import type { ToolCallNames } from './tool-call-names.ts';
 import { argsFromText, toolCallWire, toolResponseWire } from './tool-chunks.ts';
 

@@ -1,6 +1,6 @@
 import { BatonError } from '../../../domain/errors/baton-error.ts';
 import type { ContentPart, JsonObject } from '../../../domain/records.ts';
-import { assertOneOf } from '../aip/union-check.ts';
+import { assertOneOf } from '../../../resources/aip/union-check.ts';
 import { SESSION_INPUT_MEMBERS, type SessionInputWire, type ToolResponseWire } from './session-wire.ts';
 
 /** A request's inputs, sorted by what they do to the session. */

@@ -5,7 +5,7 @@ import type { ToolProvider } from '../../../engine/index.ts';
 import type { Principal } from '../../../domain/principal.ts';
 import type { AppRecord, TurnOptions } from '../../../domain/records.ts';
 import type { Store } from '../../../store/store.ts';
-import { appResourceName, resolveApp } from '../app-access.ts';
+import { appResourceName, resolveApp } from '../../../resources/apps/app-access.ts';
 import { readSessionInputs, toolResultOf, type SessionInputs } from './session-inputs.ts';
 import { SessionOutputWriter } from './session-output-writer.ts';
 import { inSessionWords } from './session-wording.ts';

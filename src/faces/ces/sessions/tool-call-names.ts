@@ -1,7 +1,7 @@
 import type { ToolProvider } from '../../../engine/index.ts';
 import type { AgentDefinition, AppRecord, ClientToolDefinition } from '../../../domain/records.ts';
 import type { Store } from '../../../store/store.ts';
-import { appResourceName } from '../app-access.ts';
+import { appResourceName } from '../../../resources/apps/app-access.ts';
 
 /** A CES ToolCall / ToolResponse names its tool by a Tool resource, or by one tool of a toolset. */
 export type ToolRef = { tool: string } | { toolsetTool: { toolset: string; toolId: string } };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSecretValue } from '../../../../src/faces/ces/resources/secret-values.ts';
+import { readSecretValue } from '../../../../src/resources/secrets/secret-values.ts';
 import { SecretCipher } from '../../../../src/tools/secrets/secret-cipher.ts';
 import { startTestBaton, type TestBaton } from '../../../helpers/test-baton.ts';
 import { APP, created, expectGoogleError, read, violatedField } from './ces-test-client.ts';

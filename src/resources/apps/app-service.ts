@@ -1,0 +1,229 @@
+import { BatonError } from '../../domain/errors/baton-error.ts';
+import type { Principal } from '../../domain/principal.ts';
+import { newAppRecord } from '../keys/api-keys.ts';
+import type { AppRecord, JsonObject } from '../../domain/records.ts';
+import { DuplicateKeyError } from '../../store/store.ts';
+import { assertProjectAccess, canUse, resolveApp } from './app-access.ts';
+import { computeEtag } from '../aip/etag.ts';
+import { applyFieldMask, parseFieldMask, type MaskSpec } from '../aip/field-mask.ts';
+import { isCesAgent } from '../agents/agent-references.ts';
+import {
+  createAppRequestSchema,
+  deleteAppRequestSchema,
+  getAppRequestSchema,
+  listAppsRequestSchema,
+  updateAppRequestSchema,
+} from './app-schemas.ts';
+import { requireText } from '../tools/common-rules.ts';
+import { doneOperation } from './done-operation.ts';
+import { listResponse } from '../aip/list-resources.ts';
+import {
+  childIdIn,
+  chooseResourceId,
+  formatAppName,
+  parseAppName,
+  parseLocationName,
+  type AppPath,
+} from '../aip/resource-names.ts';
+import {
+  asObject,
+  assertFreshEtag,
+  concurrentUpdate,
+  nowIso,
+  parseCesRequest,
+  toJsonObject,
+  withoutFields,
+  type CesResourceDependencies,
+} from '../aip/service-support.ts';
+
+const MASK: MaskSpec = {
+  mutable: [
+    'displayName',
+    'description',
+    'pinned',
+    'rootAgent',
+    'languageSettings',
+    'timeZoneSettings',
+    'modelSettings',
+    'toolExecutionMode',
+    'globalInstruction',
+    'variableDeclarations',
+    'metadata',
+  ],
+  outputOnly: [
+    'name',
+    'createTime',
+    'updateTime',
+    'etag',
+    'deploymentCount',
+    'predefinedVariableDeclarations',
+    'validationErrors',
+  ],
+  unions: [],
+};
+const FILTER_FIELDS = [...MASK.mutable, 'name', 'createTime', 'updateTime', 'etag'];
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function invalid(field: string, message: string): never {
+  throw new BatonError('invalid_field', message, { param: field });
+}
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Rendered from AppRecord: CES fields live in `settings`; the name, times and etag are the record's. */
+function renderApp(app: AppRecord): JsonObject {
+  return {
+    name: formatAppName({ project: app.project, location: app.location, app: app.name }),
+    ...app.settings,
+    displayName: typeof app.settings.displayName === 'string' ? app.settings.displayName : app.name,
+    createTime: app.createdAt,
+    updateTime: app.updatedAt,
+    etag: computeEtag([app.id, app.revision]),
+  };
+}
+
+/**
+ * Apps (CES AgentService *App methods) over Baton's apps: the tenants that own agents, tools,
+ * keys and conversations. Create and delete need an admin key of the project and answer with an
+ * Operation that is already done. Every method takes the caller and the CES request message.
+ */
+export class AppService {
+  constructor(private readonly deps: CesResourceDependencies) {}
+
+  /** Checks a complete App body; `existing` is undefined on create (no agent can be its root yet). */
+  private async settingsFrom(body: JsonObject, path: AppPath, existing: AppRecord | undefined): Promise<JsonObject> {
+    requireText(body, 'displayName', 'app');
+    if (body.rootAgent !== undefined) {
+      const agentId = childIdIn(path, 'agents', body.rootAgent);
+      if (agentId === undefined)
+        invalid(
+          'app.rootAgent',
+          `app.rootAgent must be the name of an agent of this app: ${formatAppName(path)}/agents/{agent}.`,
+        );
+      const agent = existing ? await this.deps.store.agents.get(existing.id, agentId) : undefined;
+      if (!agent || !isCesAgent(agent)) {
+        invalid(
+          'app.rootAgent',
+          `app.rootAgent refers to agent '${String(body.rootAgent)}', which does not exist${existing ? '' : ' (a new app has no agents yet: create the app, then its agents, then set rootAgent)'}.`,
+        );
+      }
+    }
+    const zone = asObject(body.timeZoneSettings)?.timeZone;
+    if (typeof zone === 'string' && !isTimeZone(zone))
+      invalid(
+        'app.timeZoneSettings.timeZone',
+        `app.timeZoneSettings.timeZone must be an IANA time zone such as "Europe/Lisbon".`,
+      );
+    const temperature = asObject(body.modelSettings)?.temperature;
+    if (typeof temperature === 'number' && !(temperature >= 0 && temperature <= 2))
+      invalid('app.modelSettings.temperature', 'app.modelSettings.temperature must be between 0 and 2.');
+    const seen = new Set<string>();
+    (Array.isArray(body.variableDeclarations) ? body.variableDeclarations : []).forEach((entry, index) => {
+      const name = requireText(asObject(entry) ?? {}, 'name', `app.variableDeclarations[${index}]`);
+      const field = `app.variableDeclarations[${index}].name`;
+      if (!VARIABLE_NAME.test(name))
+        invalid(
+          field,
+          `${field} must be a letter or '_' followed by letters, digits or '_' (it is read as $context.variables.${name}).`,
+        );
+      if (seen.has(name)) invalid(field, `${field} repeats '${name}'.`);
+      seen.add(name);
+    });
+    return body;
+  }
+
+  /** CreateAppRequest `{parent, appId?, app}` → Operation (done) whose response is the App. */
+  async create(principal: Principal, request: unknown): Promise<JsonObject> {
+    const { parent, appId, app } = parseCesRequest(createAppRequestSchema, request);
+    const scope = parseLocationName(parent, 'parent');
+    await assertProjectAccess(this.deps.store, principal, scope.project, true);
+    const id = chooseResourceId(appId, 'appId', 'app');
+    const settings = await this.settingsFrom(
+      withoutFields(toJsonObject(app), MASK.outputOnly),
+      { ...scope, app: id },
+      undefined,
+    );
+    const record = newAppRecord(id, scope.project, scope.location, nowIso(), settings);
+    try {
+      await this.deps.store.apps.insert(record);
+    } catch (error) {
+      if (!(error instanceof DuplicateKeyError)) throw error;
+      // App ids are unique on the whole server (they name apps in the other APIs too), not per project.
+      throw new BatonError(
+        'app_exists',
+        `An app with id '${id}' already exists on this server; choose another appId.`,
+        { param: 'appId' },
+      );
+    }
+    return doneOperation(scope, 'google.cloud.ces.v1.App', renderApp(record));
+  }
+
+  /** GetAppRequest `{name}` → App. */
+  async get(principal: Principal, request: unknown): Promise<JsonObject> {
+    const path = parseAppName(parseCesRequest(getAppRequestSchema, request).name, 'name');
+    return renderApp(await resolveApp(this.deps.store, principal, path.project, path.location, path.app));
+  }
+
+  /** ListAppsRequest → `{apps, nextPageToken?}`: an admin key sees every app of its project here, a member key its own. */
+  async list(principal: Principal, request: unknown): Promise<JsonObject> {
+    const parsed = parseCesRequest(listAppsRequestSchema, request);
+    const scope = parseLocationName(parsed.parent, 'parent');
+    const home = await assertProjectAccess(this.deps.store, principal, scope.project, false);
+    const apps = (await this.deps.store.apps.listByProject(scope.project)).filter(
+      (app) => app.location === scope.location && canUse(principal, home, app),
+    );
+    return listResponse('apps', apps.map(renderApp), parsed, {
+      fields: FILTER_FIELDS,
+      codec: this.deps.keys.pageTokens,
+    });
+  }
+
+  /** UpdateAppRequest `{app, updateMask?}` → App. The App etag is output only (as in CES), so it is not checked here. */
+  async update(principal: Principal, request: unknown): Promise<JsonObject> {
+    const parsed = parseCesRequest(updateAppRequestSchema, request);
+    const patch = toJsonObject(parsed.app);
+    const path = parseAppName(patch.name, 'app.name');
+    const current = await resolveApp(this.deps.store, principal, path.project, path.location, path.app);
+    // From the rendered view, so apps made outside CES (no displayName yet) get their id as displayName.
+    const currentBody = withoutFields(renderApp(current), MASK.outputOnly);
+    const merged = applyFieldMask(
+      currentBody,
+      withoutFields(patch, MASK.outputOnly),
+      parseFieldMask(parsed.updateMask),
+      MASK,
+    ) as JsonObject;
+    const settings = await this.settingsFrom(withoutFields(merged, MASK.outputOnly), path, current);
+    const updated = await this.deps.store.apps.updateSettings(current.id, current.revision, settings, nowIso());
+    if (!updated) throw concurrentUpdate(formatAppName(path));
+    return renderApp(updated);
+  }
+
+  /**
+   * DeleteAppRequest `{name, etag?}` → Operation (done, Empty). Deletes everything the app owns,
+   * keys included; the app of the calling key cannot delete itself (the key would die mid-request
+   * and leave nobody able to manage the project with it).
+   */
+  async delete(principal: Principal, request: unknown): Promise<JsonObject> {
+    const { name, etag } = parseCesRequest(deleteAppRequestSchema, request);
+    const path = parseAppName(name, 'name');
+    await assertProjectAccess(this.deps.store, principal, path.project, true);
+    const app = await resolveApp(this.deps.store, principal, path.project, path.location, path.app);
+    const fullName = formatAppName(path);
+    if (app.id === principal.appId) {
+      throw new BatonError(
+        'deleting_own_app',
+        `'${fullName}' is the app of the API key making this request; delete it with an admin key of another app of project '${path.project}'.`,
+      );
+    }
+    assertFreshEtag(etag, computeEtag([app.id, app.revision]), fullName, 'etag');
+    await this.deps.store.apps.delete(app.id);
+    return doneOperation(path, 'google.protobuf.Empty');
+  }
+}

@@ -1,0 +1,79 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { ApiKeyRecord, ApiKeyRole, AppRecord, JsonObject } from '../../domain/records.ts';
+import type { Store } from '../../store/store.ts';
+import { newId } from '../../domain/ids.ts';
+
+export const DEFAULT_APP_NAME = 'default';
+/** Where apps live in resource names unless created under another project: `projects/default/locations/global`. */
+export const DEFAULT_PROJECT = 'default';
+export const DEFAULT_LOCATION = 'global';
+
+/** A new app with no settings yet. */
+export function newAppRecord(
+  name: string,
+  project: string,
+  location: string,
+  now: string,
+  settings: JsonObject = {},
+): AppRecord {
+  return { id: newId('app'), name, project, location, settings, revision: 1, createdAt: now, updatedAt: now };
+}
+
+export function hashApiKey(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export function generateApiKeySecret(): string {
+  return `bk_${randomBytes(24).toString('base64url')}`;
+}
+
+/** Stores a key for an app (hashed) and returns the record; the caller shows the secret once. */
+export async function createApiKey(
+  store: Store,
+  appId: string,
+  secret: string,
+  role: ApiKeyRole,
+  name: string | null,
+): Promise<ApiKeyRecord> {
+  const record: ApiKeyRecord = {
+    id: newId('key'),
+    appId,
+    name,
+    keyHash: hashApiKey(secret),
+    prefix: secret.slice(0, 7),
+    role,
+    createdAt: new Date().toISOString(),
+    revokedAt: null,
+  };
+  await store.apiKeys.insert(record);
+  return record;
+}
+
+/** Ensures the default app exists; returns its id. */
+export async function ensureDefaultApp(store: Store): Promise<string> {
+  const existing = await store.apps.getByName(DEFAULT_APP_NAME);
+  if (existing) return existing.id;
+  const app = newAppRecord(DEFAULT_APP_NAME, DEFAULT_PROJECT, DEFAULT_LOCATION, new Date().toISOString());
+  await store.apps.insert(app);
+  return app.id;
+}
+
+/**
+ * The first admin key: `BATON_ADMIN_KEY` when set (registered if new), else generated once when
+ * no key exists at all. Returns the generated secret so the caller can print it once.
+ */
+export async function bootstrapAdminKey(
+  store: Store,
+  appId: string,
+  adminKey: string | null,
+): Promise<{ generated: string | null }> {
+  if (adminKey) {
+    if (!(await store.apiKeys.findByHash(hashApiKey(adminKey))))
+      await createApiKey(store, appId, adminKey, 'admin', 'BATON_ADMIN_KEY');
+    return { generated: null };
+  }
+  if ((await store.apiKeys.count()) > 0) return { generated: null };
+  const secret = generateApiKeySecret();
+  await createApiKey(store, appId, secret, 'admin', 'first admin key');
+  return { generated: secret };
+}

@@ -1,0 +1,242 @@
+import { BatonError } from '../../domain/errors/baton-error.ts';
+import type { ErrorCode } from '../../domain/errors/error-catalogue.ts';
+import { OpenApiError } from '../../tools/openapi/openapi-error.ts';
+import type { OpenApiToolset } from '../../tools/openapi/openapi-toolset.ts';
+import { compileOpenApi, operationOfTool } from '../tool-kinds/openapi-source.ts';
+import { parse as parseYaml } from 'yaml';
+import { parseDurationSeconds } from './client-function-definition.ts';
+import type { AppRecord, JsonObject, JsonValue } from '../../domain/records.ts';
+import type { Store } from '../../store/store.ts';
+import { assertOneOf } from '../aip/union-check.ts';
+import type { AppPath } from '../aip/resource-names.ts';
+import { assertSecretReference } from '../secrets/secret-references.ts';
+import { asObject } from '../aip/service-support.ts';
+
+/**
+ * Rules shared by Tool and Toolset bodies, checked on the final resource (after an update mask was
+ * applied). `field` arguments are full request paths (`toolset.mcpToolset.serverAddress`) so the
+ * BadRequest field violation points at what to fix.
+ */
+
+/** The app a body belongs to: secrets and references are resolved in it. */
+export interface RuleContext {
+  store: Store;
+  app: AppRecord;
+  path: AppPath;
+}
+
+function invalid(field: string, message: string, code: ErrorCode = 'invalid_field'): never {
+  throw new BatonError(code, message, { param: field });
+}
+
+/** A required non-empty string. */
+export function requireText(object: JsonObject, key: string, prefix: string): string {
+  const value = object[key];
+  if (typeof value !== 'string' || value.trim() === '')
+    invalid(`${prefix}.${key}`, `${prefix}.${key} is required.`, 'required_field');
+  return value;
+}
+
+/** Refuses the members Baton does not implement, each with its own explanation. */
+export function refuseUnsupported(object: JsonObject, reasons: Record<string, string>, prefix: string): void {
+  for (const [member, reason] of Object.entries(reasons)) {
+    if (object[member] !== undefined && object[member] !== null)
+      invalid(`${prefix}.${member}`, reason, 'unsupported_field');
+  }
+}
+
+export function checkDuration(value: JsonValue | undefined, field: string): void {
+  if (value === undefined) return;
+  const seconds = typeof value === 'string' ? parseDurationSeconds(value) : undefined;
+  if (seconds === undefined || seconds <= 0)
+    invalid(field, `${field} must be a positive duration in seconds with an "s" suffix, e.g. "30s".`);
+}
+
+export function checkHttpUrl(value: JsonValue | undefined, field: string): void {
+  if (value === undefined) return;
+  let url: URL | undefined;
+  try {
+    url = typeof value === 'string' ? new URL(value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:'))
+    invalid(field, `${field} must be an http or https URL, e.g. "https://example.com/mcp/".`);
+}
+
+const CONTEXT_VARIABLE = /^\$context\.variables\.[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Values that must come from session variables at run time, so the resource holds no credential. */
+export function checkContextVariable(value: JsonValue | undefined, field: string): void {
+  if (typeof value === 'string' && CONTEXT_VARIABLE.test(value)) return;
+  // The value is not echoed: it may be the very token that must not be stored.
+  invalid(
+    field,
+    `${field} must be a session variable reference of the form $context.variables.NAME; the value is read from the session at run time and never stored.`,
+  );
+}
+
+export function checkToolFakeConfig(value: JsonValue | undefined, field: string): void {
+  const codeBlock = asObject(asObject(value)?.codeBlock);
+  if (!codeBlock) return;
+  if (codeBlock.pythonCode !== undefined) {
+    invalid(
+      `${field}.codeBlock.pythonCode`,
+      `${field}.codeBlock.pythonCode is not supported by Baton (there is no Python runtime): use jsCode with the same fake_tool_call / fake_<toolId> functions in JavaScript.`,
+      'unsupported_field',
+    );
+  }
+  requireText(codeBlock, 'jsCode', `${field}.codeBlock`);
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$|^[A-Za-z0-9_-]+$/;
+
+export function checkTlsConfig(value: JsonValue | undefined, field: string): void {
+  const tls = asObject(value);
+  if (!tls) return;
+  const certs = Array.isArray(tls.caCerts) ? tls.caCerts : [];
+  certs.forEach((entry, index) => {
+    const cert = asObject(entry)?.cert;
+    if (typeof cert !== 'string' || cert === '' || !BASE64.test(cert)) {
+      invalid(
+        `${field}.caCerts[${index}].cert`,
+        `${field}.caCerts[${index}].cert is required: the CA certificate in DER form, base64-encoded.`,
+      );
+    }
+  });
+}
+
+const AUTH_MEMBERS = [
+  'apiKeyConfig',
+  'oauthConfig',
+  'bearerTokenConfig',
+  'serviceAgentIdTokenAuthConfig',
+  'serviceAccountAuthConfig',
+];
+
+/** ApiAuthentication: at most one member; secrets by reference only; no Google Cloud identities. */
+export async function checkApiAuthentication(
+  context: RuleContext,
+  value: JsonValue | undefined,
+  field: string,
+): Promise<void> {
+  const auth = asObject(value);
+  if (!auth) return;
+  assertOneOf(auth, AUTH_MEMBERS, field, { required: false, name: 'auth_config' });
+  refuseUnsupported(
+    auth,
+    {
+      serviceAgentIdTokenAuthConfig: `${field}.serviceAgentIdTokenAuthConfig is not supported by Baton (it mints Google Cloud identity tokens); use apiKeyConfig, oauthConfig or bearerTokenConfig.`,
+      serviceAccountAuthConfig: `${field}.serviceAccountAuthConfig is not supported by Baton (it uses Google Cloud service accounts); use apiKeyConfig, oauthConfig or bearerTokenConfig.`,
+    },
+    field,
+  );
+  const apiKey = asObject(auth.apiKeyConfig);
+  if (apiKey) {
+    const prefix = `${field}.apiKeyConfig`;
+    requireText(apiKey, 'keyName', prefix);
+    const reference = requireText(apiKey, 'apiKeySecretVersion', prefix);
+    if (apiKey.requestLocation !== 'HEADER' && apiKey.requestLocation !== 'QUERY_STRING') {
+      invalid(
+        `${prefix}.requestLocation`,
+        `${prefix}.requestLocation is required: HEADER or QUERY_STRING.`,
+        'required_field',
+      );
+    }
+    await assertSecretReference(
+      context.store,
+      context.app.id,
+      context.path,
+      reference,
+      `${prefix}.apiKeySecretVersion`,
+    );
+  }
+  const oauth = asObject(auth.oauthConfig);
+  if (oauth) {
+    const prefix = `${field}.oauthConfig`;
+    requireText(oauth, 'clientId', prefix);
+    const reference = requireText(oauth, 'clientSecretVersion', prefix);
+    requireText(oauth, 'tokenEndpoint', prefix);
+    checkHttpUrl(oauth.tokenEndpoint, `${prefix}.tokenEndpoint`);
+    await assertSecretReference(
+      context.store,
+      context.app.id,
+      context.path,
+      reference,
+      `${prefix}.clientSecretVersion`,
+    );
+  }
+  const bearer = asObject(auth.bearerTokenConfig);
+  if (bearer) checkContextVariable(bearer.token, `${field}.bearerTokenConfig.token`);
+}
+
+/** An OpenAPI document in JSON or YAML (JSON is valid YAML); only its syntax is checked here. */
+export function checkOpenApiSchema(object: JsonObject, prefix: string): void {
+  const text = requireText(object, 'openApiSchema', prefix);
+  let document: unknown;
+  try {
+    document = parseYaml(text);
+  } catch (error) {
+    invalid(
+      `${prefix}.openApiSchema`,
+      `${prefix}.openApiSchema is neither JSON nor YAML: ${(error as Error).message.split('\n')[0]}`,
+    );
+  }
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+    invalid(
+      `${prefix}.openApiSchema`,
+      `${prefix}.openApiSchema must be an OpenAPI document (a JSON or YAML object with openapi, info and paths).`,
+    );
+  }
+}
+
+/** Why `serviceDirectoryConfig` is refused wherever CES allows it. */
+export const SERVICE_DIRECTORY_REFUSAL =
+  'serviceDirectoryConfig is not supported by Baton (Service Directory is a Google Cloud service); give a reachable URL instead.';
+
+/** The fields an OpenAPI source shares, in an `openApiTool` or an `openApiToolset`. */
+export async function checkOpenApiSource(context: RuleContext, openApi: JsonObject, prefix: string): Promise<void> {
+  refuseUnsupported(openApi, { serviceDirectoryConfig: `${prefix}.${SERVICE_DIRECTORY_REFUSAL}` }, prefix);
+  checkOpenApiSchema(openApi, prefix);
+  checkHttpUrl(openApi.url, `${prefix}.url`);
+  await checkApiAuthentication(context, openApi.apiAuthentication, `${prefix}.apiAuthentication`);
+  checkTlsConfig(openApi.tlsConfig, `${prefix}.tlsConfig`);
+  const toolset = await compiledOpenApi(openApi, prefix);
+  if (prefix === 'tool.openApiTool') asOpenApiError(`${prefix}.openApiSchema`, () => operationOfTool(toolset, openApi));
+}
+
+/** The whole document is parsed, validated and turned into tools now, so a broken one is never stored. */
+async function compiledOpenApi(openApi: JsonObject, prefix: string): Promise<OpenApiToolset> {
+  try {
+    return await compileOpenApi(openApi);
+  } catch (error) {
+    if (error instanceof OpenApiError)
+      invalid(
+        `${prefix}.openApiSchema`,
+        `${prefix}.openApiSchema is not a usable OpenAPI document: ${error.message}`,
+        'invalid_openapi_schema',
+      );
+    throw error;
+  }
+}
+
+function asOpenApiError<T>(field: string, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof OpenApiError) invalid(field, `${field}: ${error.message}`, 'invalid_openapi_schema');
+    throw error;
+  }
+}
+
+/** Baton's `requireApproval`: a person approves each call of a server tool before it runs. */
+export function checkRequireApproval(body: JsonObject, field: string): void {
+  if (body.requireApproval === undefined) return;
+  if (typeof body.requireApproval !== 'boolean') invalid(field, `${field} must be true or false.`);
+  if (body.requireApproval && body.clientFunction !== undefined) {
+    invalid(
+      field,
+      `${field} applies to tools Baton runs; a clientFunction already waits for your application, which can ask a person itself.`,
+    );
+  }
+}
