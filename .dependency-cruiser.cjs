@@ -68,6 +68,13 @@ module.exports = {
       to: { path: '^src/(faces|server|cli)/' },
     },
     {
+      name: 'resources-use-the-engine-entry',
+      severity: 'error',
+      comment: "Resources reach the engine through its public entry and its ports, never its private parts.",
+      from: { path: '^src/resources/' },
+      to: { path: '^src/engine/', pathNot: '^src/engine/(index[.]ts$|ports/)' },
+    },
+    {
       name: 'tools-are-runtimes',
       severity: 'error',
       comment: "Tool runtimes import the domain and the engine's ToolProvider port only.",

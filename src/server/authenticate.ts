@@ -1,8 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { BatonError } from '../domain/errors/baton-error.ts';
 import type { Principal } from '../domain/principal.ts';
-import { hashApiKey } from '../resources/keys/api-keys.ts';
-import type { ApiKeyCache } from '../resources/keys/api-key-cache.ts';
+import { hashApiKey, type ApiKeyCache } from '../resources/index.ts';
 
 /**
  * Reads `Authorization: Bearer <key>` or `x-api-key: <key>` and resolves it to its app. Takes only

@@ -1,6 +1,4 @@
-import type { ToolProvider } from '../engine/index.ts';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import type { AgentService } from '../resources/agents/agent-service.ts';
 import type { Engine } from '../engine/index.ts';
 import { BatonError } from '../domain/errors/baton-error.ts';
 import { registerAdminRoutes } from '../faces/admin/admin-routes.ts';
@@ -14,30 +12,24 @@ import { registerThreadRoutes } from '../faces/threads/thread-routes.ts';
 import { registerResponseRoutes } from '../faces/responses/response-routes.ts';
 import { registerResponseWebSocket, type ResponseWebSocketSettings } from '../faces/responses/response-websocket.ts';
 import type { Store } from '../store/store.ts';
-import type { ToolsetInspector } from '../resources/tools/app-tool-provider.ts';
-import { ApiKeyCache } from '../resources/keys/api-key-cache.ts';
 import { isConsoleRoute, registerConsoleRoutes } from './console-routes.ts';
 import { authenticate } from './authenticate.ts';
 import { nativeErrorBody, toBatonError } from '../faces/kit/http-errors.ts';
 import { beginIdempotentRequest } from './idempotency.ts';
 import type { Principal } from '../domain/principal.ts';
-import type { ErrorRenderer, FaceContext, ServerKeys, SweepChore } from '../faces/kit/face-context.ts';
+import type { ErrorRenderer, FaceContext, SweepChore } from '../faces/kit/face-context.ts';
+import type { Resources } from '../resources/index.ts';
 
 export interface ServerDependencies {
   store: Store;
   engine: Engine;
-  agents: AgentService;
+  resources: Resources;
   bodyLimitBytes: number;
   logger?: FastifyServerOptions['logger'];
   /** WebSocket mode of `/v1/responses` (its connection limit). */
   responsesWebSocket?: ResponseWebSocketSettings;
   /** Faces add their periodic clean-up here; the sweeper runs each on every pass. */
   sweepChores?: SweepChore[];
-  keys: ServerKeys;
-  /** Server-executed tools, so faces can name a server call's source (a Tool, a toolset's tool). */
-  tools: ToolProvider;
-  /** Lists a toolset's tools from its source (CES `:retrieveTools`); absent when tests inject fake `tools`. */
-  toolsets?: ToolsetInspector | undefined;
 }
 
 const renderNative: ErrorRenderer = (error) => ({ status: error.status, body: nativeErrorBody(error) });
@@ -54,14 +46,14 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     onConstructorPoisoning: 'error',
     requestIdHeader: 'x-request-id',
   });
-  const { store } = dependencies;
+  const { store, resources } = dependencies;
   // Every endpoint takes JSON; anything else is a 415 rather than a string the schema then rejects.
   app.removeContentTypeParser('text/plain');
 
   app.decorateRequest('principal', null as unknown as Principal);
   app.decorateRequest('idempotency', undefined);
 
-  const keys = new ApiKeyCache(store);
+  const keys = resources.apiKeys;
   app.addHook('onRequest', async (request) => {
     // Matched by route pattern, not raw URL, so no crafted path can reach an API route without a key.
     if (PUBLIC_PATHS.has(request.url) || isConsoleRoute(request.routeOptions.url)) return;
@@ -113,21 +105,18 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
   const face: FaceContext = {
     store,
     engine: dependencies.engine,
-    agents: dependencies.agents,
+    resources,
     useErrorFormat: (prefix, render) => errorFormats.push({ prefix, render }),
     addSweepChore: (chore) => dependencies.sweepChores?.push(chore),
-    keys: dependencies.keys,
-    tools: dependencies.tools,
-    toolsets: dependencies.toolsets,
   };
   registerConsoleRoutes(app);
   registerAdminRoutes(app, face);
   registerAgentRoutes(app, face);
   registerThreadRoutes(app, face);
   registerLedgerRoutes(app, face);
-  const ces = registerCesFace(app, face);
+  registerCesFace(app, face);
   // The management MCP server (stateless Streamable HTTP): CES's tools on the same services as REST.
-  const managementTools = cesManagementTools(ces);
+  const managementTools = cesManagementTools(resources);
   registerMcpEndpoint(app, {
     tools: () => managementTools,
     serverInfo: { name: 'baton', version: '0.1.0' },

@@ -1,11 +1,16 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { AgentService } from '../resources/agents/agent-service.ts';
 import { Engine } from '../engine/index.ts';
 import type { EngineLogger } from '../engine/index.ts';
-import type { ToolProvider } from '../engine/index.ts';
-import { AppToolCatalog } from '../resources/tools/app-tool-catalog.ts';
-import { NO_SERVER_TOOLS, type ServerTools } from '../resources/tools/server-tools.ts';
+import {
+  AgentService,
+  bootstrapAdminKey,
+  ensureDefaultApp,
+  Resources,
+  serverKeys,
+  type ServerTools,
+  type ToolKindRegistry,
+} from '../resources/index.ts';
 import { newId } from '../domain/ids.ts';
 import { systemClock, type Clock } from '../domain/clock.ts';
 import { agentFromWire } from '../faces/agents/agent-wire.ts';
@@ -14,15 +19,11 @@ import { parseScriptedProgram } from '../models/scripted/scripted-program.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 import type { ResponseWebSocketSettings } from '../faces/responses/response-websocket.ts';
-import { bootstrapAdminKey, ensureDefaultApp } from '../resources/keys/api-keys.ts';
-import { AppToolProvider } from '../resources/tools/app-tool-provider.ts';
-import { readToolSecret } from '../resources/secrets/tool-secrets.ts';
 import { buildServer } from './build-server.ts';
 import { type SweepChore } from '../faces/kit/face-context.ts';
 import type { BatonConfig } from './config.ts';
 import { DeadlineSweeper } from './deadline-sweeper.ts';
 import { loadSecretsKey, secretsKeyPath } from '../tools/secrets/secrets-key.ts';
-import { serverKeys } from '../resources/keys/server-keys.ts';
 
 export interface BatonInstance {
   app: FastifyInstance;
@@ -49,6 +50,8 @@ export interface StartOptions {
   sweeper?: boolean;
   /** Server-executed tools (tests inject fakes). */
   tools?: ServerTools;
+  /** The tool kinds (tests add one to prove a kind is one module and one registry line). */
+  toolKinds?: ToolKindRegistry;
   /** WebSocket mode of `/v1/responses` (tests shorten its connection limit). */
   responsesWebSocket?: ResponseWebSocketSettings;
 }
@@ -82,19 +85,20 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       allowKeyFile: storeOptions.kind === 'sqlite',
     });
     const keys = serverKeys(secretsKey.key);
-    const appTools = options.tools
-      ? null
-      : new AppToolProvider({
-          store,
-          policy: { allow: config.egressAllow },
-          readSecret: (appId, reference) => readToolSecret(store, keys, appId, reference),
-          logger: { warn: (details, message) => log.warn(details, message) },
-        });
-    const tools: ToolProvider = new AppToolCatalog(store, options.tools ?? appTools ?? NO_SERVER_TOOLS);
+    const agents = new AgentService(store, clock, newId, (modelId) => registry.validate(modelId));
+    const resources = new Resources({
+      store,
+      keys,
+      agents,
+      egress: { allow: config.egressAllow },
+      logger: { warn: (details, message) => log.warn(details, message) },
+      serverTools: options.tools,
+      kinds: options.toolKinds,
+    });
     const engine = new Engine({
       store,
       models: registry,
-      tools,
+      tools: resources.toolCatalog,
       clock,
       logger: {
         warn: (details, message) => log.warn(details, message),
@@ -102,7 +106,6 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       },
       settings: { maxModelRetries: config.maxModelRetries, staleTurnSeconds: config.staleTurnSeconds },
     });
-    const agents = new AgentService(store, clock, newId, (modelId) => registry.validate(modelId));
     const defaultAppId = await ensureDefaultApp(store);
     for (const agent of config.agents) await agents.upsert(defaultAppId, agentFromWire(agent));
     const { generated } = await bootstrapAdminKey(store, defaultAppId, config.adminKey);
@@ -110,14 +113,11 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
     const app = await buildServer({
       store,
       engine,
-      agents,
+      resources,
       bodyLimitBytes: config.bodyLimitBytes,
       logger: options.logger ?? false,
       responsesWebSocket: options.responsesWebSocket,
       sweepChores,
-      keys,
-      tools,
-      toolsets: appTools ?? undefined,
     });
     log = {
       warn: (details, message) => app.log.warn(details, message),
@@ -151,7 +151,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
         sweeper.stop();
         await app.close();
         await engine.idle();
-        await appTools?.close();
+        await resources.close();
         await store.close();
       },
     };

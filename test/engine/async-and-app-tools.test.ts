@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { toModelPrompt } from '../../src/engine/model-prompt.ts';
-import {
-  clientFunctionDefinition,
-  parseDurationSeconds,
-  toJsonSchema,
-} from '../../src/resources/tools/client-function-definition.ts';
 import type { ItemPayload } from '../../src/domain/records.ts';
 import type { WindowItem } from '../../src/domain/queries.ts';
 
@@ -39,46 +34,5 @@ describe('late results of asynchronous calls in the prompt', () => {
     expect(late?.role === 'user' && late.content[0]?.type === 'text' && late.content[0].text).toBe(
       'Result of the asynchronous tool call notify_crm (c1): {"ticket":"T-1"}',
     );
-  });
-});
-
-describe('app Tool resources as agent tools', () => {
-  it('reads a clientFunction with a CES Schema, timeout and execution type', () => {
-    const definition = clientFunctionDefinition({
-      clientFunction: {
-        name: 'get_store',
-        description: 'd',
-        parameters: {
-          type: 'OBJECT',
-          properties: { zip: { type: 'STRING', nullable: true }, tags: { type: 'ARRAY', items: { type: 'STRING' } } },
-          required: ['zip'],
-        },
-      },
-      timeout: '45s',
-      executionType: 'ASYNCHRONOUS',
-    });
-    expect(definition).toEqual({
-      name: 'get_store',
-      description: 'd',
-      parameters: {
-        type: 'object',
-        properties: { zip: { type: ['string', 'null'] }, tags: { type: 'array', items: { type: 'string' } } },
-        required: ['zip'],
-      },
-      timeoutSeconds: 45,
-      asynchronous: true,
-    });
-    expect(clientFunctionDefinition({ jsFunction: { name: 'x', jsCode: '' } })).toBeUndefined();
-  });
-
-  it('converts refs and leaves JSON Schema as it is', () => {
-    expect(toJsonSchema({ ref: '#/defs/a', defs: { a: { type: 'INTEGER' } } })).toEqual({
-      $ref: '#/$defs/a',
-      $defs: { a: { type: 'integer' } },
-    });
-    const plain = { type: 'object', properties: { a: { type: 'string' } } };
-    expect(toJsonSchema(plain)).toEqual(plain);
-    expect(parseDurationSeconds('1.5s')).toBe(1.5);
-    expect(parseDurationSeconds('10m')).toBeUndefined();
   });
 });

@@ -6,7 +6,7 @@ import { Engine } from '../../src/engine/engine.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { autoProgram } from '../../src/models/scripted/auto-program.ts';
 import { ScriptedLanguageModel } from '../../src/models/scripted/scripted-model.ts';
-import { ensureDefaultApp } from '../../src/resources/keys/api-keys.ts';
+import { ensureDefaultApp } from '../../src/resources/apps/app-records.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
 

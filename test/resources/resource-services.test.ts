@@ -1,20 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { AgentService } from '../../src/resources/agents/agent-service.ts';
 import { BatonError } from '../../src/domain/errors/baton-error.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { systemClock } from '../../src/domain/clock.ts';
-import {
-  CES_REQUEST_SCHEMAS,
-  createCesResourceServices,
-  type CesResourceServices,
-} from '../../src/resources/resource-services.ts';
-import {
-  createSecretRequestSchema,
-  updateSecretRequestSchema,
-} from '../../src/resources/secrets/secret-service.ts';
+import { AgentService, Resources, serverKeys } from '../../src/resources/index.ts';
+import { createSecretRequestSchema, updateSecretRequestSchema } from '../../src/resources/secrets/secret-service.ts';
 import type { Principal } from '../../src/domain/principal.ts';
-import { serverKeys } from '../../src/resources/keys/server-keys.ts';
 import { startTestBaton, type TestBaton } from '../helpers/test-baton.ts';
 import { APP, mcpToolset } from '../faces/ces/resources/ces-test-client.ts';
 
@@ -24,17 +15,26 @@ import { APP, mcpToolset } from '../faces/ces/resources/ces-test-client.ts';
  */
 describe('CES resource services with request messages', () => {
   let baton: TestBaton;
-  let services: CesResourceServices;
+  let services: Resources;
   let admin: Principal;
 
   beforeAll(async () => {
     baton = await startTestBaton();
     const store = baton.baton.store;
     const agents = new AgentService(store, systemClock, newId, () => {});
-    services = createCesResourceServices({ store, agents, keys: serverKeys(Buffer.alloc(32, 7)) });
+    services = new Resources({
+      store,
+      agents,
+      keys: serverKeys(Buffer.alloc(32, 7)),
+      egress: { allow: [] },
+      logger: { warn: () => {} },
+    });
     admin = { appId: baton.baton.defaultAppId, keyId: 'key_test', role: 'admin' };
   });
-  afterAll(async () => baton?.close());
+  afterAll(async () => {
+    await services?.close();
+    await baton?.close();
+  });
 
   it('create_toolset / get_toolset / list_toolsets return what REST returns', async () => {
     const toolset = await services.toolsets.create(admin, {
@@ -80,7 +80,8 @@ describe('CES resource services with request messages', () => {
   });
 
   it('every request schema converts to a strict JSON Schema object', () => {
-    const published = Object.values(CES_REQUEST_SCHEMAS).flatMap((methods) => Object.values(methods));
+    const families = [services.apps, services.agents, services.tools, services.toolsets];
+    const published = families.flatMap((family) => Object.values(family.requests));
     expect(published).toHaveLength(20);
     const schemas = [...published, createSecretRequestSchema, updateSecretRequestSchema];
     for (const schema of schemas) {
@@ -92,7 +93,7 @@ describe('CES resource services with request messages', () => {
       expect(json.type).toBe('object');
       expect(json.additionalProperties).toBe(false);
     }
-    const create = z.toJSONSchema(CES_REQUEST_SCHEMAS.toolsets.create, { io: 'input' }) as any;
+    const create = z.toJSONSchema(services.toolsets.requests.create, { io: 'input' }) as any;
     expect(create.required).toEqual(['parent', 'toolset']);
     expect(create.properties.toolset.properties.mcpToolset.properties.serverAddress.type).toBe('string');
   });

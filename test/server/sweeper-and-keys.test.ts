@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_AGENT } from '../../src/server/config.ts';
-import { bootstrapAdminKey, ensureDefaultApp, hashApiKey } from '../../src/resources/keys/api-keys.ts';
+import { bootstrapAdminKey, hashApiKey } from '../../src/resources/keys/api-keys.ts';
+import { ensureDefaultApp } from '../../src/resources/apps/app-records.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { startTestBaton, type TestBaton } from '../helpers/test-baton.ts';
 

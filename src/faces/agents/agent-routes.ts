@@ -12,15 +12,16 @@ const replaceBody = agentWireSchema
 
 /** `/v1/agents`: CRUD; each update is a new version, and paused turns keep the version they started with. */
 export function registerAgentRoutes(app: FastifyInstance, face: FaceContext): void {
+  const agents = face.resources.agentDefinitions;
   app.post('/v1/agents', async (request, reply) => {
     const body = parseRequest(agentWireSchema, request.body);
-    const agent = await face.agents.create(request.principal.appId, agentFromWire(body));
+    const agent = await agents.create(request.principal.appId, agentFromWire(body));
     return reply.status(201).send(agentToWire(agent));
   });
 
   app.get('/v1/agents', async (request) => {
     const query = parseRequest(pageQuerySchema, request.query, 'query');
-    const page = await face.agents.list(request.principal.appId, toPageRequest(query));
+    const page = await agents.list(request.principal.appId, toPageRequest(query));
     return {
       object: 'list',
       data: page.data.map(agentToWire),
@@ -30,19 +31,19 @@ export function registerAgentRoutes(app: FastifyInstance, face: FaceContext): vo
   });
 
   app.get<{ Params: { name: string } }>('/v1/agents/:name', async (request) =>
-    agentToWire(await face.agents.get(request.principal.appId, request.params.name)),
+    agentToWire(await agents.get(request.principal.appId, request.params.name)),
   );
 
   app.put<{ Params: { name: string } }>('/v1/agents/:name', async (request) => {
     const body = parseRequest(replaceBody, request.body);
     const { expected_version: expectedVersion, name: _ignored, ...rest } = body;
     const input = agentFromWire({ ...rest, name: request.params.name });
-    const agent = await face.agents.replace(request.principal.appId, request.params.name, input, expectedVersion);
+    const agent = await agents.replace(request.principal.appId, request.params.name, input, expectedVersion);
     return agentToWire(agent);
   });
 
   app.delete<{ Params: { name: string } }>('/v1/agents/:name', async (request) => {
-    await face.agents.delete(request.principal.appId, request.params.name);
+    await agents.delete(request.principal.appId, request.params.name);
     return { object: 'agent.deleted', name: request.params.name, deleted: true };
   });
 }

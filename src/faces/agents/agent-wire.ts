@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AgentInput } from '../../resources/agents/agent-definition.ts';
+import type { AgentInput } from '../../resources/index.ts';
 import type { AgentRecord, ClientToolDefinition } from '../../domain/records.ts';
 
 /**

@@ -2,9 +2,7 @@ import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Principal } from '../../domain/principal.ts';
 import type { JsonObject } from '../../domain/records.ts';
-import type { CesResourceServices } from '../../resources/resource-services.ts';
-import type { RetrieveToolsService } from '../../resources/toolsets/retrieve-tools.ts';
-import { isJsonObject } from '../../resources/aip/service-support.ts';
+import { isJsonObject, type Resources } from '../../resources/index.ts';
 
 /**
  * REST routes of the CES management API. Each route only turns path, query and body into the CES
@@ -113,11 +111,7 @@ function registerCollection(app: FastifyInstance, collection: Collection): void 
  * `/v1/projects/{p}/locations/{l}/apps[/{app}[/agents|tools|toolsets|secrets[/{id}]]]`. Errors
  * under `/v1/projects/` (auth, bad JSON, unknown routes, 413/415 too) are google.rpc.Status bodies.
  */
-export function registerCesResourceRoutes(
-  app: FastifyInstance,
-  services: CesResourceServices,
-  retrieveTools?: RetrieveToolsService,
-): void {
+export function registerCesResourceRoutes(app: FastifyInstance, services: Resources): void {
   const location = (params: Params) => `projects/${params.project}/locations/${params.location}`;
   const appName = (params: Params) => `${location(params)}/apps/${params.app}`;
   const apps = '/v1/projects/:project/locations/:location/apps';
@@ -187,7 +181,6 @@ export function registerCesResourceRoutes(
   });
 
   // Custom method `toolsets/{toolset}:retrieveTools` (ToolService.RetrieveTools); the body may be empty.
-  if (!retrieveTools) return;
   app.post(`${apps}/:app/toolsets/:toolsetAction`, async (request) => {
     const { toolsetAction, ...params } = request.params as Params;
     const match = /^(.+):retrieveTools$/.exec(toolsetAction ?? '');
@@ -196,7 +189,7 @@ export function registerCesResourceRoutes(
     readQuery(request.query, {});
     const body =
       request.body === undefined || request.body === null ? {} : objectBody(request.body, 'RetrieveToolsRequest');
-    return retrieveTools.retrieveTools(request.principal, {
+    return services.toolsets.retrieveTools(request.principal, {
       ...body,
       toolset: `${appName(params)}/toolsets/${match[1]}`,
     });

@@ -1,4 +1,4 @@
-import { CES_REQUEST_SCHEMAS, type CesResourceServices } from '../../resources/resource-services.ts';
+import type { Resources } from '../../resources/index.ts';
 import { familyTools } from './management-tools.ts';
 import type { McpTool } from './mcp-tool.ts';
 
@@ -10,7 +10,7 @@ const SECRETS =
  * The management tools of the CES MCP server, as CES names them: create_/get_/list_/update_/
  * delete_ for apps, agents, tools and toolsets, each backed by the same service method as REST.
  */
-export function cesManagementTools(services: CesResourceServices): McpTool[] {
+export function cesManagementTools(services: Pick<Resources, 'apps' | 'agents' | 'tools' | 'toolsets'>): McpTool[] {
   return [
     ...familyTools({
       singular: 'app',
@@ -21,7 +21,7 @@ export function cesManagementTools(services: CesResourceServices): McpTool[] {
       createHint:
         '`app.displayName` is required. The result is a finished long-running operation whose `response` is the app.',
       service: services.apps,
-      requests: CES_REQUEST_SCHEMAS.apps,
+      requests: services.apps.requests,
     }),
     ...familyTools({
       singular: 'agent',
@@ -32,7 +32,7 @@ export function cesManagementTools(services: CesResourceServices): McpTool[] {
       createHint:
         '`agent.displayName` is required; tools and toolsets must already exist in the app (the system tool `…/tools/end_session` always does).',
       service: services.agents,
-      requests: CES_REQUEST_SCHEMAS.agents,
+      requests: services.agents.requests,
     }),
     ...familyTools({
       singular: 'tool',
@@ -42,7 +42,7 @@ export function cesManagementTools(services: CesResourceServices): McpTool[] {
       parent: `the app, ${APP}`,
       createHint: `A clientFunction needs \`name\` (letters, digits, '_' and '-') and usually \`description\` and \`parameters\` (a JSON Schema or CES Schema object). ${SECRETS}`,
       service: services.tools,
-      requests: CES_REQUEST_SCHEMAS.tools,
+      requests: services.tools.requests,
     }),
     ...familyTools({
       singular: 'toolset',
@@ -52,7 +52,7 @@ export function cesManagementTools(services: CesResourceServices): McpTool[] {
       parent: `the app, ${APP}`,
       createHint: `\`toolset.displayName\` must be unique in the app. An mcpToolset needs \`serverAddress\` (e.g. "https://example.com/mcp/"); an openApiToolset needs \`openApiSchema\` (the document as JSON or YAML text). ${SECRETS}`,
       service: services.toolsets,
-      requests: CES_REQUEST_SCHEMAS.toolsets,
+      requests: services.toolsets.requests,
     }),
   ];
 }

@@ -15,7 +15,7 @@ type ResponseParams = { Params: { id: string } };
 export function registerResponseRoutes(app: FastifyInstance, face: FaceContext): ResponseService {
   const service = new ResponseService(
     face.engine,
-    async (appId, model) => (await face.agents.ensureModelAgent(appId, model)).name,
+    async (appId, model) => (await face.resources.agentDefinitions.ensureModelAgent(appId, model)).name,
   );
   const lifecycle = new ResponseLifecycle(face.engine);
   face.useErrorFormat('/v1/responses', (error) => ({

@@ -2,14 +2,14 @@ import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { ErrorCode } from '../../domain/errors/error-catalogue.ts';
 import { SYSTEM_TOOLS } from '../../engine/index.ts';
 import type { AgentInput } from './agent-definition.ts';
-import { clientFunctionDefinition } from '../tools/client-function-definition.ts';
 import type { AgentDefinition, AgentRecord, JsonObject, ToolsetReference } from '../../domain/records.ts';
 import { computeEtag } from '../aip/etag.ts';
 import { assertOneOf } from '../aip/union-check.ts';
 import { AGENT_EXTRA_FIELDS } from './agent-schemas.ts';
 import { refuseUnsupported, requireText, type RuleContext } from '../tools/common-rules.ts';
 import { childIdIn, formatAppName, formatChildName, type AppPath } from '../aip/resource-names.ts';
-import { asObject } from '../aip/service-support.ts';
+import { asObject } from '../json-objects.ts';
+import type { ToolKindRegistry } from '../tool-kinds/registry.ts';
 
 /**
  * A CES Agent is a Baton agent: the agent id is the Baton agent name, `instruction` is
@@ -19,6 +19,11 @@ import { asObject } from '../aip/service-support.ts';
  */
 
 export const DEFAULT_MODEL = 'scripted:auto';
+
+/** The app an agent body belongs to, and the tool kinds that tell which of its tools the client runs. */
+export interface AgentRuleContext extends RuleContext {
+  kinds: ToolKindRegistry;
+}
 
 /** The definition fields a CES write sets; every other field (maxSteps, inline tools, …) is Baton's own and kept. */
 const CES_MANAGED = [
@@ -75,7 +80,7 @@ function stringList(value: unknown): string[] {
 }
 
 /** `agent.tools`: tools of this app that exist; client functions among them must not share a name. */
-async function readToolIds(context: RuleContext, names: string[]): Promise<string[]> {
+async function readToolIds(context: AgentRuleContext, names: string[]): Promise<string[]> {
   const ids = names.map((name, index) => {
     const id = childIdIn(context.path, 'tools', name);
     if (id === undefined)
@@ -97,7 +102,7 @@ async function readToolIds(context: RuleContext, names: string[]): Promise<strin
         `agent.tools[${index}]`,
         `agent.tools[${index}] refers to tool '${names[index]}', which does not exist; create it first.`,
       );
-    const fn = clientFunctionDefinition(record.body)?.name;
+    const fn = context.kinds.clientDefinition(record)?.name;
     if (fn === undefined) continue;
     // The model tells tools apart by function name only: two tools answering to one name would be a coin toss.
     const other = functionNames.get(fn);
@@ -155,7 +160,7 @@ function readExtras(context: RuleContext, body: JsonObject): JsonObject | undefi
  * `existing` is the current definition on update: its Baton-only settings are carried over.
  */
 export async function agentInputFrom(
-  context: RuleContext,
+  context: AgentRuleContext,
   body: JsonObject,
   existing: AgentDefinition | undefined,
 ): Promise<Omit<AgentInput, 'name'>> {

@@ -4,7 +4,7 @@ import type { AgentRecord, AppRecord, JsonObject } from '../../domain/records.ts
 import { resolveApp } from '../apps/app-access.ts';
 import { applyFieldMask, parseFieldMask, type MaskSpec } from '../aip/field-mask.ts';
 import { isCesAgent, listCesAgents } from './agent-references.ts';
-import { agentEtag, agentInputFrom, renderAgent } from './agent-mapping.ts';
+import { agentEtag, agentInputFrom, renderAgent, type AgentRuleContext } from './agent-mapping.ts';
 import {
   AGENT_EXTRA_FIELDS,
   createAgentRequestSchema,
@@ -14,7 +14,6 @@ import {
   updateAgentRequestSchema,
 } from './agent-schemas.ts';
 import type { AgentWriter } from './agent-writes.ts';
-import type { RuleContext } from '../tools/common-rules.ts';
 import { listResponse } from '../aip/list-resources.ts';
 import {
   childIdIn,
@@ -25,15 +24,11 @@ import {
   parseChildName,
   type AppPath,
 } from '../aip/resource-names.ts';
-import {
-  assertFreshEtag,
-  concurrentUpdate,
-  nowIso,
-  parseCesRequest,
-  toJsonObject,
-  withoutFields,
-  type CesResourceDependencies,
-} from '../aip/service-support.ts';
+import type { ResourceDependencies } from '../resource-dependencies.ts';
+import type { ResourceRequestSchemas } from '../app-resources/app-resource-service.ts';
+import { assertFreshEtag, concurrentUpdate, nowIso } from '../aip/resource-writes.ts';
+import { parseCesRequest } from '../aip/request-message.ts';
+import { toJsonObject, withoutFields } from '../json-objects.ts';
 
 const MASK: MaskSpec = {
   mutable: [
@@ -64,17 +59,26 @@ const FILTER_FIELDS = [
  * caller and the CES request message and returns the CES response message.
  */
 export class AgentResourceService {
+  /** The request message of each method (the MCP tools publish them as input schemas). */
+  readonly requests: ResourceRequestSchemas = {
+    create: createAgentRequestSchema,
+    get: getAgentRequestSchema,
+    list: listAgentsRequestSchema,
+    update: updateAgentRequestSchema,
+    delete: deleteAgentRequestSchema,
+  };
+
   constructor(
-    private readonly deps: CesResourceDependencies,
+    private readonly deps: ResourceDependencies,
     private readonly writer: AgentWriter,
   ) {}
 
-  private async context(principal: Principal, path: AppPath): Promise<RuleContext> {
+  private async context(principal: Principal, path: AppPath): Promise<AgentRuleContext> {
     const app = await resolveApp(this.deps.store, principal, path.project, path.location, path.app);
-    return { store: this.deps.store, app, path };
+    return { store: this.deps.store, app, path, kinds: this.deps.kinds };
   }
 
-  private async load(context: RuleContext, id: string): Promise<AgentRecord> {
+  private async load(context: AgentRuleContext, id: string): Promise<AgentRecord> {
     const agent = await this.deps.store.agents.get(context.app.id, id);
     if (!agent || !isCesAgent(agent)) {
       throw new BatonError(
@@ -176,7 +180,7 @@ export class AgentResourceService {
     if (!updated) throw concurrentUpdate(`${agentName}'s app`);
   }
 
-  private async removeChild(context: RuleContext, parent: AgentRecord, childId: string): Promise<void> {
+  private async removeChild(context: AgentRuleContext, parent: AgentRecord, childId: string): Promise<void> {
     const extras = { ...parent.definition.extras };
     extras.childAgents = (Array.isArray(extras.childAgents) ? extras.childAgents : []).filter(
       (name) => childIdIn(context.path, 'agents', name) !== childId,

@@ -2,7 +2,7 @@ import type { AgentInput } from './agent-definition.ts';
 import type { AgentService } from './agent-service.ts';
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { AgentRecord } from '../../domain/records.ts';
-import { concurrentUpdate } from '../aip/service-support.ts';
+import { concurrentUpdate } from '../aip/resource-writes.ts';
 
 /**
  * Every agent write of the CES face goes through AgentService (validation, versions, compare-and-set

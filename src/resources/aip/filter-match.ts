@@ -1,4 +1,4 @@
-import type { FilterExpression, FilterOperator, FilterValue } from './filter.ts';
+import type { FilterExpression, FilterOperator, FilterValue } from './filter-expression.ts';
 
 /**
  * Evaluates a parsed AIP-160 filter against a JSON resource. Rules a caller may meet:

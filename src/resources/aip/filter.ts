@@ -1,4 +1,5 @@
 import { BatonError } from '../../domain/errors/baton-error.ts';
+import type { FilterExpression, FilterOperator, FilterValue } from './filter-expression.ts';
 import { matchesFilter } from './filter-match.ts';
 
 /**
@@ -6,21 +7,7 @@ import { matchesFilter } from './filter-match.ts';
  * so a list call parses once, lets the caller check `filterFields`, then matches every resource.
  */
 export { matchesFilter };
-
-export type FilterOperator = '=' | '!=' | '<' | '<=' | '>' | '>=' | ':';
-
-export type FilterValue =
-  /** `wildcard` holds the literal pieces between unescaped `*`s, or null when there are none. */
-  | { kind: 'string'; text: string; wildcard: readonly string[] | null }
-  | { kind: 'number'; text: string; value: number }
-  | { kind: 'boolean'; text: string; value: boolean };
-
-export type FilterExpression =
-  | { type: 'all' }
-  | { type: 'and'; operands: FilterExpression[] }
-  | { type: 'or'; operands: FilterExpression[] }
-  | { type: 'not'; operand: FilterExpression }
-  | { type: 'compare'; field: string; operator: FilterOperator; value: FilterValue };
+export type { FilterExpression, FilterOperator, FilterValue };
 
 const HINT = 'Filters use AIP-160 syntax, e.g. displayName = "weather" AND createTime > "2026-01-01T00:00:00Z".';
 const OPERATORS: readonly FilterOperator[] = ['<=', '>=', '!=', '=', '<', '>', ':'];

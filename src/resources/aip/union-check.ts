@@ -1,4 +1,5 @@
 import { BatonError } from '../../domain/errors/baton-error.ts';
+import { wordList } from '../word-list.ts';
 
 export interface OneOfOptions {
   /** Whether one member must be set. */
@@ -9,11 +10,6 @@ export interface OneOfOptions {
 
 function isSet(value: unknown): boolean {
   return value !== undefined && value !== null;
-}
-
-function quoteList(names: readonly string[], conjunction: string): string {
-  const quoted = names.map((name) => `'${name}'`);
-  return quoted.length <= 1 ? (quoted[0] ?? '') : `${quoted.slice(0, -1).join(', ')} ${conjunction} ${quoted.at(-1)}`;
 }
 
 /**
@@ -32,7 +28,7 @@ export function assertOneOf(
   const prefix = path === '' ? '' : `${path}.`;
   const oneof = options.name ? `the oneof ${options.name}` : 'one oneof';
   if (set.length > 1) {
-    const both = set.length === 2 ? `both ${quoteList(set, 'and')}` : quoteList(set, 'and');
+    const both = set.length === 2 ? `both ${wordList(set, 'and')}` : wordList(set, 'and');
     throw new BatonError(
       'union_conflict',
       `${subject} sets ${both}; these are alternatives of ${oneof}: set exactly one.`,
@@ -45,7 +41,7 @@ export function assertOneOf(
   if (set.length === 0 && options.required) {
     throw new BatonError(
       'union_missing',
-      `${subject} sets none of ${quoteList(members, 'or')}; set exactly one (they are alternatives of ${oneof}).`,
+      `${subject} sets none of ${wordList(members, 'or')}; set exactly one (they are alternatives of ${oneof}).`,
       {
         param: path === '' ? (members[0] ?? null) : path,
         details: { members: [...members], set },

@@ -1,6 +1,6 @@
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { Principal } from '../../domain/principal.ts';
-import { newAppRecord } from '../keys/api-keys.ts';
+import { newAppRecord } from './app-records.ts';
 import type { AppRecord, JsonObject } from '../../domain/records.ts';
 import { DuplicateKeyError } from '../../store/store.ts';
 import { assertProjectAccess, canUse, resolveApp } from './app-access.ts';
@@ -25,16 +25,11 @@ import {
   parseLocationName,
   type AppPath,
 } from '../aip/resource-names.ts';
-import {
-  asObject,
-  assertFreshEtag,
-  concurrentUpdate,
-  nowIso,
-  parseCesRequest,
-  toJsonObject,
-  withoutFields,
-  type CesResourceDependencies,
-} from '../aip/service-support.ts';
+import type { ResourceDependencies } from '../resource-dependencies.ts';
+import type { ResourceRequestSchemas } from '../app-resources/app-resource-service.ts';
+import { assertFreshEtag, concurrentUpdate, nowIso } from '../aip/resource-writes.ts';
+import { parseCesRequest } from '../aip/request-message.ts';
+import { asObject, toJsonObject, withoutFields } from '../json-objects.ts';
 
 const MASK: MaskSpec = {
   mutable: [
@@ -95,7 +90,16 @@ function renderApp(app: AppRecord): JsonObject {
  * Operation that is already done. Every method takes the caller and the CES request message.
  */
 export class AppService {
-  constructor(private readonly deps: CesResourceDependencies) {}
+  /** The request message of each method (the MCP tools publish them as input schemas). */
+  readonly requests: ResourceRequestSchemas = {
+    create: createAppRequestSchema,
+    get: getAppRequestSchema,
+    list: listAppsRequestSchema,
+    update: updateAppRequestSchema,
+    delete: deleteAppRequestSchema,
+  };
+
+  constructor(private readonly deps: ResourceDependencies) {}
 
   /** Checks a complete App body; `existing` is undefined on create (no agent can be its root yet). */
   private async settingsFrom(body: JsonObject, path: AppPath, existing: AppRecord | undefined): Promise<JsonObject> {

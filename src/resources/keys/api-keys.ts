@@ -1,23 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { ApiKeyRecord, ApiKeyRole, AppRecord, JsonObject } from '../../domain/records.ts';
+import type { ApiKeyRecord, ApiKeyRole } from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';
 import { newId } from '../../domain/ids.ts';
-
-export const DEFAULT_APP_NAME = 'default';
-/** Where apps live in resource names unless created under another project: `projects/default/locations/global`. */
-export const DEFAULT_PROJECT = 'default';
-export const DEFAULT_LOCATION = 'global';
-
-/** A new app with no settings yet. */
-export function newAppRecord(
-  name: string,
-  project: string,
-  location: string,
-  now: string,
-  settings: JsonObject = {},
-): AppRecord {
-  return { id: newId('app'), name, project, location, settings, revision: 1, createdAt: now, updatedAt: now };
-}
 
 export function hashApiKey(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
@@ -47,15 +31,6 @@ export async function createApiKey(
   };
   await store.apiKeys.insert(record);
   return record;
-}
-
-/** Ensures the default app exists; returns its id. */
-export async function ensureDefaultApp(store: Store): Promise<string> {
-  const existing = await store.apps.getByName(DEFAULT_APP_NAME);
-  if (existing) return existing.id;
-  const app = newAppRecord(DEFAULT_APP_NAME, DEFAULT_PROJECT, DEFAULT_LOCATION, new Date().toISOString());
-  await store.apps.insert(app);
-  return app.id;
 }
 
 /**

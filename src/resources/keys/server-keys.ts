@@ -1,7 +1,12 @@
 import { hkdfSync } from 'node:crypto';
 import { PageTokenCodec } from '../aip/page-token.ts';
 import { SecretCipher } from '../../tools/secrets/secret-cipher.ts';
-import type { ServerKeys } from '../../faces/kit/face-context.ts';
+
+/** Server-held keys: the secret store's cipher and the page-token codec (derived from one key). */
+export interface ServerKeys {
+  secrets: SecretCipher;
+  pageTokens: PageTokenCodec;
+}
 
 /**
  * Every server-held key from the one secrets key: secrets are encrypted with it, page tokens

@@ -2,7 +2,7 @@ import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { JsonObject } from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';
 import { formatAppName, RESOURCE_ID_PATTERN, type AppPath } from '../aip/resource-names.ts';
-import { asObject } from '../aip/service-support.ts';
+import { asObject } from '../json-objects.ts';
 
 /**
  * Where tools and toolsets name secrets. Baton's own secret store replaces Secret Manager, so an

@@ -17,13 +17,9 @@ import {
 } from '../aip/resource-names.ts';
 import { referencedSecretId, secretReferencesOf } from './secret-references.ts';
 import { sealSecretValue } from './secret-values.ts';
-import {
-  assertFreshEtag,
-  concurrentUpdate,
-  nowIso,
-  parseCesRequest,
-  type CesResourceDependencies,
-} from '../aip/service-support.ts';
+import type { ResourceDependencies } from '../resource-dependencies.ts';
+import { assertFreshEtag, concurrentUpdate, nowIso } from '../aip/resource-writes.ts';
+import { parseCesRequest } from '../aip/request-message.ts';
 
 /**
  * Secrets of an app: Baton's encrypted store in place of Secret Manager (REST only; not offered
@@ -67,7 +63,7 @@ const MASK: MaskSpec = {
 const FILTER_FIELDS = ['name', 'displayName', 'createTime', 'updateTime', 'etag'];
 
 export class SecretService {
-  constructor(private readonly deps: CesResourceDependencies) {}
+  constructor(private readonly deps: ResourceDependencies) {}
 
   private render(record: SecretRecord, path: AppPath): JsonObject {
     return {

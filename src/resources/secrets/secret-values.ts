@@ -1,5 +1,5 @@
 import { BatonError } from '../../domain/errors/baton-error.ts';
-import type { ServerKeys } from '../../faces/kit/face-context.ts';
+import type { ServerKeys } from '../keys/server-keys.ts';
 import type { Store } from '../../store/store.ts';
 import { SecretDecryptionError } from '../../tools/secrets/secret-cipher.ts';
 import { referencedSecretId } from './secret-references.ts';

@@ -1,7 +1,7 @@
 import { readSecretValue } from './secret-values.ts';
 import type { Store } from '../../store/store.ts';
 import { AuthError } from '../../tools/auth/auth-error.ts';
-import type { ServerKeys } from '../../faces/kit/face-context.ts';
+import type { ServerKeys } from '../keys/server-keys.ts';
 
 /**
  * A secret a tool's credentials refer to, for the tools layer: the CES secret store's value, with

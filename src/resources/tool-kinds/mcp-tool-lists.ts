@@ -2,7 +2,8 @@ import type { ClientToolDefinition, JsonObject, JsonValue, ServerToolSource } fr
 import type { Repositories } from '../../store/store.ts';
 import type { EgressPolicy } from '../../tools/http/address-policy.ts';
 import type { McpServerTarget, McpToolDescription, McpToolsetClients } from '../../tools/mcp/mcp-toolset-client.ts';
-import { caCertsOf, isObject } from '../tools/call-environment.ts';
+import { isJsonObject } from '../json-objects.ts';
+import { caCertsOf } from '../tools/call-environment.ts';
 
 /** How long a fetched tool list is reused before the server is asked again. */
 const LIST_TTL_MS = 60_000;
@@ -40,7 +41,7 @@ export interface ListOptions {
  * reused for a minute, and pinned as a snapshot in the store after each change, so a turn that
  * starts while the server is down still offers the tools; their calls then fail as results.
  */
-export class McpToolCatalog {
+export class McpToolLists {
   private readonly cache = new Map<string, Listed>();
 
   constructor(
@@ -171,7 +172,7 @@ function withOverrides(
 ): { tool: McpToolDescription; name: string; description: string }[] {
   const byTool = new Map<string, JsonObject>();
   for (const entry of Array.isArray(overrides) ? overrides : [])
-    if (isObject(entry) && typeof entry.tool === 'string') byTool.set(entry.tool, entry);
+    if (isJsonObject(entry) && typeof entry.tool === 'string') byTool.set(entry.tool, entry);
   return tools.map((tool) => {
     const override = byTool.get(tool.name);
     const name =

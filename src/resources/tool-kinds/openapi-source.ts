@@ -1,4 +1,4 @@
-import type { ServerCallResult } from '../../engine/ports/tool-provider.ts';
+import type { ServerCallResult } from '../../engine/index.ts';
 import type { ClientToolDefinition, JsonObject, ServerToolSource } from '../../domain/records.ts';
 import { redactCredentials } from '../../tools/auth/credential-redaction.ts';
 import { OpenApiError } from '../../tools/openapi/openapi-error.ts';
@@ -44,13 +44,8 @@ export function operationOfTool(
 }
 
 /** The model-facing definitions of an OpenAPI toolset's tools. */
-export function openApiDefinitions(
-  toolset: OpenApiToolset,
-  source: ServerToolSource,
-  common: Partial<ClientToolDefinition>,
-): ClientToolDefinition[] {
+export function openApiDefinitions(toolset: OpenApiToolset, source: ServerToolSource): ClientToolDefinition[] {
   return toolset.tools.map((tool) => ({
-    ...common,
     name: tool.name,
     description: tool.description,
     parameters: tool.parameters,

@@ -1,19 +1,21 @@
-import type { ServerCall, ServerCallResult } from '../../engine/ports/tool-provider.ts';
-import type { ServerTools } from './server-tools.ts';
-import type { AgentDefinition, AppResourceRecord, ClientToolDefinition, JsonSchema } from '../../domain/records.ts';
+import type { AgentDefinition, AppResourceRecord, ClientToolDefinition } from '../../domain/records.ts';
+import type { ServerCall, ServerCallResult } from '../../engine/index.ts';
 import type { Store } from '../../store/store.ts';
-import { OAuthTokenCache } from '../../tools/auth/oauth-token-cache.ts';
+import { AuthError } from '../../tools/auth/auth-error.ts';
 import type { EgressPolicy } from '../../tools/http/address-policy.ts';
-import { McpToolsetClients } from '../../tools/mcp/mcp-toolset-client.ts';
-import { isObject, type CallEnvironment } from './call-environment.ts';
-import { commonSettings, CompiledSources } from '../tool-kinds/compiled-openapi.ts';
+import { SandboxError } from '../../tools/sandbox/sandbox-error.ts';
+import type { ToolKindRegistry } from '../tool-kinds/registry.ts';
+import type { ToolsetInspection } from '../tool-kinds/tool-kind.ts';
+import { createToolRuntime, type ToolRuntime } from '../tool-kinds/tool-runtime.ts';
+import type { CallEnvironment } from './call-environment.ts';
+import { parseDurationSeconds } from './duration.ts';
+import type { ServerTools } from './server-tools.ts';
 import { runToolFake } from './tool-fakes.ts';
-import { McpToolCatalog } from '../tool-kinds/mcp-tool-lists.ts';
-import { executeServerTool } from './server-tool-execution.ts';
 import { textResult } from './tool-results.ts';
 
 export interface AppToolProviderOptions {
   store: Store;
+  kinds: ToolKindRegistry;
   /** Where outbound calls may go (`egress.allow`); everything private is refused otherwise. */
   policy: EgressPolicy;
   /** Resolves a secret resource name of an app to its value (the encrypted secret store). */
@@ -23,56 +25,43 @@ export interface AppToolProviderOptions {
 
 const DEFAULT_TIMEOUT_SECONDS = 30;
 
-/** One tool of a toolset as `:retrieveTools` shows it. */
-export interface InspectedTool {
-  /** Its id in the toolset: the name the MCP server reports, or the OpenAPI operation's name. */
-  id: string;
-  /** The name the model sees (an MCP `toolOverrides` nameOverride, else the id). */
-  name: string;
-  description: string;
-  parameters: JsonSchema;
-}
-
-/** A toolset's tools, asked of its source now (the MCP server, the OpenAPI document). */
-export interface ToolsetInspection {
-  tools: InspectedTool[];
-  /** MCP only: why the server's live list is unavailable; `tools` then holds the pinned snapshot, if any. */
-  problem: string | null;
-  /** MCP only: when the snapshot in `tools` was pinned; null when `tools` is the live list (or there is no snapshot). */
-  snapshotTime: string | null;
-}
-
-/** What the CES face needs to show a toolset's tools (`ToolService.RetrieveTools`). */
+/** What `:retrieveTools` needs: a toolset's tools, asked of its source now. */
 export interface ToolsetInspector {
-  /** Throws OpenApiError when an OpenAPI toolset's document no longer compiles. */
-  inspectToolset(record: AppResourceRecord): Promise<ToolsetInspection>;
+  /** Throws a BatonError naming `toolsetName` when the source cannot be read and no snapshot stands in. */
+  inspectToolset(record: AppResourceRecord, toolsetName: string): Promise<ToolsetInspection>;
+}
+
+/** Settings a Tool or Toolset body gives each of its server tools, whatever its kind: timeout and approval. */
+function commonSettings(record: AppResourceRecord): Partial<ClientToolDefinition> {
+  const settings: Partial<ClientToolDefinition> = {};
+  const timeout = typeof record.body.timeout === 'string' ? parseDurationSeconds(record.body.timeout) : undefined;
+  if (timeout !== undefined && timeout > 0) settings.timeoutSeconds = timeout;
+  if (record.body.requireApproval === true) settings.requireApproval = true;
+  return settings;
 }
 
 /**
- * The server-executed tools of an app's agents, built from its resources: `openApiTool` and
- * `jsFunction` Tools, and `openApiToolset` / `mcpToolset` Toolsets (whole or narrowed to tool
- * ids). Compiled forms are cached per resource revision, so an edit applies from the next turn.
+ * The server-executed tools of an app's agents, built from its Tools and Toolsets (whole or
+ * narrowed to tool ids) by the kinds of the tool-kind registry, over the tool runtimes. Compiled
+ * forms are cached per resource revision, so an edit applies from the next turn.
  */
 export class AppToolProvider implements ServerTools, ToolsetInspector {
-  private readonly mcpClients = new McpToolsetClients();
-  private readonly oauth = new OAuthTokenCache();
-  private readonly catalog: McpToolCatalog;
-  private readonly compiled = new CompiledSources();
+  private readonly runtime: ToolRuntime;
 
   constructor(private readonly options: AppToolProviderOptions) {
-    this.catalog = new McpToolCatalog(options.store, this.mcpClients, () => options.policy);
+    this.runtime = createToolRuntime(options.store, () => options.policy, options.logger);
   }
 
   async listServerTools(appId: string, agent: AgentDefinition): Promise<ClientToolDefinition[]> {
     const { store } = this.options;
     const found: ClientToolDefinition[] = [];
     const tools = agent.toolIds?.length ? await store.resources.getMany(appId, 'tools', agent.toolIds) : [];
-    for (const record of tools) found.push(...(await this.guard(record, () => this.compiled.toolDefinitions(record))));
+    for (const record of tools) found.push(...(await this.definitions(record)));
     for (const reference of agent.toolsets ?? []) {
       const record = await store.resources.get(appId, 'toolsets', reference.toolsetId);
       if (!record) continue;
       const wanted = reference.toolIds?.length ? new Set(reference.toolIds) : undefined;
-      const definitions = await this.guard(record, () => this.toolsetDefinitions(record));
+      const definitions = await this.definitions(record);
       found.push(
         ...definitions.filter((tool) => !wanted || wanted.has(tool.name) || wanted.has(tool.server?.toolName ?? '')),
       );
@@ -99,15 +88,21 @@ export class AppToolProvider implements ServerTools, ToolsetInspector {
       const faked = await runToolFake(record, source.toolName ?? record.id, call, environment);
       if (faked) return faked;
     }
-    return executeServerTool({
-      record,
-      toolName: source.toolName,
-      call,
-      environment,
-      compiled: this.compiled,
-      oauth: this.oauth,
-      mcp: { clients: this.mcpClients, catalog: this.catalog },
-    });
+    const found = this.options.kinds.kindOf(record);
+    if (found?.kind.executor !== 'server')
+      return textResult(
+        `Tool '${call.tool.name}' (${record.collection}/${record.id}) is not a kind Baton executes.`,
+        true,
+      );
+    try {
+      const prefix = `${record.collection === 'tools' ? 'tool' : 'toolset'}.${found.kind.key}`;
+      return await found.kind.run({ ...found, toolName: source.toolName, prefix, call, environment }, this.runtime);
+    } catch (error) {
+      // Credentials that cannot be had and sandbox faults are the model's to read, not failed turns.
+      if (error instanceof AuthError || error instanceof SandboxError)
+        return textResult(`Tool '${call.tool.name}' could not run: ${error.message}`, true);
+      throw error;
+    }
   }
 
   async fake(call: ServerCall): Promise<ServerCallResult | null> {
@@ -117,32 +112,34 @@ export class AppToolProvider implements ServerTools, ToolsetInspector {
     return record ? runToolFake(record, record.id, call, await this.environment(call)) : null;
   }
 
-  async inspectToolset(record: AppResourceRecord): Promise<ToolsetInspection> {
-    const mcp = record.body.mcpToolset;
-    if (!isObject(mcp))
-      return {
-        tools: (await this.compiled.toolsetDefinitions(record)).map(inspected),
-        problem: null,
-        snapshotTime: null,
-      };
-    // Asked afresh (without credentials, as for turns); the answer also refreshes what turns use.
-    const listing = await this.catalog.list(record.appId, record.id, record.revision, mcp, {}, { fresh: true });
-    return { tools: listing.definitions.map(inspected), problem: listing.problem, snapshotTime: listing.snapshotTime };
+  async inspectToolset(record: AppResourceRecord, toolsetName: string): Promise<ToolsetInspection> {
+    const found = this.options.kinds.kindOf(record);
+    if (found?.kind.collection !== 'toolsets') return { tools: [], snapshot: null };
+    return found.kind.inspect(found, this.runtime, toolsetName);
   }
 
   /** Closes pooled MCP connections (at shutdown). */
   async close(): Promise<void> {
-    await this.mcpClients.close();
+    await this.runtime.mcp.clients.close();
   }
 
-  private async toolsetDefinitions(record: AppResourceRecord): Promise<ClientToolDefinition[]> {
-    const mcp = record.body.mcpToolset;
-    if (!isObject(mcp)) return this.compiled.toolsetDefinitions(record);
-    // Listing sends no credentials and no session headers: CES lists tools without them.
-    const listing = await this.catalog.list(record.appId, record.id, record.revision, mcp, {});
-    if (listing.problem)
-      this.options.logger.warn({ toolset: record.id, snapshot: listing.fromSnapshot }, listing.problem);
-    return listing.definitions.map((definition) => ({ ...definition, ...commonSettings(record) }));
+  /**
+   * The server tools a resource offers, with its common settings. A resource that cannot be
+   * compiled (it was valid when stored) costs its tools, not the turn.
+   */
+  private async definitions(record: AppResourceRecord): Promise<ClientToolDefinition[]> {
+    const found = this.options.kinds.kindOf(record);
+    if (found?.kind.executor !== 'server') return [];
+    try {
+      const common = commonSettings(record);
+      return (await found.kind.definitions(found, this.runtime)).map((definition) => ({ ...common, ...definition }));
+    } catch (error) {
+      this.options.logger.warn(
+        { err: error, resource: `${record.collection}/${record.id}` },
+        'server tools unavailable',
+      );
+      return [];
+    }
   }
 
   private async environment(call: ServerCall): Promise<CallEnvironment> {
@@ -160,31 +157,6 @@ export class AppToolProvider implements ServerTools, ToolsetInspector {
       readSecret: (reference) => this.options.readSecret(call.appId, reference),
     };
   }
-
-  /** A resource that cannot be compiled (it was valid when stored) costs its tools, not the turn. */
-  private async guard(
-    record: AppResourceRecord,
-    work: () => Promise<ClientToolDefinition[]>,
-  ): Promise<ClientToolDefinition[]> {
-    try {
-      return await work();
-    } catch (error) {
-      this.options.logger.warn(
-        { err: error, resource: `${record.collection}/${record.id}` },
-        'server tools unavailable',
-      );
-      return [];
-    }
-  }
-}
-
-function inspected(tool: ClientToolDefinition): InspectedTool {
-  return {
-    id: tool.server?.toolName ?? tool.name,
-    name: tool.name,
-    description: tool.description,
-    parameters: tool.parameters,
-  };
 }
 
 function uniqueByName(tools: readonly ClientToolDefinition[], onClash: (name: string) => void): ClientToolDefinition[] {

@@ -1,4 +1,5 @@
-import type { JsonObject, JsonValue } from '../../domain/records.ts';
+import type { JsonValue } from '../../domain/records.ts';
+import { isJsonObject } from '../json-objects.ts';
 import type { EgressPolicy } from '../../tools/http/address-policy.ts';
 import type { SandboxToolContext } from '../../tools/sandbox/tool-context.ts';
 
@@ -31,10 +32,6 @@ export function sandboxContext(environment: CallEnvironment): SandboxToolContext
 
 /** CES `tlsConfig.caCerts[].cert` values: extra CAs trusted for this resource only. */
 export function caCertsOf(tlsConfig: JsonValue | undefined): string[] {
-  const certs = isObject(tlsConfig) && Array.isArray(tlsConfig.caCerts) ? tlsConfig.caCerts : [];
-  return certs.flatMap((entry) => (isObject(entry) && typeof entry.cert === 'string' ? [entry.cert] : []));
-}
-
-export function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  const certs = isJsonObject(tlsConfig) && Array.isArray(tlsConfig.caCerts) ? tlsConfig.caCerts : [];
+  return certs.flatMap((entry) => (isJsonObject(entry) && typeof entry.cert === 'string' ? [entry.cert] : []));
 }

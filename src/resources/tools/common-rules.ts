@@ -1,16 +1,12 @@
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { ErrorCode } from '../../domain/errors/error-catalogue.ts';
-import { OpenApiError } from '../../tools/openapi/openapi-error.ts';
-import type { OpenApiToolset } from '../../tools/openapi/openapi-toolset.ts';
-import { compileOpenApi, operationOfTool } from '../tool-kinds/openapi-source.ts';
-import { parse as parseYaml } from 'yaml';
-import { parseDurationSeconds } from './client-function-definition.ts';
+import { parseDurationSeconds } from './duration.ts';
 import type { AppRecord, JsonObject, JsonValue } from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';
 import { assertOneOf } from '../aip/union-check.ts';
 import type { AppPath } from '../aip/resource-names.ts';
 import { assertSecretReference } from '../secrets/secret-references.ts';
-import { asObject } from '../aip/service-support.ts';
+import { asObject } from '../json-objects.ts';
 
 /**
  * Rules shared by Tool and Toolset bodies, checked on the final resource (after an update mask was
@@ -170,73 +166,22 @@ export async function checkApiAuthentication(
   if (bearer) checkContextVariable(bearer.token, `${field}.bearerTokenConfig.token`);
 }
 
-/** An OpenAPI document in JSON or YAML (JSON is valid YAML); only its syntax is checked here. */
-export function checkOpenApiSchema(object: JsonObject, prefix: string): void {
-  const text = requireText(object, 'openApiSchema', prefix);
-  let document: unknown;
-  try {
-    document = parseYaml(text);
-  } catch (error) {
-    invalid(
-      `${prefix}.openApiSchema`,
-      `${prefix}.openApiSchema is neither JSON nor YAML: ${(error as Error).message.split('\n')[0]}`,
-    );
-  }
-  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-    invalid(
-      `${prefix}.openApiSchema`,
-      `${prefix}.openApiSchema must be an OpenAPI document (a JSON or YAML object with openapi, info and paths).`,
-    );
-  }
-}
-
 /** Why `serviceDirectoryConfig` is refused wherever CES allows it. */
 export const SERVICE_DIRECTORY_REFUSAL =
   'serviceDirectoryConfig is not supported by Baton (Service Directory is a Google Cloud service); give a reachable URL instead.';
 
-/** The fields an OpenAPI source shares, in an `openApiTool` or an `openApiToolset`. */
-export async function checkOpenApiSource(context: RuleContext, openApi: JsonObject, prefix: string): Promise<void> {
-  refuseUnsupported(openApi, { serviceDirectoryConfig: `${prefix}.${SERVICE_DIRECTORY_REFUSAL}` }, prefix);
-  checkOpenApiSchema(openApi, prefix);
-  checkHttpUrl(openApi.url, `${prefix}.url`);
-  await checkApiAuthentication(context, openApi.apiAuthentication, `${prefix}.apiAuthentication`);
-  checkTlsConfig(openApi.tlsConfig, `${prefix}.tlsConfig`);
-  const toolset = await compiledOpenApi(openApi, prefix);
-  if (prefix === 'tool.openApiTool') asOpenApiError(`${prefix}.openApiSchema`, () => operationOfTool(toolset, openApi));
-}
-
-/** The whole document is parsed, validated and turned into tools now, so a broken one is never stored. */
-async function compiledOpenApi(openApi: JsonObject, prefix: string): Promise<OpenApiToolset> {
-  try {
-    return await compileOpenApi(openApi);
-  } catch (error) {
-    if (error instanceof OpenApiError)
-      invalid(
-        `${prefix}.openApiSchema`,
-        `${prefix}.openApiSchema is not a usable OpenAPI document: ${error.message}`,
-        'invalid_openapi_schema',
-      );
-    throw error;
-  }
-}
-
-function asOpenApiError<T>(field: string, work: () => T): T {
-  try {
-    return work();
-  } catch (error) {
-    if (error instanceof OpenApiError) invalid(field, `${field}: ${error.message}`, 'invalid_openapi_schema');
-    throw error;
-  }
-}
-
 /** Baton's `requireApproval`: a person approves each call of a server tool before it runs. */
-export function checkRequireApproval(body: JsonObject, field: string): void {
+export function checkRequireApproval(
+  body: JsonObject,
+  field: string,
+  kind: { key: string; executor: 'client' | 'server' } | undefined,
+): void {
   if (body.requireApproval === undefined) return;
   if (typeof body.requireApproval !== 'boolean') invalid(field, `${field} must be true or false.`);
-  if (body.requireApproval && body.clientFunction !== undefined) {
+  if (body.requireApproval && kind?.executor === 'client') {
     invalid(
       field,
-      `${field} applies to tools Baton runs; a clientFunction already waits for your application, which can ask a person itself.`,
+      `${field} applies to tools Baton runs; a ${kind.key} already waits for your application, which can ask a person itself.`,
     );
   }
 }

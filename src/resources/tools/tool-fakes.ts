@@ -1,8 +1,9 @@
-import type { ServerCall, ServerCallResult } from '../../engine/ports/tool-provider.ts';
+import type { ServerCall, ServerCallResult } from '../../engine/index.ts';
 import type { AppResourceRecord } from '../../domain/records.ts';
 import { runFake } from '../../tools/sandbox/fake-runner.ts';
 import { SandboxError } from '../../tools/sandbox/sandbox-error.ts';
-import { isObject, sandboxContext, type CallEnvironment } from './call-environment.ts';
+import { isJsonObject } from '../json-objects.ts';
+import { sandboxContext, type CallEnvironment } from './call-environment.ts';
 import { jsonResult, textResult } from './tool-results.ts';
 
 /** A fake is a test double: it gets a short leash whatever the real tool's timeout. */
@@ -21,8 +22,8 @@ export async function runToolFake(
   environment: CallEnvironment,
 ): Promise<ServerCallResult | null> {
   const config = record.body.toolFakeConfig;
-  if (!isObject(config) || config.enableFakeMode !== true) return null;
-  const jsCode = isObject(config.codeBlock) ? config.codeBlock.jsCode : undefined;
+  if (!isJsonObject(config) || config.enableFakeMode !== true) return null;
+  const jsCode = isJsonObject(config.codeBlock) ? config.codeBlock.jsCode : undefined;
   if (typeof jsCode !== 'string' || jsCode.trim() === '') return null;
   try {
     const outcome = await runFake({

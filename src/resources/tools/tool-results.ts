@@ -1,6 +1,6 @@
-import type { ServerCallResult } from '../../engine/ports/tool-provider.ts';
+import type { ServerCallResult } from '../../engine/index.ts';
 import type { JsonValue } from '../../domain/records.ts';
-import { isObject } from './call-environment.ts';
+import { isJsonObject } from '../json-objects.ts';
 
 /** A text result, as the model reads it. */
 export function textResult(text: string, isError: boolean): ServerCallResult {
@@ -13,10 +13,11 @@ export function textResult(text: string, isError: boolean): ServerCallResult {
  * and any other value the result as a whole.
  */
 export function jsonResult(value: JsonValue): ServerCallResult {
-  const keys = isObject(value) ? Object.keys(value) : [];
-  if (isObject(value) && keys.length === 1 && value.output !== undefined)
+  const keys = isJsonObject(value) ? Object.keys(value) : [];
+  if (isJsonObject(value) && keys.length === 1 && value.output !== undefined)
     return textResult(asText(value.output), false);
-  if (isObject(value) && keys.length === 1 && value.error !== undefined) return textResult(asText(value.error), true);
+  if (isJsonObject(value) && keys.length === 1 && value.error !== undefined)
+    return textResult(asText(value.error), true);
   return textResult(asText(value), false);
 }
 

@@ -3,18 +3,18 @@ import { z } from 'zod';
 import type { Principal } from '../../domain/principal.ts';
 import type { AppResourceRecord, JsonObject } from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';
-import { OpenApiError } from '../../tools/openapi/openapi-error.ts';
-import type { InspectedTool, ToolsetInspection, ToolsetInspector } from '../tools/app-tool-provider.ts';
+import type { InspectedTool } from '../tool-kinds/tool-kind.ts';
+import type { ToolsetInspector } from '../tools/app-tool-provider.ts';
 import { resolveApp } from '../apps/app-access.ts';
-import { formatAppName, formatChildName, parseChildName, type AppPath } from '../aip/resource-names.ts';
-import { asObject, parseCesRequest } from '../aip/service-support.ts';
+import { formatAppName, formatChildName, parseChildName } from '../aip/resource-names.ts';
+import { parseCesRequest } from '../aip/request-message.ts';
 
 /**
  * CES `ToolService.RetrieveTools`: `POST /v1/{toolset}:retrieveTools` with `{toolIds?}` →
- * `{tools: Tool[]}`, each tool named `{toolset}/tools/{toolId}`. MCP toolsets ask their server now
- * (without credentials, as listing always is); when it does not answer, the pinned snapshot is
- * returned with `snapshot: {pinTime, reason}` (a Baton extension), and without one the answer is
- * UNAVAILABLE. OpenAPI toolsets return their operations.
+ * `{tools: Tool[]}`, each tool named `{toolset}/tools/{toolId}`, listed by the toolset's kind: MCP
+ * toolsets ask their server now (without credentials, as listing always is); when it does not
+ * answer, the pinned snapshot is returned with `snapshot: {pinTime, reason}` (a Baton extension),
+ * and without one the answer is UNAVAILABLE. OpenAPI toolsets return their operations.
  */
 
 export const retrieveToolsRequestSchema = z.strictObject({
@@ -55,38 +55,12 @@ export class RetrieveToolsService {
         `This Baton runs without its toolset executor (a test double replaces it), so it cannot list the tools of '${toolsetName}'.`,
       );
     }
-    const inspection = await this.inspect(this.inspector, record, toolsetName);
-    const mcp = asObject(record.body.mcpToolset);
-    if (inspection.problem !== null && inspection.snapshotTime === null) {
-      throw new BatonError(
-        'mcp_server_unavailable',
-        `${inspection.problem.replace(/\.+$/, '')}. The tools of toolset '${toolsetName}' are unavailable until the server answers (no snapshot of them was pinned yet); turns run without them meanwhile.`,
-        { details: { toolset: toolsetName, server_address: String(mcp?.serverAddress ?? '') } },
-      );
-    }
+    // The toolset's kind asks its source (and says why not, naming the toolset, when it cannot).
+    const inspection = await this.inspector.inspectToolset(record, toolsetName);
     const tools = select(inspection.tools, parsed.toolIds ?? [], toolsetName);
-    const rendered = tools.map((tool) => renderTool(tool, path, record, mcp));
-    if (inspection.snapshotTime === null) return { tools: rendered };
-    return { tools: rendered, snapshot: { pinTime: inspection.snapshotTime, reason: inspection.problem ?? '' } };
-  }
-
-  private async inspect(
-    inspector: ToolsetInspector,
-    record: AppResourceRecord,
-    toolsetName: string,
-  ): Promise<ToolsetInspection> {
-    try {
-      return await inspector.inspectToolset(record);
-    } catch (error) {
-      if (!(error instanceof OpenApiError)) throw error;
-      throw new BatonError(
-        'openapi_schema_invalid',
-        `The OpenAPI document of toolset '${toolsetName}' no longer compiles: ${error.message}. Update the toolset.`,
-        {
-          details: { toolset: toolsetName },
-        },
-      );
-    }
+    const rendered = tools.map((tool) => renderTool(tool, toolsetName, record));
+    if (inspection.snapshot === null) return { tools: rendered };
+    return { tools: rendered, snapshot: inspection.snapshot };
   }
 }
 
@@ -113,34 +87,15 @@ function select(tools: readonly InspectedTool[], toolIds: readonly string[], too
 }
 
 /**
- * A CES Tool of the toolset: `mcpTool` (name, nameOverride, description, inputSchema, serverAddress)
- * or `openApiTool` (name, description, url, and `parameters`, a Baton extension). Schemas are the
- * JSON Schema the model receives, not converted to CES Schema.
+ * A CES Tool of the toolset, named `{toolset}/tools/{toolId}`: the fields every such tool has,
+ * then the kind's own member (`mcpTool`, `openApiTool`). Schemas are the JSON Schema the model
+ * receives, not converted to CES Schema.
  */
-function renderTool(
-  tool: InspectedTool,
-  path: AppPath,
-  record: AppResourceRecord,
-  mcp: JsonObject | undefined,
-): JsonObject {
-  const common: JsonObject = {
-    name: `${formatChildName(path, 'toolsets', record.id)}/tools/${tool.id}`,
+function renderTool(tool: InspectedTool, toolsetName: string, record: AppResourceRecord): JsonObject {
+  return {
+    name: `${toolsetName}/tools/${tool.id}`,
     displayName: tool.name,
     ...(typeof record.body.executionType === 'string' ? { executionType: record.body.executionType } : {}),
+    ...tool.wire,
   };
-  if (mcp) {
-    const mcpTool: JsonObject = {
-      name: tool.id,
-      description: tool.description,
-      inputSchema: tool.parameters,
-      serverAddress: String(mcp.serverAddress ?? ''),
-    };
-    if (tool.name !== tool.id) mcpTool.nameOverride = tool.name;
-    return { ...common, mcpTool };
-  }
-  const openApi = asObject(record.body.openApiToolset) ?? {};
-  const openApiTool: JsonObject = { name: tool.id, description: tool.description };
-  if (typeof openApi.url === 'string' && openApi.url !== '') openApiTool.url = openApi.url;
-  openApiTool.parameters = tool.parameters;
-  return { ...common, openApiTool };
 }

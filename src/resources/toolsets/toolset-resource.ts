@@ -1,43 +1,21 @@
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { JsonObject } from '../../domain/records.ts';
 import { assertOneOf } from '../aip/union-check.ts';
-import type { ResourceKind } from '../app-resources/app-resource-crud.ts';
+import type { CollectionSpec } from '../app-resources/collection-spec.ts';
+import type { ToolKindRegistry } from '../tool-kinds/registry.ts';
 import {
-  checkApiAuthentication,
-  checkContextVariable,
   checkDuration,
-  checkHttpUrl,
-  checkOpenApiSource,
-  checkTlsConfig,
   checkRequireApproval,
   checkToolFakeConfig,
   refuseUnsupported,
-  requireText,
-  SERVICE_DIRECTORY_REFUSAL,
   type RuleContext,
 } from '../tools/common-rules.ts';
-import { asObject } from '../aip/service-support.ts';
 
-const TOOLSET_TYPES = ['mcpToolset', 'openApiToolset', 'connectorToolset'];
-
-async function checkMcpToolset(context: RuleContext, mcp: JsonObject): Promise<JsonObject> {
-  const prefix = 'toolset.mcpToolset';
-  refuseUnsupported(mcp, { serviceDirectoryConfig: `${prefix}.${SERVICE_DIRECTORY_REFUSAL}` }, prefix);
-  requireText(mcp, 'serverAddress', prefix);
-  checkHttpUrl(mcp.serverAddress, `${prefix}.serverAddress`);
-  await checkApiAuthentication(context, mcp.apiAuthentication, `${prefix}.apiAuthentication`);
-  checkTlsConfig(mcp.tlsConfig, `${prefix}.tlsConfig`);
-  for (const [header, value] of Object.entries(asObject(mcp.customHeaders) ?? {}))
-    checkContextVariable(value, `${prefix}.customHeaders.${header}`);
-  if (!Array.isArray(mcp.toolOverrides)) return mcp;
-  // The snapshot is the server's copy of the tool as last seen: output only, never taken from a client.
-  const toolOverrides = mcp.toolOverrides.map((entry, index) => {
-    const { snapshot: _snapshot, ...override } = asObject(entry) ?? {};
-    requireText(override, 'tool', `${prefix}.toolOverrides[${index}]`);
-    return override;
-  });
-  return { ...mcp, toolOverrides };
-}
+/** CES toolset types Baton does not run, each with the reason given when it is set. */
+const REFUSALS: Record<string, string> = {
+  connectorToolset:
+    'connectorToolset is not supported by Baton (Integration Connectors are a Google Cloud service); use openApiToolset or mcpToolset.',
+};
 
 /** displayName must be unique within the app (CES says so; Baton answers ALREADY_EXISTS). */
 async function checkUniqueDisplayName(context: RuleContext, body: JsonObject, id: string): Promise<void> {
@@ -53,55 +31,56 @@ async function checkUniqueDisplayName(context: RuleContext, body: JsonObject, id
   }
 }
 
-export const toolsetKind: ResourceKind = {
-  collection: 'toolsets',
-  singular: 'toolset',
-  codes: { notFound: 'toolset_not_found', exists: 'toolset_exists' },
-  mask: {
-    mutable: [
+/**
+ * Toolset resources: one of the registry's Toolset kinds (the `toolset_type` oneof, which on the
+ * wire also has the refused members) plus the settings every toolset has.
+ */
+export function toolsetCollection(kinds: ToolKindRegistry): CollectionSpec {
+  const types = [...kinds.keys('toolsets'), ...Object.keys(REFUSALS)];
+  return {
+    collection: 'toolsets',
+    singular: 'toolset',
+    codes: { notFound: 'toolset_not_found', exists: 'toolset_exists' },
+    mask: {
+      mutable: [
+        'displayName',
+        'description',
+        'executionType',
+        'timeout',
+        'toolFakeConfig',
+        'requireApproval',
+        ...types,
+      ],
+      outputOnly: ['name', 'createTime', 'updateTime', 'etag'],
+      unions: [types],
+    },
+    filterFields: [
+      'name',
       'displayName',
       'description',
+      'createTime',
+      'updateTime',
+      'etag',
       'executionType',
       'timeout',
       'toolFakeConfig',
       'requireApproval',
-      ...TOOLSET_TYPES,
+      ...kinds.keys('toolsets'),
     ],
-    outputOnly: ['name', 'createTime', 'updateTime', 'etag'],
-    unions: [TOOLSET_TYPES],
-  },
-  filterFields: [
-    'name',
-    'displayName',
-    'description',
-    'createTime',
-    'updateTime',
-    'etag',
-    'executionType',
-    'timeout',
-    'toolFakeConfig',
-    'requireApproval',
-    'mcpToolset',
-    'openApiToolset',
-  ],
-  derived: () => ({}),
-  async validate(context, body, id) {
-    refuseUnsupported(
-      body,
-      {
-        connectorToolset:
-          'connectorToolset is not supported by Baton (Integration Connectors are a Google Cloud service); use openApiToolset or mcpToolset.',
-      },
-      'toolset',
-    );
-    assertOneOf(body, TOOLSET_TYPES, 'toolset', { required: true, name: 'toolset_type' });
-    checkDuration(body.timeout, 'toolset.timeout');
-    checkToolFakeConfig(body.toolFakeConfig, 'toolset.toolFakeConfig');
-    checkRequireApproval(body, 'toolset.requireApproval');
-    await checkUniqueDisplayName(context, body, id);
-    const mcp = asObject(body.mcpToolset);
-    if (mcp) return { ...body, mcpToolset: await checkMcpToolset(context, mcp) };
-    await checkOpenApiSource(context, asObject(body.openApiToolset) ?? {}, 'toolset.openApiToolset');
-    return body;
-  },
-};
+    derived: () => ({}),
+    async validate(context, body, id) {
+      refuseUnsupported(body, REFUSALS, 'toolset');
+      assertOneOf(body, types, 'toolset', { required: true, name: 'toolset_type' });
+      checkDuration(body.timeout, 'toolset.timeout');
+      checkToolFakeConfig(body.toolFakeConfig, 'toolset.toolFakeConfig');
+      const found = kinds.memberOf('toolsets', body);
+      checkRequireApproval(body, 'toolset.requireApproval', found?.kind);
+      await checkUniqueDisplayName(context, body, id);
+      if (!found) return body;
+      return {
+        ...body,
+        [found.kind.key]: await found.kind.validate(context, found.member, `toolset.${found.kind.key}`),
+      };
+    },
+  };
+}

@@ -1,6 +1,6 @@
 import { BatonError } from '../../../domain/errors/baton-error.ts';
 import type { Engine } from '../../../engine/index.ts';
-import type { ToolProvider } from '../../../engine/index.ts';
+import type { ToolSources } from '../../../resources/index.ts';
 import type { Principal } from '../../../domain/principal.ts';
 import type { AppRecord } from '../../../domain/records.ts';
 import type { Store } from '../../../store/store.ts';
@@ -33,7 +33,7 @@ export class ConversationService {
     private readonly store: Store,
     private readonly engine: Engine,
     private readonly pageTokens: PageTokenCodec,
-    private readonly tools?: ToolProvider,
+    private readonly tools?: ToolSources,
   ) {}
 
   async list(
@@ -77,7 +77,7 @@ export class ConversationService {
   async get(principal: Principal, path: AppPath, conversationId: string): Promise<ConversationView> {
     const app = await resolveApp(this.store, principal, path.project, path.location, path.app);
     const found = await this.engine.sessions.get(app.id, conversationId).catch(notFoundIn(app, conversationId));
-    const names = await ToolCallNames.load(this.store, app, found.agent, this.tools);
+    const names = await ToolCallNames.load(this.tools, app, found.agent);
     return conversationView(app, found.session, found.conversation.agentName, found.items, names);
   }
 

@@ -29,9 +29,14 @@ const emptyQuery = z.object({}).strict();
  * `RunSessionResponse` per frame, as Google's `alt=sse`), plus conversations list/get/delete.
  */
 export function registerSessionRoutes(app: FastifyInstance, face: FaceContext): void {
-  // The tool provider names server calls by their source (a Tool, or a toolset's tool).
-  const sessions = new SessionService(face.store, face.engine, face.tools);
-  const conversations = new ConversationService(face.store, face.engine, face.keys.pageTokens, face.tools);
+  // The tool catalog names calls by their source (a Tool, or a toolset's tool).
+  const sessions = new SessionService(face.store, face.engine, face.resources.toolCatalog);
+  const conversations = new ConversationService(
+    face.store,
+    face.engine,
+    face.resources.pageTokens,
+    face.resources.toolCatalog,
+  );
 
   app.post<{ Params: AppParams & { sessionAction: string } }>(
     `${APP_PATH}/sessions/:sessionAction`,

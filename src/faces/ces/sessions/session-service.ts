@@ -1,7 +1,7 @@
 import type { Engine, SessionResponse, SessionRunObserver, SessionRunStart } from '../../../engine/index.ts';
 import { SESSION_ID_PATTERN } from '../../../engine/index.ts';
 import { BatonError } from '../../../domain/errors/baton-error.ts';
-import type { ToolProvider } from '../../../engine/index.ts';
+import type { ToolSources } from '../../../resources/index.ts';
 import type { Principal } from '../../../domain/principal.ts';
 import type { AppRecord, TurnOptions } from '../../../domain/records.ts';
 import type { Store } from '../../../store/store.ts';
@@ -32,7 +32,7 @@ export class SessionService {
   constructor(
     private readonly store: Store,
     private readonly engine: Engine,
-    private readonly tools?: ToolProvider,
+    private readonly tools?: ToolSources,
   ) {}
 
   async runSession(
@@ -70,7 +70,7 @@ export class SessionService {
     const inputs = readSessionInputs(request.inputs);
     let writer: SessionOutputWriter | null = null;
     const observe = async (start: SessionRunStart): Promise<SessionRunObserver> => {
-      const names = await ToolCallNames.load(this.store, app, start.agent, this.tools);
+      const names = await ToolCallNames.load(this.tools, app, start.agent);
       const opened = new SessionOutputWriter(
         sink,
         names,

@@ -1,7 +1,5 @@
-import type { ToolProvider } from '../../../engine/index.ts';
-import type { AgentDefinition, AppRecord, ClientToolDefinition } from '../../../domain/records.ts';
-import type { Store } from '../../../store/store.ts';
-import { appResourceName } from '../../../resources/apps/app-access.ts';
+import type { AgentDefinition, AppRecord } from '../../../domain/records.ts';
+import { appResourceName, type ToolSources } from '../../../resources/index.ts';
 
 /** A CES ToolCall / ToolResponse names its tool by a Tool resource, or by one tool of a toolset. */
 export type ToolRef = { tool: string } | { toolsetTool: { toolset: string; toolId: string } };
@@ -12,7 +10,7 @@ export type ToolIdentity = ToolRef & { displayName: string };
 /**
  * Maps the function names the model calls to the resources they come from, so a call's
  * `tool` / `toolsetTool` is something the client can match (and must echo in its response):
- * client functions by their Tool resource, server tools by the source the tool provider reports
+ * client functions by their Tool resource, server tools by the source the resources report
  * (a Tool, or a toolset's tool). A tool declared inline on a Baton agent has no resource; it is
  * named `…/tools/{function name}`.
  */
@@ -23,33 +21,24 @@ export class ToolCallNames {
   ) {}
 
   static async load(
-    store: Store,
+    tools: ToolSources | undefined,
     app: AppRecord,
     agent: AgentDefinition | undefined,
-    tools?: ToolProvider,
   ): Promise<ToolCallNames> {
     const byFunction = new Map<string, ToolIdentity>();
     const prefix = appResourceName(app);
-    for (const tool of agent && tools ? await serverTools(tools, app.id, agent) : []) {
-      if (!tool.server) continue;
-      const { collection, resourceId, toolName } = tool.server;
+    // A client function's source is its Tool resource, which wins over a server tool of the same name.
+    for (const [name, source] of agent && tools ? await tools.toolSources(app.id, agent) : []) {
+      const { collection, resourceId, toolName } = source;
       byFunction.set(
-        tool.name,
+        name,
         collection === 'toolsets'
           ? {
-              toolsetTool: { toolset: `${prefix}/toolsets/${resourceId}`, toolId: toolName ?? tool.name },
-              displayName: tool.name,
+              toolsetTool: { toolset: `${prefix}/toolsets/${resourceId}`, toolId: toolName ?? name },
+              displayName: name,
             }
-          : { tool: `${prefix}/tools/${resourceId}`, displayName: tool.name },
+          : { tool: `${prefix}/tools/${resourceId}`, displayName: name },
       );
-    }
-    // Client functions last: a Tool resource the agent names directly wins over a server source.
-    const records = agent?.toolIds?.length ? await store.resources.getMany(app.id, 'tools', agent.toolIds) : [];
-    for (const record of records) {
-      const fn = record.body.clientFunction;
-      if (fn && typeof fn === 'object' && !Array.isArray(fn) && typeof fn.name === 'string') {
-        byFunction.set(fn.name, { tool: `${prefix}/tools/${record.id}`, displayName: fn.name });
-      }
     }
     return new ToolCallNames(app, byFunction);
   }
@@ -90,21 +79,4 @@ export function describeToolRef(ref: {
 }): string {
   if (ref.toolsetTool) return `${ref.toolsetTool.toolset}#${ref.toolsetTool.toolId}`;
   return ref.tool ?? '(none)';
-}
-
-/**
- * Listing server tools may reach a toolset's server (an MCP toolset lists its tools on demand).
- * Naming must never fail a session or a conversation read because of that: without the list,
- * server calls fall back to `…/tools/{function name}`.
- */
-async function serverTools(
-  tools: ToolProvider,
-  appId: string,
-  agent: AgentDefinition,
-): Promise<ClientToolDefinition[]> {
-  try {
-    return await tools.listTools(appId, agent);
-  } catch {
-    return [];
-  }
 }

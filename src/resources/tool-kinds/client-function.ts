@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import type { ClientToolDefinition } from '../../domain/records.ts';
+import { asObject } from '../json-objects.ts';
+import { toJsonSchema } from '../tools/ces-schema.ts';
+import { toolSchemaObject } from '../tools/common-schemas.ts';
+import { parseDurationSeconds } from '../tools/duration.ts';
+import { checkFunction, declaredFunction, functionName } from './function-declaration.ts';
+import type { ClientToolKind } from './tool-kind.ts';
+
+/**
+ * `clientFunction`: a function the calling application runs. The turn pauses until the client
+ * sends the result (an ASYNCHRONOUS one goes on and the result arrives later); the Tool's timeout
+ * is the pending call's deadline.
+ */
+export const clientFunctionKind: ClientToolKind = {
+  key: 'clientFunction',
+  collection: 'tools',
+  executor: 'client',
+  description: 'One of tool_type: a function the client runs; the turn pauses until it answers.',
+  schema: z.strictObject({
+    name: z.string().optional().describe('Required. ^[a-zA-Z0-9_-]{1,64}$; the name the model calls.'),
+    description: z.string().optional(),
+    parameters: toolSchemaObject.optional(),
+    response: toolSchemaObject.optional(),
+  }),
+  async validate(_context, member, prefix) {
+    checkFunction(member, prefix);
+    return member;
+  },
+  displayName: functionName,
+  definition({ record, member }) {
+    const declared = declaredFunction(member);
+    if (!declared) return undefined;
+    const { body } = record;
+    const definition: ClientToolDefinition = declared;
+    const response = asObject(member.response);
+    if (response) definition.responseSchema = toJsonSchema(response);
+    const timeout = typeof body.timeout === 'string' ? parseDurationSeconds(body.timeout) : undefined;
+    if (timeout !== undefined) definition.timeoutSeconds = timeout;
+    if (body.executionType === 'ASYNCHRONOUS') definition.asynchronous = true;
+    if (asObject(body.toolFakeConfig)?.enableFakeMode === true)
+      definition.fake = { collection: 'tools', resourceId: record.id };
+    return definition;
+  },
+};
