@@ -70,7 +70,7 @@ module.exports = {
     {
       name: 'resources-use-the-engine-entry',
       severity: 'error',
-      comment: "Resources reach the engine through its public entry and its ports, never its private parts.",
+      comment: 'Resources reach the engine through its public entry and its ports, never its private parts.',
       from: { path: '^src/resources/' },
       to: { path: '^src/engine/', pathNot: '^src/engine/(index[.]ts$|ports/)' },
     },
