@@ -60,13 +60,11 @@ export class Resources {
   /** The engine's ToolProvider, which also names where each tool an agent may call comes from. */
   readonly toolCatalog: AppToolCatalog;
   readonly pageTokens: PageTokenCodec;
-  readonly kinds: ToolKindRegistry;
   private readonly provider: AppToolProvider | null;
 
   constructor(private readonly options: ResourcesOptions) {
     const { store, keys, agents } = options;
     const kinds = options.kinds ?? TOOL_KINDS;
-    this.kinds = kinds;
     const provider = options.serverTools
       ? null
       : new AppToolProvider({

@@ -7,7 +7,7 @@ import { AgentService, Resources, serverKeys } from '../../src/resources/index.t
 import { createSecretRequestSchema, updateSecretRequestSchema } from '../../src/resources/secrets/secret-service.ts';
 import type { Principal } from '../../src/domain/principal.ts';
 import { startTestBaton, type TestBaton } from '../helpers/test-baton.ts';
-import { APP, mcpToolset } from '../faces/ces/resources/ces-test-client.ts';
+import { APP, mcpToolset } from '../faces/ces/ces-test-client.ts';
 
 /**
  * The services as the MCP tools will call them: request messages in, response messages out, the

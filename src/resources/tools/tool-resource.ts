@@ -3,7 +3,8 @@ import { assertOneOf } from '../aip/union-check.ts';
 import type { CollectionSpec } from '../app-resources/collection-spec.ts';
 import { asObject } from '../json-objects.ts';
 import type { ToolKindRegistry } from '../tool-kinds/registry.ts';
-import { checkDuration, checkRequireApproval, checkToolFakeConfig, refuseUnsupported } from './common-rules.ts';
+import { refuseUnsupported } from './common-rules.ts';
+import { checkKindBody } from './kind-body-rules.ts';
 import { wordList } from '../word-list.ts';
 
 /** CES tool types Baton does not run (Google Cloud services, or no runtime for them), refused on write. */
@@ -82,12 +83,7 @@ export function toolCollection(kinds: ToolKindRegistry): CollectionSpec {
     async validate(context, body) {
       refuseUnsupported(body, refusals, 'tool');
       assertOneOf(body, supported, 'tool', { required: true, name: 'tool_type' });
-      checkDuration(body.timeout, 'tool.timeout');
-      checkToolFakeConfig(body.toolFakeConfig, 'tool.toolFakeConfig');
-      const found = kinds.memberOf('tools', body);
-      checkRequireApproval(body, 'tool.requireApproval', found?.kind);
-      if (!found) return body;
-      return { ...body, [found.kind.key]: await found.kind.validate(context, found.member, `tool.${found.kind.key}`) };
+      return checkKindBody(context, body, kinds, { collection: 'tools', singular: 'tool' });
     },
   };
 }

@@ -3,13 +3,8 @@ import type { JsonObject } from '../../domain/records.ts';
 import { assertOneOf } from '../aip/union-check.ts';
 import type { CollectionSpec } from '../app-resources/collection-spec.ts';
 import type { ToolKindRegistry } from '../tool-kinds/registry.ts';
-import {
-  checkDuration,
-  checkRequireApproval,
-  checkToolFakeConfig,
-  refuseUnsupported,
-  type RuleContext,
-} from '../tools/common-rules.ts';
+import { refuseUnsupported, type RuleContext } from '../tools/common-rules.ts';
+import { checkKindBody } from '../tools/kind-body-rules.ts';
 
 /** CES toolset types Baton does not run, each with the reason given when it is set. */
 const REFUSALS: Record<string, string> = {
@@ -71,16 +66,9 @@ export function toolsetCollection(kinds: ToolKindRegistry): CollectionSpec {
     async validate(context, body, id) {
       refuseUnsupported(body, REFUSALS, 'toolset');
       assertOneOf(body, types, 'toolset', { required: true, name: 'toolset_type' });
-      checkDuration(body.timeout, 'toolset.timeout');
-      checkToolFakeConfig(body.toolFakeConfig, 'toolset.toolFakeConfig');
-      const found = kinds.memberOf('toolsets', body);
-      checkRequireApproval(body, 'toolset.requireApproval', found?.kind);
-      await checkUniqueDisplayName(context, body, id);
-      if (!found) return body;
-      return {
-        ...body,
-        [found.kind.key]: await found.kind.validate(context, found.member, `toolset.${found.kind.key}`),
-      };
+      return checkKindBody(context, body, kinds, { collection: 'toolsets', singular: 'toolset' }, () =>
+        checkUniqueDisplayName(context, body, id),
+      );
     },
   };
 }

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestBaton } from '../../helpers/test-baton.ts';
-import { expectGoogleError, violatedField } from '../../faces/ces/resources/ces-test-client.ts';
+import { expectGoogleError, violatedField } from '../../faces/ces/ces-test-client.ts';
 import { APP, ask, callProgram, createAgent, createToolset, startToolBaton } from './provider-fixtures.ts';
 
 const INFO = 'openapi: 3.0.0\ninfo: {title: t, version: "1"}\nservers: [{url: "https://api.example.com"}]\n';

@@ -6,9 +6,9 @@
 import { expect } from 'vitest';
 import type { BatonConfig } from '../../../src/server/config.ts';
 import { startTestBaton, type TestBaton } from '../../helpers/test-baton.ts';
-import { APP, created } from '../../faces/ces/resources/ces-test-client.ts';
+import { APP, created } from '../../faces/ces/ces-test-client.ts';
 
-export { APP } from '../../faces/ces/resources/ces-test-client.ts';
+export { APP } from '../../faces/ces/ces-test-client.ts';
 
 /** Loopback as an egress.allow entry: where every local test server listens. */
 export const LOOPBACK = '127.0.0.1/32';

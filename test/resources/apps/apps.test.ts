@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestBaton, type TestBaton } from '../../../helpers/test-baton.ts';
+import { startTestBaton, type TestBaton } from '../../helpers/test-baton.ts';
 import {
   APP,
   clientFunctionTool,
@@ -8,7 +8,7 @@ import {
   LOCATION,
   read,
   violatedField,
-} from './ces-test-client.ts';
+} from '../../faces/ces/ces-test-client.ts';
 
 const APPS = `/v1/${LOCATION}/apps`;
 const OPERATION = new RegExp(`^${LOCATION}/operations/[a-z0-9]+$`);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestBaton, type TestBaton } from '../../../helpers/test-baton.ts';
+import { startTestBaton, type TestBaton } from '../../helpers/test-baton.ts';
 import { APP, created, expectGoogleError, LOCATION, mcpToolset, read, violatedField } from './ces-test-client.ts';
 
 /** How the REST routes map HTTP onto request messages, and that every failure under /v1/projects is a google.rpc.Status. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestBaton, type TestBaton } from '../../../helpers/test-baton.ts';
-import { APP, created, expectGoogleError, mcpToolset, read, violatedField } from './ces-test-client.ts';
+import { startTestBaton, type TestBaton } from '../../helpers/test-baton.ts';
+import { APP, created, expectGoogleError, mcpToolset, read, violatedField } from '../../faces/ces/ces-test-client.ts';
 
 const TOOLSETS = `/v1/${APP}/toolsets`;
 

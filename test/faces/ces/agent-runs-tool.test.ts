@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestBaton, type TestBaton } from '../../../helpers/test-baton.ts';
+import { startTestBaton, type TestBaton } from '../../helpers/test-baton.ts';
 import { APP, created } from './ces-test-client.ts';
 
 /** What CES writes is what runs: an agent made over the management API calls its client function. */

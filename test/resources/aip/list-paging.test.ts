@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestBaton, type TestBaton } from '../../../helpers/test-baton.ts';
+import { startTestBaton, type TestBaton } from '../../helpers/test-baton.ts';
 import {
   APP,
   clientFunctionTool,
@@ -8,7 +8,7 @@ import {
   LOCATION,
   mcpToolset,
   violatedField,
-} from './ces-test-client.ts';
+} from '../../faces/ces/ces-test-client.ts';
 
 const TOOLSETS = `/v1/${APP}/toolsets`;
 const IDS = ['t1', 't2', 't3', 't4', 't5', 't6', 't7'];

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSecretValue } from '../../../../src/resources/secrets/secret-values.ts';
-import { SecretCipher } from '../../../../src/tools/secrets/secret-cipher.ts';
-import { startTestBaton, type TestBaton } from '../../../helpers/test-baton.ts';
-import { APP, created, expectGoogleError, read, violatedField } from './ces-test-client.ts';
+import { readSecretValue } from '../../../src/resources/secrets/secret-values.ts';
+import { SecretCipher } from '../../../src/tools/secrets/secret-cipher.ts';
+import { startTestBaton, type TestBaton } from '../../helpers/test-baton.ts';
+import { APP, created, expectGoogleError, read, violatedField } from '../../faces/ces/ces-test-client.ts';
 
 const SECRETS = `/v1/${APP}/secrets`;
 const VALUE = 'sk-live-THE-VERY-SECRET-VALUE-1234567890';

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestBaton, type TestBaton } from '../../../helpers/test-baton.ts';
-import { APP, clientFunctionTool, created, expectGoogleError, read, violatedField } from './ces-test-client.ts';
+import { startTestBaton, type TestBaton } from '../../helpers/test-baton.ts';
+import {
+  APP,
+  clientFunctionTool,
+  created,
+  expectGoogleError,
+  read,
+  violatedField,
+} from '../../faces/ces/ces-test-client.ts';
 
 const TOOLS = `/v1/${APP}/tools`;
 

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestBaton, type TestBaton } from '../../../helpers/test-baton.ts';
-import { APP, clientFunctionTool, created, expectGoogleError, mcpToolset, read } from './ces-test-client.ts';
+import { startTestBaton, type TestBaton } from '../../helpers/test-baton.ts';
+import {
+  APP,
+  clientFunctionTool,
+  created,
+  expectGoogleError,
+  mcpToolset,
+  read,
+} from '../../faces/ces/ces-test-client.ts';
 
 /** Deleting a tool or toolset that agents use: refused without force; force removes the references. */
 describe('CES delete of referenced tools and toolsets', () => {

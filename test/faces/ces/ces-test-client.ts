@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { TestBaton, TestResponse } from '../../../helpers/test-baton.ts';
+import type { TestBaton, TestResponse } from '../../helpers/test-baton.ts';
 
 /** The default app of a test Baton, as CES names it. */
 export const LOCATION = 'projects/default/locations/global';

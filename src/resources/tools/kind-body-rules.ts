@@ -1,0 +1,28 @@
+import type { JsonObject } from '../../domain/records.ts';
+import type { ToolKindRegistry } from '../tool-kinds/registry.ts';
+import { checkDuration, checkRequireApproval, checkToolFakeConfig, type RuleContext } from './common-rules.ts';
+
+/**
+ * The rest of a Tool or Toolset body once its oneof holds one kind: the settings every tool has
+ * (timeout, fake, approval), then `collectionRules` (what only this collection checks), then the
+ * kind's own member. Returns the body to store, with the member as the kind stores it.
+ */
+export async function checkKindBody(
+  context: RuleContext,
+  body: JsonObject,
+  kinds: ToolKindRegistry,
+  resource: { collection: 'tools' | 'toolsets'; singular: 'tool' | 'toolset' },
+  collectionRules: () => Promise<void> = async () => {},
+): Promise<JsonObject> {
+  const { collection, singular } = resource;
+  checkDuration(body.timeout, `${singular}.timeout`);
+  checkToolFakeConfig(body.toolFakeConfig, `${singular}.toolFakeConfig`);
+  const found = kinds.memberOf(collection, body);
+  checkRequireApproval(body, `${singular}.requireApproval`, found?.kind);
+  await collectionRules();
+  if (!found) return body;
+  return {
+    ...body,
+    [found.kind.key]: await found.kind.validate(context, found.member, `${singular}.${found.kind.key}`),
+  };
+}
