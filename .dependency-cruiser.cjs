@@ -1,7 +1,8 @@
 /**
  * Baton's layering (docs/architecture.md), checked in `npm test`:
  *   server → faces → engine, resources → store → domain; engine → models and its ports;
- *   tools implement the engine's ToolProvider port. Dependencies point downward only.
+ *   resources implement the engine's ToolProvider port over the tool runtimes. Dependencies point
+ *   downward only.
  */
 const SQL_DRIVERS = '^(better-sqlite3|pg|kysely|@electric-sql/pglite|kysely-pglite-dialect)($|/)';
 
@@ -63,16 +64,10 @@ module.exports = {
     {
       name: 'resources-below-faces',
       severity: 'error',
-      comment: 'App resources sit below the faces and beside the engine.',
+      comment:
+        "App resources sit below the faces and beside the engine: they use the domain, the store, the tool runtimes and the engine's entry and ports, never a face, the server or the engine's private parts.",
       from: { path: '^src/resources/' },
-      to: { path: '^src/(faces|server|cli)/' },
-    },
-    {
-      name: 'resources-use-the-engine-entry',
-      severity: 'error',
-      comment: 'Resources reach the engine through its public entry and its ports, never its private parts.',
-      from: { path: '^src/resources/' },
-      to: { path: '^src/engine/', pathNot: '^src/engine/(index[.]ts$|ports/)' },
+      to: { path: '^src/', pathNot: '^src/(resources|domain|store|tools)/|^src/engine/(index[.]ts$|ports/)' },
     },
     {
       name: 'tools-are-runtimes',
