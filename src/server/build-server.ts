@@ -103,7 +103,6 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
   app.get('/healthz', async () => ({ ok: true }));
 
   const face: FaceContext = {
-    store,
     engine: dependencies.engine,
     resources,
     useErrorFormat: (prefix, render) => errorFormats.push({ prefix, render }),

@@ -1,7 +1,6 @@
 import type { BatonError } from '../../domain/errors/baton-error.ts';
 import type { Engine } from '../../engine/index.ts';
 import type { Resources } from '../../resources/index.ts';
-import type { Store } from '../../store/store.ts';
 import './face-request.ts';
 
 /** Periodic clean-up a face needs (run by the sweeper, safe in several processes at once). */
@@ -12,8 +11,6 @@ export type ErrorRenderer = (error: BatonError) => { status: number; body: objec
 
 /** What every face's routes receive. */
 export interface FaceContext {
-  /** Still read by faces not yet moved onto the engine and the resources; going away. */
-  store: Store;
   engine: Engine;
   /** Apps, keys, agents, tools, toolsets and secrets, with their rules. */
   resources: Resources;

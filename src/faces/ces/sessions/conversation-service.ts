@@ -1,14 +1,12 @@
 import { BatonError } from '../../../domain/errors/baton-error.ts';
 import type { Engine } from '../../../engine/index.ts';
-import type { ToolSources } from '../../../resources/index.ts';
+import { appResourceName, type Resources } from '../../../resources/index.ts';
 import type { Principal } from '../../../domain/principal.ts';
 import type { AppRecord } from '../../../domain/records.ts';
-import type { Store } from '../../../store/store.ts';
 import { matchesFilter, parseFilter, filterFields } from '../../../resources/aip/filter.ts';
 import { parseOrderBy, sortKeyFor } from '../../../resources/aip/order-by.ts';
-import { readPageSize, type PageTokenCodec } from '../../../resources/aip/page-token.ts';
+import { readPageSize } from '../../../resources/aip/page-token.ts';
 import { paginate } from '../../../resources/aip/paginate.ts';
-import { appResourceName, resolveApp } from '../../../resources/apps/app-access.ts';
 import { conversationView, type ConversationView } from './conversation-views.ts';
 import { ToolCallNames } from './tool-call-names.ts';
 
@@ -30,10 +28,8 @@ const FILTERABLE = new Set(['name', 'startTime', 'endTime', 'turnCount', 'entryA
 /** Conversations: the readable (and deletable) record of CES sessions. */
 export class ConversationService {
   constructor(
-    private readonly store: Store,
+    private readonly resources: Resources,
     private readonly engine: Engine,
-    private readonly pageTokens: PageTokenCodec,
-    private readonly tools?: ToolSources,
   ) {}
 
   async list(
@@ -41,7 +37,7 @@ export class ConversationService {
     path: AppPath,
     query: ListConversationsQuery,
   ): Promise<{ conversations: ConversationView[]; nextPageToken?: string }> {
-    const app = await resolveApp(this.store, principal, path.project, path.location, path.app);
+    const app = await this.resources.resolveApp(principal, path);
     const pageSize = readPageSize(query.pageSize);
     const filter = parseFilter(query.filter ?? '');
     for (const field of filterFields(filter)) {
@@ -68,22 +64,22 @@ export class ConversationService {
         sortKey: sortKeyFor(order, (view: ConversationView, field) =>
           field === 'create_time' ? view.startTime : view.name,
         ),
-        codec: this.pageTokens,
+        codec: this.resources.pageTokens,
       },
     );
     return { conversations: page.page, ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
   }
 
   async get(principal: Principal, path: AppPath, conversationId: string): Promise<ConversationView> {
-    const app = await resolveApp(this.store, principal, path.project, path.location, path.app);
+    const app = await this.resources.resolveApp(principal, path);
     const found = await this.engine.sessions.get(app.id, conversationId).catch(notFoundIn(app, conversationId));
-    const names = await ToolCallNames.load(this.tools, app, found.agent);
+    const names = await ToolCallNames.load(this.resources.toolCatalog, app, found.agent);
     return conversationView(app, found.session, found.conversation.agentName, found.items, names);
   }
 
   /** Deletes the conversation and its session; a paused or running turn is cancelled first. */
   async delete(principal: Principal, path: AppPath, conversationId: string): Promise<Record<string, never>> {
-    const app = await resolveApp(this.store, principal, path.project, path.location, path.app);
+    const app = await this.resources.resolveApp(principal, path);
     await this.engine.sessions.delete(app.id, conversationId, principal.keyId).catch(notFoundIn(app, conversationId));
     return {};
   }

@@ -30,13 +30,8 @@ const emptyQuery = z.object({}).strict();
  */
 export function registerSessionRoutes(app: FastifyInstance, face: FaceContext): void {
   // The tool catalog names calls by their source (a Tool, or a toolset's tool).
-  const sessions = new SessionService(face.store, face.engine, face.resources.toolCatalog);
-  const conversations = new ConversationService(
-    face.store,
-    face.engine,
-    face.resources.pageTokens,
-    face.resources.toolCatalog,
-  );
+  const sessions = new SessionService(face.resources, face.engine);
+  const conversations = new ConversationService(face.resources, face.engine);
 
   app.post<{ Params: AppParams & { sessionAction: string } }>(
     `${APP_PATH}/sessions/:sessionAction`,

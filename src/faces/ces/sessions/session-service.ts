@@ -1,11 +1,9 @@
 import type { Engine, SessionResponse, SessionRunObserver, SessionRunStart } from '../../../engine/index.ts';
 import { SESSION_ID_PATTERN } from '../../../engine/index.ts';
 import { BatonError } from '../../../domain/errors/baton-error.ts';
-import type { ToolSources } from '../../../resources/index.ts';
+import { appResourceName, type Resources } from '../../../resources/index.ts';
 import type { Principal } from '../../../domain/principal.ts';
 import type { AppRecord, TurnOptions } from '../../../domain/records.ts';
-import type { Store } from '../../../store/store.ts';
-import { appResourceName, resolveApp } from '../../../resources/apps/app-access.ts';
 import { readSessionInputs, toolResultOf, type SessionInputs } from './session-inputs.ts';
 import { SessionOutputWriter } from './session-output-writer.ts';
 import { inSessionWords } from './session-wording.ts';
@@ -30,9 +28,8 @@ export type OutputSink = (output: SessionOutput) => void;
  */
 export class SessionService {
   constructor(
-    private readonly store: Store,
+    private readonly resources: Resources,
     private readonly engine: Engine,
-    private readonly tools?: ToolSources,
   ) {}
 
   async runSession(
@@ -42,7 +39,7 @@ export class SessionService {
     sink: OutputSink,
     idempotencyKey: string | null = null,
   ): Promise<void> {
-    const app = await resolveApp(this.store, principal, path.project, path.location, path.app);
+    const app = await this.resources.resolveApp(principal, path);
     const sessionName = `${appResourceName(app)}/sessions/${path.session}`;
     if (!SESSION_ID_PATTERN.test(path.session)) {
       throw new BatonError(
@@ -70,7 +67,7 @@ export class SessionService {
     const inputs = readSessionInputs(request.inputs);
     let writer: SessionOutputWriter | null = null;
     const observe = async (start: SessionRunStart): Promise<SessionRunObserver> => {
-      const names = await ToolCallNames.load(this.tools, app, start.agent);
+      const names = await ToolCallNames.load(this.resources.toolCatalog, app, start.agent);
       const opened = new SessionOutputWriter(
         sink,
         names,
@@ -107,6 +104,16 @@ export class SessionService {
     }
   }
 
+  private async agentExists(appId: string, name: string): Promise<boolean> {
+    try {
+      await this.resources.agentDefinitions.get(appId, name);
+      return true;
+    } catch (error) {
+      if (error instanceof BatonError && error.code === 'agent_not_found') return false;
+      throw error;
+    }
+  }
+
   /** The agent a new session starts with: `config.entryAgent`, else the app's `rootAgent`. */
   private async entryAgent(app: AppRecord, entryAgent: string | undefined): Promise<string> {
     const prefix = `${appResourceName(app)}/agents/`;
@@ -119,7 +126,7 @@ export class SessionService {
       );
     }
     const agentId = name.startsWith(prefix) ? name.slice(prefix.length) : '';
-    if (agentId === '' || agentId.includes('/') || !(await this.store.agents.get(app.id, agentId))) {
+    if (agentId === '' || agentId.includes('/') || !(await this.agentExists(app.id, agentId))) {
       throw new BatonError(
         'unknown_agent',
         `${field} '${name}' is not an agent of this app; list agents with GET /v1/${appResourceName(app)}/agents.`,
