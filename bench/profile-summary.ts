@@ -80,7 +80,10 @@ export function summariseProfile(file: string, top = 25): ProfileSummary {
     if (node.callFrame.url || SPECIAL.has(name))
       return `${name} ${where(node.callFrame.url, node.callFrame.lineNumber)}`;
     const caller = jsCaller(node.id);
-    return `${name} (native, from ${caller ? `${caller.callFrame.functionName || '(anonymous)'} ${where(caller.callFrame.url, caller.callFrame.lineNumber)}` : 'native'})`;
+    const from = caller
+      ? `${caller.callFrame.functionName || '(anonymous)'} ${where(caller.callFrame.url, caller.callFrame.lineNumber)}`
+      : 'native';
+    return `${name} (native, from ${from})`;
   };
   const packageOf = (url: string, name: string): string => {
     if (name === '(garbage collector)') return '(gc)';
@@ -156,7 +159,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       )
       .join('\n');
   console.log(
-    `Wall ${summary.wallMs.toFixed(0)} ms, idle ${summary.idleMs.toFixed(0)} ms (${((100 * summary.idleMs) / summary.wallMs).toFixed(1)}%); percentages below are of busy time.\n`,
+    `Wall ${summary.wallMs.toFixed(0)} ms, idle ${summary.idleMs.toFixed(0)} ms (${((100 * summary.idleMs) / summary.wallMs).toFixed(1)}%); ` +
+      `percentages below are of busy time.\n`,
   );
   console.log(
     'By package (self time):\n' +

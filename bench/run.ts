@@ -182,7 +182,8 @@ async function measureBaton(): Promise<{
     const { shortTurns, shortCopies, midTurns, midCopies, longTurns, longCopies, samples } = config.history;
     type Built = { ids: string[]; buildSeconds: number; cloneSeconds: number };
     log(
-      `history: building threads of ${shortTurns}, ${midTurns} and ${longTurns} turns through the engine, then copying them (${shortCopies}/${midCopies}/${longCopies})`,
+      `history: building threads of ${shortTurns}, ${midTurns} and ${longTurns} turns through the ` +
+        `engine, then copying them (${shortCopies}/${midCopies}/${longCopies})`,
     );
     const short = await server.call<Built>('history-threads', { turns: shortTurns, copies: shortCopies });
     const mid = await server.call<Built>('history-threads', { turns: midTurns, copies: midCopies });
@@ -360,9 +361,10 @@ async function main(): Promise<void> {
   const git = gitState();
   const loadAtStart = loadavg();
   log(`config ${JSON.stringify(config)}`);
-  log(
-    `code ${git ? `${git.commit}${git.modifiedSrcFiles ? ` + ${git.modifiedSrcFiles} modified file(s) under src/` : ''}` : 'unknown'}; load average ${loadAtStart.map((v) => v.toFixed(2)).join(' ')}`,
-  );
+  const code = git
+    ? `${git.commit}${git.modifiedSrcFiles ? ` + ${git.modifiedSrcFiles} modified file(s) under src/` : ''}`
+    : 'unknown';
+  log(`code ${code}; load average ${loadAtStart.map((v) => v.toFixed(2)).join(' ')}`);
   const echo = await measureEcho();
   const baton = await measureBaton();
   const profiles = config.profile ? await profileBaton() : [];
@@ -452,26 +454,40 @@ async function main(): Promise<void> {
   const check = (ok: boolean) => (ok ? 'met' : 'MISSED');
   const report = [
     '',
-    `Code ${git ? `${git.commit}${git.modifiedSrcFiles ? ` + ${git.modifiedSrcFiles} modified file(s) under src/` : ''}` : 'unknown'}; ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; Node ${process.version}; load average at start ${loadAtStart.map((v) => v.toFixed(2)).join(' ')}, at end ${loadavg()
-      .map((v) => v.toFixed(2))
-      .join(' ')}.`,
-    `Round trip = POST seed message → tool_use → POST tool_result → final answer (echo: 2 POSTs). ${config.warmupMs / 1000} s warm-up + ${config.durationMs / 1000} s per level. CPU in cores (1.00 = one core busy).`,
+    `Code ${code}; ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; Node ${process.version}; ` +
+      `load average at start ${loadAtStart.map((v) => v.toFixed(2)).join(' ')}, ` +
+      `at end ${loadavg()
+        .map((v) => v.toFixed(2))
+        .join(' ')}.`,
+    `Round trip = POST seed message → tool_use → POST tool_result → final answer (echo: 2 POSTs). ` +
+      `${config.warmupMs / 1000} s warm-up + ${config.durationMs / 1000} s per level. CPU in cores ` +
+      `(1.00 = one core busy).`,
     table(headers, rows),
     '',
-    `Baton/ceiling at 10 clients: ${fmt(summary.ratioAt10, 3)} (thread per client), ${fmt(summary.ratioAt10Fresh, 3)} (fresh threads)   target ≥ ${TARGETS.ratioAt10}: ${check(verdict.ratioAt10)}`,
+    `Baton/ceiling at 10 clients: ${fmt(summary.ratioAt10, 3)} (thread per client), ${fmt(summary.ratioAt10Fresh, 3)} ` +
+      `(fresh threads)   target ≥ ${TARGETS.ratioAt10}: ${check(verdict.ratioAt10)}`,
     `Responses face / Threads face (same round trip, rt/s): ${Object.entries(summary.responsesToThreads)
       .map(([clients, ratio]) => `${fmt(ratio, 2)} at ${clients} client(s)`)
       .join(', ')}`,
-    `p99 server overhead per request: ${fmt(summary.overheadP99MsAt10, 2)} ms at 10 clients, ${fmt(summary.overheadP99MsAt1, 2)} ms at 1 client   target < ${TARGETS.overheadP99Ms} ms (10 clients): ${check(verdict.overheadP99)}`,
-    `Turn cost vs history (sequential, ${h.samples} round trips each): median ${fmt(h.short.p50, 2)} ms at ${h.shortTurns} prior turns, ${fmt(h.mid.p50, 2)} ms at ${h.midTurns}, ${fmt(h.long.p50, 2)} ms at ${h.longTurns}; ratio ${h.longTurns}/${h.shortTurns} ${fmt(h.ratioOfMedians, 2)}   target ≤ ${TARGETS.historyRatio}: ${check(verdict.history)} (${h.longTurns}/${h.midTurns}: ${fmt(h.ratioLongToMid, 2)})`,
-    `Heap with pending threads (after forced GC): ratio ${fmt(summary.heapRatio, 3)} from first to last sample   target within ±${TARGETS.heapDrift * 100}%: ${check(verdict.heapFlat)}`,
+    `p99 server overhead per request: ${fmt(summary.overheadP99MsAt10, 2)} ms at 10 clients, ${fmt(summary.overheadP99MsAt1, 2)} ` +
+      `ms at 1 client   target < ${TARGETS.overheadP99Ms} ms (10 clients): ${check(verdict.overheadP99)}`,
+    `Turn cost vs history (sequential, ${h.samples} round trips each): median ${fmt(h.short.p50, 2)} ` +
+      `ms at ${h.shortTurns} prior turns, ${fmt(h.mid.p50, 2)} ms at ${h.midTurns}, ${fmt(h.long.p50, 2)} ` +
+      `ms at ${h.longTurns}; ratio ${h.longTurns}/${h.shortTurns} ${fmt(h.ratioOfMedians, 2)}   target ` +
+      `≤ ${TARGETS.historyRatio}: ${check(verdict.history)} (${h.longTurns}/${h.midTurns}: ${fmt(h.ratioLongToMid, 2)})`,
+    `Heap with pending threads (after forced GC): ratio ${fmt(summary.heapRatio, 3)} from first ` +
+      `to last sample   target within ±${TARGETS.heapDrift * 100}%: ${check(verdict.heapFlat)}`,
     table(['sample', 'pending threads', 'heapUsed', 'rss'], heapRows),
-    `  engine created ${heap.engineCreated.toLocaleString('en-US')} pending threads at ${fmt(heap.engineThreadsPerSecond, 0)}/s; ${heap.cloned.toLocaleString('en-US')} copied in SQLite in ${fmt(heap.cloneSeconds, 1)} s; database holds ${heap.pendingThreadsInDb.toLocaleString('en-US')} pending threads`,
+    `  engine created ${heap.engineCreated.toLocaleString('en-US')} pending threads at ${fmt(heap.engineThreadsPerSecond, 0)}/s; ` +
+      `${heap.cloned.toLocaleString('en-US')} copied in SQLite in ${fmt(heap.cloneSeconds, 1)} s; ` +
+      `database holds ${heap.pendingThreadsInDb.toLocaleString('en-US')} pending threads`,
   ];
   for (const profile of profiles) {
     report.push(
       '',
-      `CPU profile of Baton, ${profile.label}, 10 clients (${profile.file}; ${fmt(profile.load.roundTripsPerSecond, 0)} rt/s under the profiler; idle ${fmt((100 * profile.idleMs) / profile.wallMs, 1)}% of wall time):`,
+      `CPU profile of Baton, ${profile.label}, 10 clients (${profile.file}; ${fmt(profile.load.roundTripsPerSecond, 0)} ` +
+        `rt/s under the profiler; idle ${fmt((100 * profile.idleMs) / profile.wallMs, 1)}% of wall ` +
+        `time):`,
       '  by package (self time): ' +
         profile.byPackage
           .slice(0, 8)
@@ -481,7 +497,9 @@ async function main(): Promise<void> {
         ['top self time', 'self %', 'total %', 'where'],
         profile.selfTop.slice(0, 12).map((line) => [line.name, fmt(line.selfPct), fmt(line.totalPct), line.where]),
       ),
-      `  SQLite: ${fmt(profile.statementsPerRoundTrip, 1)} statements and ${fmt(profile.sqlMsPerRoundTrip, 2)} ms inside SQLite per round trip (${fmt((100 * profile.sqlMsPerRoundTrip * profile.sqlWindowRoundTripsPerSecond) / 1000, 0)}% of the window); top statements:`,
+      `  SQLite: ${fmt(profile.statementsPerRoundTrip, 1)} statements and ${fmt(profile.sqlMsPerRoundTrip, 2)} ` +
+        `ms inside SQLite per round trip (${fmt((100 * profile.sqlMsPerRoundTrip * profile.sqlWindowRoundTripsPerSecond) / 1000, 0)}% ` +
+        `of the window); top statements:`,
       table(
         ['statement', 'per rt', 'mean µs', 'max µs', '> 2 ms', 'total ms'],
         profile.sql

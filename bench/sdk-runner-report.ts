@@ -35,12 +35,15 @@ export function sdkRunnerReport(result: SdkRunnerResult): string[] {
   const s = result.sequential;
   const seqCells = VARIANTS.map(
     (variant) =>
-      `${LABELS[variant]} ${fmt(s.variants[variant].latency.p50, 2)} ms (client CPU median ${fmt(s.variants[variant].clientCpu.p50, 3)}, mean ${fmt(s.variants[variant].clientCpu.mean, 3)} ms)`,
+      `${LABELS[variant]} ${fmt(s.variants[variant].latency.p50, 2)} ms (client CPU median ${fmt(s.variants[variant].clientCpu.p50, 3)}, ` +
+      `mean ${fmt(s.variants[variant].clientCpu.mean, 3)} ms)`,
   ).join('; ');
   const wraps = result.levels.filter((level) => level.poolWraps > 0).map((level) => level.clients);
   const lines = [
     '',
-    `SDK runner beside the hand-written round trip (same Baton child; ${result.slices} alternating slices per level; a new thread every ${result.turnsPerThread} round trips). Server CPU = Baton's; load CPU = this process's (transport + runner).${wraps.length > 0 ? ` Threads reused at ${wraps.join(', ')} client(s)!` : ''}`,
+    `SDK runner beside the hand-written round trip (same Baton child; ${result.slices} alternating ` +
+      `slices per level; a new thread every ${result.turnsPerThread} round trips). Server CPU = Baton's; ` +
+      `load CPU = this process's (transport + runner).${wraps.length > 0 ? ` Threads reused at ${wraps.join(', ')} client(s)!` : ''}`,
     table(
       [
         'round trip',
@@ -72,7 +75,9 @@ export function sdkRunnerReport(result: SdkRunnerResult): string[] {
       derivedRows,
     ),
     `Sequential, interleaved (${s.samples} of each, medians): ${seqCells}.`,
-    `  SDK − baseline ${fmt(s.sdkMinusBaselineMs, 2)} ms = transport ${fmt(s.transportMs, 2)} + idempotency keys ${fmt(s.idempotencyKeysMs, 2)} + runner ${fmt(s.runnerMs, 2)} (runner client CPU ${fmt(s.runnerClientCpuMs, 3)} ms)`,
+    `  SDK − baseline ${fmt(s.sdkMinusBaselineMs, 2)} ms = transport ${fmt(s.transportMs, 2)} + ` +
+      `idempotency keys ${fmt(s.idempotencyKeysMs, 2)} + runner ${fmt(s.runnerMs, 2)} (runner client ` +
+      `CPU ${fmt(s.runnerClientCpuMs, 3)} ms)`,
     `  One results key, CPU / wall µs (medians of ${result.keyDerivation[0]?.calls ?? 0}): ` +
       [0, 2]
         .map(
@@ -86,7 +91,9 @@ export function sdkRunnerReport(result: SdkRunnerResult): string[] {
   ];
   const p = result.inProcess;
   lines.push(
-    `  In process over a stub fetch (CPU µs per round trip, medians of ${p.blocks} blocks of ${p.runsPerBlock}): hand-written ${fmt(p.cpuUs.handFetch, 1)}, with keys ${fmt(p.cpuUs.handFetchKeys, 1)}, SDK ${fmt(p.cpuUs.sdk, 1)}; the runner's own cost ${fmt(p.runnerUs, 1)} µs`,
+    `  In process over a stub fetch (CPU µs per round trip, medians of ${p.blocks} blocks of ${p.runsPerBlock}): ` +
+      `hand-written ${fmt(p.cpuUs.handFetch, 1)}, with keys ${fmt(p.cpuUs.handFetchKeys, 1)}, SDK ` +
+      `${fmt(p.cpuUs.sdk, 1)}; the runner's own cost ${fmt(p.runnerUs, 1)} µs`,
   );
   if (p.profile) {
     lines.push(
@@ -105,9 +112,13 @@ export function sdkRunnerReport(result: SdkRunnerResult): string[] {
   }
   for (const entry of result.sql) {
     lines.push(
-      `  Baton SQLite per round trip, ${LABELS[entry.variant]}: ${fmt(entry.statementsPerRoundTrip, 1)} statements, ${fmt(entry.commitsPerRoundTrip, 1)} commits, ${fmt(entry.sqliteMsPerRoundTrip, 2)} ms` +
+      `  Baton SQLite per round trip, ${LABELS[entry.variant]}: ${fmt(entry.statementsPerRoundTrip, 1)} ` +
+        `statements, ${fmt(entry.commitsPerRoundTrip, 1)} commits, ${fmt(entry.sqliteMsPerRoundTrip, 2)} ` +
+        `ms` +
         (entry.idempotencyStatements.length > 0
-          ? `; idempotency: ${entry.idempotencyStatements.map((stat) => `${fmt(stat.perRoundTrip, 1)} × ${stat.sql.slice(0, 60)} (${fmt(stat.meanUs, 0)} µs)`).join('; ')}`
+          ? `; idempotency: ${entry.idempotencyStatements
+              .map((stat) => `${fmt(stat.perRoundTrip, 1)} × ${stat.sql.slice(0, 60)} (${fmt(stat.meanUs, 0)} µs)`)
+              .join('; ')}`
           : ''),
     );
   }

@@ -145,7 +145,8 @@ export async function measureSdkRunner(options: SdkRunnerOptions): Promise<SdkRu
       const rotation = rotations(pool);
       const run = roundTrips(rotation);
       log(
-        `SDK runner, ${clients} client(s): warm-up of each variant, then ${slices} alternating slices of ${sliceMs / 1000} s each (${poolSize} threads prepared)`,
+        `SDK runner, ${clients} client(s): warm-up of each variant, then ${slices} alternating slices ` +
+          `of ${sliceMs / 1000} s each (${poolSize} threads prepared)`,
       );
       for (const variant of VARIANTS) {
         await preconnect(variant, clients);
@@ -308,7 +309,9 @@ export async function measureSdkRunner(options: SdkRunnerOptions): Promise<SdkRu
 
     return {
       method:
-        'the same seed round trip (2 POSTs) four ways against one Baton child, alternating in slices per level: hand-written over node:http (baseline, bench/load.ts HttpClient), hand-written over global fetch, the same with Idempotency-Keys, and @baton/client threads.run; ' +
+        'the same seed round trip (2 POSTs) four ways against one Baton child, alternating in slices ' +
+        'per level: hand-written over node:http (baseline, bench/load.ts HttpClient), hand-written ' +
+        'over global fetch, the same with Idempotency-Keys, and @baton/client threads.run; ' +
         `a new thread every ${TURNS_PER_THREAD} round trips per client; every variant checks the final answer.`,
       turnsPerThread: TURNS_PER_THREAD,
       slices,

@@ -408,7 +408,9 @@ export async function measureServerTools(options: ServerToolsOptions): Promise<S
     }
     return {
       method:
-        'closed loop per level: (a) direct GET to the API, (b) Baton thread turn without a tool (1 model step), (c) Baton thread turn with one server-executed OpenAPI tool call (2 model steps + HTTP to the API); ' +
+        'closed loop per level: (a) direct GET to the API, (b) Baton thread turn without a tool (1 ' +
+        'model step), (c) Baton thread turn with one server-executed OpenAPI tool call (2 model steps ' +
+        '+ HTTP to the API); ' +
         `one request per round trip; a new thread every ${TURNS_PER_THREAD} turns per client. Overhead = (c) − (b), compared with (a).`,
       turnsPerThread: TURNS_PER_THREAD,
       levels: results,
@@ -463,7 +465,9 @@ export function serverToolsReport(result: ServerToolsResult): string[] {
   const s = result.sequential;
   const lines = [
     '',
-    `Server tool call through Baton beside a direct call to the same API (one request per round trip; a new thread every ${result.turnsPerThread} turns). Server CPU: the API's for (a), Baton's for (b) and (c).`,
+    `Server tool call through Baton beside a direct call to the same API (one request per round ` +
+      `trip; a new thread every ${result.turnsPerThread} turns). Server CPU: the API's for (a), Baton's ` +
+      `for (b) and (c).`,
     table(['measured', 'clients', 'rt/s', 'p50 ms', 'p99 ms', 'server CPU', 'CPU ms/rt', 'load CPU', 'errors'], rows),
     '',
     'Tool-call overhead = (c) − (b); its ratio to (a); (c) / (b):',
@@ -479,12 +483,17 @@ export function serverToolsReport(result: ServerToolsResult): string[] {
       ],
       derivedRows,
     ),
-    `Sequential, interleaved (${s.samples} of each, medians): direct ${fmt(s.direct.p50, 2)} ms, turn without tool ${fmt(s.plainTurn.p50, 2)} ms, turn with server tool ${fmt(s.toolTurn.p50, 2)} ms; overhead ${fmt(s.overheadMs, 2)} ms = ${fmt(s.overheadToDirect, 1)}× the direct call; c/b ${fmt(s.toolToPlain, 2)}`,
+    `Sequential, interleaved (${s.samples} of each, medians): direct ${fmt(s.direct.p50, 2)} ms, ` +
+      `turn without tool ${fmt(s.plainTurn.p50, 2)} ms, turn with server tool ${fmt(s.toolTurn.p50, 2)} ` +
+      `ms; overhead ${fmt(s.overheadMs, 2)} ms = ${fmt(s.overheadToDirect, 1)}× the direct call; ` +
+      `c/b ${fmt(s.toolToPlain, 2)}`,
   ];
   if (result.profiles.length === 2) {
     const [plain, tool] = result.profiles as [ServerToolsProfile, ServerToolsProfile];
     lines.push(
-      `CPU profile of Baton at ${result.levels.at(-1)?.clients ?? '?'} clients (${plain.file}, ${tool.file}): ${fmt(plain.cpuMsPerTurn, 2)} ms of CPU per plain turn, ${fmt(tool.cpuMsPerTurn, 2)} per tool turn; the difference by package (ms of CPU per turn, profile shares × CPU):`,
+      `CPU profile of Baton at ${result.levels.at(-1)?.clients ?? '?'} clients (${plain.file}, ${tool.file}): ` +
+        `${fmt(plain.cpuMsPerTurn, 2)} ms of CPU per plain turn, ${fmt(tool.cpuMsPerTurn, 2)} per tool ` +
+        `turn; the difference by package (ms of CPU per turn, profile shares × CPU):`,
       '  ' +
         result.profileOverheadByPackage
           .filter((entry) => Math.abs(entry.msPerTurn) >= 0.02)
@@ -494,7 +503,10 @@ export function serverToolsReport(result: ServerToolsResult): string[] {
         ['tool turn: top self time', 'ms/turn', 'self %', 'where'],
         tool.selfTop.slice(0, 10).map((line) => [line.name, fmt(line.msPerTurn, 3), fmt(line.selfPct), line.where]),
       ),
-      `SQLite per turn (a separate 4 s window): plain ${fmt(plain.sql.statementsPerTurn, 1)} statements, ${fmt(plain.sql.commitsPerTurn, 1)} commits, ${fmt(plain.sql.sqliteMsPerTurn, 2)} ms; tool ${fmt(tool.sql.statementsPerTurn, 1)} statements, ${fmt(tool.sql.commitsPerTurn, 1)} commits, ${fmt(tool.sql.sqliteMsPerTurn, 2)} ms. Statements the tool turn runs more often:`,
+      `SQLite per turn (a separate 4 s window): plain ${fmt(plain.sql.statementsPerTurn, 1)} statements, ` +
+        `${fmt(plain.sql.commitsPerTurn, 1)} commits, ${fmt(plain.sql.sqliteMsPerTurn, 2)} ms; tool ` +
+        `${fmt(tool.sql.statementsPerTurn, 1)} statements, ${fmt(tool.sql.commitsPerTurn, 1)} commits, ` +
+        `${fmt(tool.sql.sqliteMsPerTurn, 2)} ms. Statements the tool turn runs more often:`,
       table(
         ['statement', 'plain per turn', 'tool per turn', 'mean µs (tool)'],
         sqlDifference(plain, tool)

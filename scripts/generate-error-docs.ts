@@ -53,7 +53,14 @@ referrers of a resource…) sit beside it. A turn that fails is answered as an e
 \`/v1/responses\` answers as OpenAI does, so the \`openai\` SDKs raise their usual exceptions:
 
 \`\`\`json
-{ "error": { "message": "No tool output found for function call call_….", "type": "invalid_request_error", "param": "input", "code": "tool_call_without_output" } }
+{
+  "error": {
+    "message": "No tool output found for function call call_….",
+    "type": "invalid_request_error",
+    "param": "input",
+    "code": "tool_call_without_output"
+  }
+}
 \`\`\`
 
 \`type\` is \`invalid_request_error\` for 4xx, \`rate_limit_error\` for 429 and \`server_error\` for 5xx.
@@ -105,7 +112,15 @@ above, so the model reads what to fix. Errors that stop a request before the MCP
 are JSON-RPC errors with the HTTP status of the table:
 
 \`\`\`json
-{ "jsonrpc": "2.0", "error": { "code": -32001, "message": "Missing API key: …", "data": { "error": { "code": 401, "status": "UNAUTHENTICATED", "…": "…" } } }, "id": null }
+{
+  "jsonrpc": "2.0",
+  "error": {
+    "code": -32001,
+    "message": "Missing API key: …",
+    "data": { "error": { "code": 401, "status": "UNAUTHENTICATED", "…": "…" } }
+  },
+  "id": null
+}
 \`\`\`
 
 The JSON-RPC code is -32700 for \`invalid_json\`, -32600 for the other 400, 413 and 415 errors, -32001

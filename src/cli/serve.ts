@@ -12,11 +12,13 @@ export async function runServe(): Promise<number> {
   }
   if (baton.generatedSecretsKeyFile) {
     console.log(
-      `\nA new key for stored secrets was written to ${baton.generatedSecretsKeyFile}: back it up (without it the secrets cannot be read), or set BATON_SECRETS_KEY.\n`,
+      `\nA new key for stored secrets was written to ${baton.generatedSecretsKeyFile}: back it up ` +
+        `(without it the secrets cannot be read), or set BATON_SECRETS_KEY.\n`,
     );
   }
   console.log(
-    `Baton listening on ${url} (${config.source ? `config ${config.source}` : 'built-in demo agent refund-desk'}, data in ${config.databaseUrl ? 'Postgres' : config.dataDir})`,
+    `Baton listening on ${url} (${config.source ? `config ${config.source}` : 'built-in demo agent refund-desk'}, ` +
+      `data in ${config.databaseUrl ? 'Postgres' : config.dataDir})`,
   );
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

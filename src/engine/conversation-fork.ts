@@ -33,7 +33,8 @@ export async function forkConversation(
   if (open.length > 0) {
     throw new BatonError(
       'branch_has_open_calls',
-      `The history at this point ends with tool calls ${open.join(', ')} that were answered later in conversation '${source.id}'; continue from the point where they were answered.`,
+      `The history at this point ends with tool calls ${open.join(', ')} that were answered later ` +
+        `in conversation '${source.id}'; continue from the point where they were answered.`,
       { details: { open_tool_call_ids: open } },
     );
   }

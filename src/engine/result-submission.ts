@@ -94,7 +94,8 @@ export async function resolveOneCall(
   if (entry.kind === 'approval') {
     throw new BatonError(
       'approval_required',
-      `Tool call '${callId}' waits for an approval, not a result: decide it with POST /v1/tool-calls/${callId}/decision {"approve": true|false, "reason": "…"}.`,
+      `Tool call '${callId}' waits for an approval, not a result: decide it with POST /v1/tool-calls/${callId}/decision ` +
+        `{"approve": true|false, "reason": "…"}.`,
     );
   }
   return applyResult(context.store, entry, result, submission, nowIso(context), 'tool_call_id');

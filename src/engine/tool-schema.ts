@@ -50,7 +50,8 @@ export function assertValidToolDefinition(tool: ClientToolDefinition, param: str
   if (typeof tool.name !== 'string' || !TOOL_NAME_PATTERN.test(tool.name)) {
     throw new BatonError(
       'invalid_tool_name',
-      `Invalid tool name '${String(tool.name)}' at ${param}.name: names must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, '_' and '-', at most 64 characters).`,
+      `Invalid tool name '${String(tool.name)}' at ${param}.name: names must match ^[a-zA-Z0-9_-]{1,64}$ ` +
+        `(letters, digits, '_' and '-', at most 64 characters).`,
       { param: `${param}.name` },
     );
   }

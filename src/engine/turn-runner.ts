@@ -223,7 +223,9 @@ export async function runTurn(
         if (invalidRounds > context.settings.maxInvalidCallRounds) {
           const error: TurnError = {
             code: 'invalid_tool_calls',
-            message: `The model produced invalid tool calls ${invalidRounds} times in a row; the turn was stopped. Check the tool descriptions and schemas of agent '${agent.name}'.`,
+            message:
+              `The model produced invalid tool calls ${invalidRounds} times in a row; the turn was stopped. ` +
+              `Check the tool descriptions and schemas of agent '${agent.name}'.`,
           };
           const { turn: failed, appended } = await commitStep(context, turn, items, 'failed', {
             stepCount,

@@ -225,5 +225,8 @@ function classify(modelId: string, options: ModelRegistryOptions): Target {
 
 function validForms(customNames: readonly string[]): string {
   const configured = customNames.length === 0 ? '' : ` (configured: ${customNames.join(', ')})`;
-  return `Use one of openai:, anthropic:, google:, openai-compatible:, ollama:, scripted:NAME, scripted:auto or a provider named under providers.custom${configured}.`;
+  return (
+    `Use one of openai:, anthropic:, google:, openai-compatible:, ollama:, scripted:NAME, scripted:auto ` +
+    `or a provider named under providers.custom${configured}.`
+  );
 }

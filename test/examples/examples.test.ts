@@ -88,7 +88,8 @@ describe('examples/inventory-lookup.ts', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('2 tool call(s) in 1 round(s):');
     expect(run.stdout).toContain(
-      'check_inventory({"product_name":"Trail Runner","colour":"red"}) -> {"product":"Trail Runner","colour":"red","in_stock":47,"by_warehouse":{"Lisbon":42,"Porto":5}}',
+      'check_inventory({"product_name":"Trail Runner","colour":"red"}) -> ' +
+        '{"product":"Trail Runner","colour":"red","in_stock":47,"by_warehouse":{"Lisbon":42,"Porto":5}}',
     );
     expect(run.stdout).toContain(
       'check_inventory({"product_name":"City Boot","colour":"black"}) -> {"product":"City Boot","colour":"black","in_stock":17,"by_warehouse":{"Porto":17}}',
@@ -175,7 +176,8 @@ describe.skipIf(chromiumMissing)('examples/browser-ui-action', () => {
       '✓ set_theme({"mode":"dark"}) → {"theme":"dark"}',
       '✓ highlight_product({"sku":"CB-200"}) → {"highlighted":"CB-200","product":"City Boot"}',
       '✓ show_banner({"text":"Free shipping today"}) → {"banner":"Free shipping today"}',
-      'Here are the 3 tool results:\n- set_theme: theme: dark\n- highlight_product: highlighted: CB-200, product: City Boot\n- show_banner: banner: Free shipping today',
+      'Here are the 3 tool results:\n- set_theme: theme: dark\n- highlight_product: highlighted: ' +
+        'CB-200, product: City Boot\n- show_banner: banner: Free shipping today',
     ]);
 
     // Same thread, a card the page does not have: the handler's throw is sent as an error result.

@@ -92,27 +92,34 @@ describe('Responses API: bad input', () => {
     expect(await globalSnapshot()).toEqual(before);
   });
 
-  it("continuing from a response that is not the conversation's latest while its calls are pending: 409 previous_response_not_latest naming the latest", async () => {
-    const first = await post({ model: 'refund-desk', input: 'Hello, a question first.', tool_choice: 'none' });
-    expect(first.status).toBe(200);
-    expect(first.body.baton_run.status).toBe('completed');
-    const latest = await post({ previous_response_id: first.body.id, input: REFUND_REQUEST });
-    expect(latest.body.baton_run.status).toBe('requires_action');
-    const conversationId = first.body.baton_run.conversation_id as string;
-    expect(latest.body.baton_run.conversation_id).toBe(conversationId);
-    const pendingIds = latest.body.baton_run.pending_tool_call_ids as string[];
+  it(
+    "continuing from a response that is not the conversation's latest while its calls are pending: " +
+      '409 previous_response_not_latest naming the latest',
+    async () => {
+      const first = await post({ model: 'refund-desk', input: 'Hello, a question first.', tool_choice: 'none' });
+      expect(first.status).toBe(200);
+      expect(first.body.baton_run.status).toBe('completed');
+      const latest = await post({ previous_response_id: first.body.id, input: REFUND_REQUEST });
+      expect(latest.body.baton_run.status).toBe('requires_action');
+      const conversationId = first.body.baton_run.conversation_id as string;
+      expect(latest.body.baton_run.conversation_id).toBe(conversationId);
+      const pendingIds = latest.body.baton_run.pending_tool_call_ids as string[];
 
-    const before = await snapshot([first.body.id, latest.body.id], conversationId);
-    const response = await post({ previous_response_id: first.body.id, input: 'Something else instead.' });
-    expectError(response, 409, { code: 'previous_response_not_latest', param: 'previous_response_id' });
-    expect(response.body.error.message).toContain(latest.body.id);
-    expect(response.body.error.latest_response_id).toBe(latest.body.id);
-    expect(response.body.error.pending_call_ids).toEqual(pendingIds);
-    // Outputs sent to the older response are refused the same way.
-    const withOutputs = await post({ previous_response_id: first.body.id, input: pendingIds.map((id) => output(id)) });
-    expectError(withOutputs, 409, { code: 'previous_response_not_latest', param: 'previous_response_id' });
-    expect(await snapshot([first.body.id, latest.body.id], conversationId)).toEqual(before);
-  });
+      const before = await snapshot([first.body.id, latest.body.id], conversationId);
+      const response = await post({ previous_response_id: first.body.id, input: 'Something else instead.' });
+      expectError(response, 409, { code: 'previous_response_not_latest', param: 'previous_response_id' });
+      expect(response.body.error.message).toContain(latest.body.id);
+      expect(response.body.error.latest_response_id).toBe(latest.body.id);
+      expect(response.body.error.pending_call_ids).toEqual(pendingIds);
+      // Outputs sent to the older response are refused the same way.
+      const withOutputs = await post({
+        previous_response_id: first.body.id,
+        input: pendingIds.map((id) => output(id)),
+      });
+      expectError(withOutputs, 409, { code: 'previous_response_not_latest', param: 'previous_response_id' });
+      expect(await snapshot([first.body.id, latest.body.id], conversationId)).toEqual(before);
+    },
+  );
 
   it('the same output twice in one request: 400 duplicate, param input[1].call_id, the call stays pending', async () => {
     const paused = await pausedResponse();

@@ -29,7 +29,8 @@ export const ERROR_CATALOGUE = {
     grpc: 'PERMISSION_DENIED',
     faces: ['ces', 'mcp', 'admin'],
     meaning:
-      'The request needs an admin API key: creating apps and API keys, and creating or deleting CES apps, are admin-only. Repeat it with an admin key of the same project.',
+      'The request needs an admin API key: creating apps and API keys, and creating or deleting CES ' +
+      'apps, are admin-only. Repeat it with an admin key of the same project.',
   },
   agent_deleted: {
     status: 422,
@@ -50,7 +51,8 @@ export const ERROR_CATALOGUE = {
     grpc: 'FAILED_PRECONDITION',
     faces: ['ces', 'mcp'],
     meaning:
-      "The agent is the app's rootAgent or a child agent of another agent, so it cannot be deleted. Change those references first, or delete with force=true, which clears them.",
+      "The agent is the app's rootAgent or a child agent of another agent, so it cannot be deleted. " +
+      'Change those references first, or delete with force=true, which clears them.',
   },
   agent_not_found: {
     status: 404,
@@ -103,7 +105,9 @@ export const ERROR_CATALOGUE = {
     grpc: 'FAILED_PRECONDITION',
     faces: ['ces'],
     meaning:
-      'The session waits for a person to approve or deny tool calls, so it takes no new input yet. Decide each with POST /v1/tool-calls/{id}/decision; the session takes input again once its turn has finished.',
+      'The session waits for a person to approve or deny tool calls, so it takes no new input yet. ' +
+      'Decide each with POST /v1/tool-calls/{id}/decision; the session takes input again once its ' +
+      'turn has finished.',
   },
   approval_required: {
     status: 409,
@@ -115,13 +119,16 @@ export const ERROR_CATALOGUE = {
     status: 409,
     faces: ['threads', 'responses'],
     meaning:
-      'New input arrived while tool calls of the paused turn wait for a person to approve them. Decide them with POST /v1/tool-calls/{id}/decision first, then send the input (on the Responses face, with the outputs of the client calls of the same step).',
+      'New input arrived while tool calls of the paused turn wait for a person to approve them. Decide ' +
+      'them with POST /v1/tool-calls/{id}/decision first, then send the input (on the Responses face, ' +
+      'with the outputs of the client calls of the same step).',
   },
   background_not_supported: {
     status: 400,
     faces: ['responses'],
     meaning:
-      '`background: true` is not available over the Responses WebSocket, where every turn streams on the connection that asked for it. Use POST /v1/responses for background responses.',
+      '`background: true` is not available over the Responses WebSocket, where every turn streams ' +
+      'on the connection that asked for it. Use POST /v1/responses for background responses.',
   },
   background_requires_store: {
     status: 400,
@@ -145,14 +152,16 @@ export const ERROR_CATALOGUE = {
     status: 409,
     faces: ['responses'],
     meaning:
-      'The earlier response this request continues from ends with tool calls that were answered only later in the conversation. Continue from a response where those calls have their outputs.',
+      'The earlier response this request continues from ends with tool calls that were answered only ' +
+      'later in the conversation. Continue from a response where those calls have their outputs.',
   },
   concurrent_update: {
     status: 409,
     grpc: 'ABORTED',
     faces: ['threads', 'responses', 'ces', 'mcp', 'ledger'],
     meaning:
-      'Another request changed the same conversation, tool call or resource at the same time, and this one lost. Read the current state and retry if the change is still needed.',
+      'Another request changed the same conversation, tool call or resource at the same time, and ' +
+      'this one lost. Read the current state and retry if the change is still needed.',
   },
   conversation_not_found: {
     status: 404,
@@ -224,7 +233,8 @@ export const ERROR_CATALOGUE = {
     grpc: 'ABORTED',
     faces: ['ces', 'mcp'],
     meaning:
-      'The resource changed since the etag sent with the request was read. Read it again and reapply the change with the new etag (or send no etag to overwrite).',
+      'The resource changed since the etag sent with the request was read. Read it again and reapply ' +
+      'the change with the new etag (or send no etag to overwrite).',
   },
   idempotency_key_in_use: {
     status: 409,
@@ -271,7 +281,8 @@ export const ERROR_CATALOGUE = {
     status: 400,
     faces: ['ledger'],
     meaning:
-      "The edited arguments sent with an approval do not fit the tool's parameters schema. Fix them, or approve without arguments to run the call as the model made it.",
+      "The edited arguments sent with an approval do not fit the tool's parameters schema. Fix them, " +
+      'or approve without arguments to run the call as the model made it.',
   },
   invalid_authorization_header: {
     status: 401,
@@ -303,14 +314,16 @@ export const ERROR_CATALOGUE = {
     grpc: 'INVALID_ARGUMENT',
     faces: ['ces', 'mcp'],
     meaning:
-      'A field of the resource has a value Baton cannot accept (a time zone, URL, duration, variable name, certificate…); the message and the field violation name it. Fix that field.',
+      'A field of the resource has a value Baton cannot accept (a time zone, URL, duration, variable ' +
+      'name, certificate…); the message and the field violation name it. Fix that field.',
   },
   invalid_filter: {
     status: 400,
     grpc: 'INVALID_ARGUMENT',
     faces: ['ces', 'mcp'],
     meaning:
-      'The list filter is not valid AIP-160 syntax, or names a field the resource does not have. Fix the filter; the message lists the fields that can be filtered on.',
+      'The list filter is not valid AIP-160 syntax, or names a field the resource does not have. ' +
+      'Fix the filter; the message lists the fields that can be filtered on.',
   },
   invalid_history_limit: {
     status: 400,
@@ -356,7 +369,8 @@ export const ERROR_CATALOGUE = {
     grpc: 'INVALID_ARGUMENT',
     faces: ['ces'],
     meaning:
-      'An image or blob input is not valid: its data is not base64, or an image has a mimeType that is not an image type. Send base64 bytes, and other files as blob.',
+      'An image or blob input is not valid: its data is not base64, or an image has a mimeType that ' +
+      'is not an image type. Send base64 bytes, and other files as blob.',
   },
   invalid_message: {
     status: 400,
@@ -407,7 +421,8 @@ export const ERROR_CATALOGUE = {
     grpc: 'INVALID_ARGUMENT',
     faces: ['ces', 'mcp'],
     meaning:
-      'An agent refers to a tool, toolset or child agent that is malformed, repeated or not in the app, or has two client functions of the same name. Create the resource first, or fix the reference.',
+      'An agent refers to a tool, toolset or child agent that is malformed, repeated or not in the ' +
+      'app, or has two client functions of the same name. Create the resource first, or fix the reference.',
   },
   invalid_request: {
     status: 400,
@@ -421,14 +436,16 @@ export const ERROR_CATALOGUE = {
     grpc: 'INVALID_ARGUMENT',
     faces: ['ces', 'mcp'],
     meaning:
-      'A resource id (appId, agentId, toolId, toolsetId, secretId) does not match `^[a-zA-Z0-9_-]{1,64}$`. Use letters, digits, `_` and `-`, or omit it to get a generated id.',
+      'A resource id (appId, agentId, toolId, toolsetId, secretId) does not match `^[a-zA-Z0-9_-]{1,64}$`. ' +
+      'Use letters, digits, `_` and `-`, or omit it to get a generated id.',
   },
   invalid_resource_name: {
     status: 400,
     grpc: 'INVALID_ARGUMENT',
     faces: ['ces', 'mcp'],
     meaning:
-      'A resource name does not have the expected form, such as projects/{project}/locations/{location}/apps/{app}/tools/{tool}. Use the name as create or list returned it.',
+      'A resource name does not have the expected form, such as projects/{project}/locations/{location}/apps/{app}/tools/{tool}. ' +
+      'Use the name as create or list returned it.',
   },
   invalid_role: {
     status: 400,
@@ -440,7 +457,8 @@ export const ERROR_CATALOGUE = {
     grpc: 'INVALID_ARGUMENT',
     faces: ['ces', 'mcp'],
     meaning:
-      "A tool's credentials must name an existing secret of the same app (…/apps/{app}/secrets/{id}), never a raw credential. Create the secret over REST, then put its name in the field.",
+      "A tool's credentials must name an existing secret of the same app (…/apps/{app}/secrets/{id}), " +
+      'never a raw credential. Create the secret over REST, then put its name in the field.',
   },
   invalid_secret_value: {
     status: 400,
@@ -471,13 +489,15 @@ export const ERROR_CATALOGUE = {
     status: 400,
     faces: ['threads'],
     meaning:
-      'A tool_result names a tool_call_id that is not a call of this thread waiting for a result. Use the exact ids from tool_calls[].id; pending_tool_call_ids lists the pending ones.',
+      'A tool_result names a tool_call_id that is not a call of this thread waiting for a result. ' +
+      'Use the exact ids from tool_calls[].id; pending_tool_call_ids lists the pending ones.',
   },
   invalid_tool_calls: {
     status: 502,
     faces: ['threads', 'responses'],
     meaning:
-      "The model produced invalid tool calls several rounds in a row, so the turn was stopped. Check the descriptions and parameter schemas of the agent's tools.",
+      'The model produced invalid tool calls several rounds in a row, so the turn was stopped. Check ' +
+      "the descriptions and parameter schemas of the agent's tools.",
   },
   invalid_tool_name: {
     status: 400,
@@ -514,7 +534,9 @@ export const ERROR_CATALOGUE = {
     status: 400,
     faces: ['responses'],
     meaning:
-      'An input content part is unusable: an image_url or file_url that is not a base64 data URL or an http(s) URL, file_data that is not base64, or a file with neither. Fix the part as the message says.',
+      'An input content part is unusable: an image_url or file_url that is not a base64 data URL ' +
+      'or an http(s) URL, file_data that is not base64, or a file with neither. Fix the part as the ' +
+      'message says.',
   },
   item_not_found: {
     status: 400,
@@ -557,7 +579,8 @@ export const ERROR_CATALOGUE = {
     status: 400,
     faces: ['threads'],
     meaning:
-      'The message answers only some of the pending tool calls. Send the results of all pending calls in one message, or submit them one at a time with POST /v1/tool-calls/{id}/result.',
+      'The message answers only some of the pending tool calls. Send the results of all pending calls ' +
+      'in one message, or submit them one at a time with POST /v1/tool-calls/{id}/result.',
   },
   mixed_content: {
     status: 400,
@@ -587,7 +610,8 @@ export const ERROR_CATALOGUE = {
     status: 404,
     faces: ['responses'],
     meaning:
-      '`model` names neither an agent of the app nor a provider model this server can use. Name an agent (GET /v1/agents) or a model such as `openai:gpt-4o-mini`.',
+      '`model` names neither an agent of the app nor a provider model this server can use. Name an ' +
+      'agent (GET /v1/agents) or a model such as `openai:gpt-4o-mini`.',
   },
   no_input_items: {
     status: 500,
@@ -606,7 +630,9 @@ export const ERROR_CATALOGUE = {
     grpc: 'INVALID_ARGUMENT',
     faces: ['ces'],
     meaning:
-      "A toolResponse answers a call that is not the client's: a server tool Baton runs itself, or a call waiting for a person's approval. Send toolResponses only for the client function calls of toolCalls outputs.",
+      "A toolResponse answers a call that is not the client's: a server tool Baton runs itself, or " +
+      "a call waiting for a person's approval. Send toolResponses only for the client function calls " +
+      'of toolCalls outputs.',
   },
   not_an_approval: {
     status: 409,
@@ -632,7 +658,8 @@ export const ERROR_CATALOGUE = {
     status: 400,
     faces: ['ces', 'mcp'],
     meaning:
-      'The pageToken was issued for a different request (parent, filter or orderBy changed). Repeat the parameters of the request that returned it, or omit pageToken to start again.',
+      'The pageToken was issued for a different request (parent, filter or orderBy changed). Repeat ' +
+      'the parameters of the request that returned it, or omit pageToken to start again.',
   },
   previous_response_in_progress: {
     status: 409,
@@ -644,13 +671,15 @@ export const ERROR_CATALOGUE = {
     status: 400,
     faces: ['responses'],
     meaning:
-      'previous_response_id names no response this request may continue: unknown, deleted, or created with `store: false` on another connection. Use the id of a stored response.',
+      'previous_response_id names no response this request may continue: unknown, deleted, or created ' +
+      'with `store: false` on another connection. Use the id of a stored response.',
   },
   previous_response_not_latest: {
     status: 409,
     faces: ['responses'],
     meaning:
-      'The previous response is not the latest of its conversation, and the latest waits for tool outputs. Continue from the latest response with those outputs, or cancel it first.',
+      'The previous response is not the latest of its conversation, and the latest waits for tool ' +
+      'outputs. Continue from the latest response with those outputs, or cancel it first.',
   },
   project_access_denied: {
     status: 403,
@@ -676,13 +705,15 @@ export const ERROR_CATALOGUE = {
     grpc: 'FAILED_PRECONDITION',
     faces: ['ces', 'mcp'],
     meaning:
-      'Agents of the app use the tool or toolset, so it cannot be deleted. Remove it from their tools or toolsets first, or delete with force=true, which removes those references.',
+      'Agents of the app use the tool or toolset, so it cannot be deleted. Remove it from their tools ' +
+      'or toolsets first, or delete with force=true, which removes those references.',
   },
   response_already_continued: {
     status: 409,
     faces: ['responses'],
     meaning:
-      "The previous response's tool calls were already answered by another response, and a call is answered once. Continue from the latest response of the conversation.",
+      "The previous response's tool calls were already answered by another response, and a call is " +
+      'answered once. Continue from the latest response of the conversation.',
   },
   response_missing: {
     status: 500,
@@ -744,7 +775,9 @@ export const ERROR_CATALOGUE = {
     grpc: 'INTERNAL',
     faces: ['ces'],
     meaning:
-      "A secret a tool refers to cannot be decrypted with the server's secrets key; it shows only in that tool's error result. Restore the key the secret was stored with, or set the secret's value again.",
+      "A secret a tool refers to cannot be decrypted with the server's secrets key; it shows only " +
+      "in that tool's error result. Restore the key the secret was stored with, or set the secret's " +
+      'value again.',
   },
   server_closing: {
     status: 503,
@@ -755,7 +788,8 @@ export const ERROR_CATALOGUE = {
     status: 400,
     faces: ['responses'],
     meaning:
-      'A function_call_output answers a call Baton executes itself (a server tool, or a call waiting for approval), which needs no output. Send function_call_output only for function_call items.',
+      'A function_call_output answers a call Baton executes itself (a server tool, or a call waiting ' +
+      'for approval), which needs no output. Send function_call_output only for function_call items.',
   },
   session_busy: {
     status: 409,
@@ -780,7 +814,8 @@ export const ERROR_CATALOGUE = {
     status: 400,
     faces: ['responses'],
     meaning:
-      'Every turn on the Responses WebSocket streams its events, so `stream: false` is refused. Omit stream, or use POST /v1/responses for a single JSON response.',
+      'Every turn on the Responses WebSocket streams its events, so `stream: false` is refused. Omit ' +
+      'stream, or use POST /v1/responses for a single JSON response.',
   },
   thread_busy: {
     status: 409,
@@ -806,7 +841,8 @@ export const ERROR_CATALOGUE = {
     grpc: 'FAILED_PRECONDITION',
     faces: ['threads', 'responses', 'ces'],
     meaning:
-      "Tool results arrived while the conversation waits for none (nothing is pending, or another request answered first). Read the conversation's state before sending results.",
+      'Tool results arrived while the conversation waits for none (nothing is pending, or another ' +
+      "request answered first). Read the conversation's state before sending results.",
   },
   too_many_streams: {
     status: 503,
@@ -823,7 +859,8 @@ export const ERROR_CATALOGUE = {
     grpc: 'FAILED_PRECONDITION',
     faces: ['threads', 'responses', 'ces', 'ledger'],
     meaning:
-      'The tool call was already answered, decided, expired or cancelled; a result or decision cannot be sent twice or changed. Read the call (GET /v1/tool-calls/{id}) for its outcome.',
+      'The tool call was already answered, decided, expired or cancelled; a result or decision cannot ' +
+      'be sent twice or changed. Read the call (GET /v1/tool-calls/{id}) for its outcome.',
   },
   tool_call_expired: {
     status: 502,
@@ -854,14 +891,16 @@ export const ERROR_CATALOGUE = {
     status: 400,
     faces: ['responses'],
     meaning:
-      'A function_call has no function_call_output: in the replayed input, or among the outputs for the calls the previous response waits for. Send an output for every call.',
+      'A function_call has no function_call_output: in the replayed input, or among the outputs for ' +
+      'the calls the previous response waits for. Send an output for every call.',
   },
   tool_calls_pending: {
     status: 409,
     grpc: 'FAILED_PRECONDITION',
     faces: ['threads', 'responses', 'ces'],
     meaning:
-      'New input arrived while the conversation waits for the results of its pending tool calls. Send the results (all of a parallel set in one message) or cancel the turn first.',
+      'New input arrived while the conversation waits for the results of its pending tool calls. ' +
+      'Send the results (all of a parallel set in one message) or cancel the turn first.',
   },
   tool_definition_not_found: {
     status: 404,
@@ -893,20 +932,24 @@ export const ERROR_CATALOGUE = {
     status: 404,
     faces: ['ces', 'mcp'],
     meaning:
-      'No tool with this name exists: a tool resource of the app, or a tool of the MCP server. List the tools (the tools collection, or tools/list) and use one of their names.',
+      'No tool with this name exists: a tool resource of the app, or a tool of the MCP server. List ' +
+      'the tools (the tools collection, or tools/list) and use one of their names.',
   },
   tool_output_without_call: {
     status: 400,
     faces: ['responses'],
     meaning:
-      'A function_call_output answers a call_id that is neither a function_call of the input nor a call of the conversation waiting for output. Use the call_id of a function_call.',
+      'A function_call_output answers a call_id that is neither a function_call of the input nor ' +
+      'a call of the conversation waiting for output. Use the call_id of a function_call.',
   },
   tool_responses_pending: {
     status: 400,
     grpc: 'FAILED_PRECONDITION',
     faces: ['ces'],
     meaning:
-      'The session waits for the responses to its tool calls, so it takes no other input first. Send them as toolResponses (same id, tool and displayName); text may come in the same request once every pending call is answered.',
+      'The session waits for the responses to its tool calls, so it takes no other input first. Send ' +
+      'them as toolResponses (same id, tool and displayName); text may come in the same request once ' +
+      'every pending call is answered.',
   },
   toolset_exists: {
     status: 409,
@@ -945,7 +988,8 @@ export const ERROR_CATALOGUE = {
     status: 400,
     faces: ['responses'],
     meaning:
-      'A request continuing a paused response carries a function_call item, but the calls are already in the conversation. Send only function_call_output items and messages.',
+      'A request continuing a paused response carries a function_call item, but the calls are already ' +
+      'in the conversation. Send only function_call_output items and messages.',
   },
   unexpected_queue: {
     status: 500,
@@ -1019,7 +1063,8 @@ export const ERROR_CATALOGUE = {
     grpc: 'INVALID_ARGUMENT',
     faces: ['ces', 'mcp'],
     meaning:
-      'The request sets a CES field Baton does not implement (such as historicalContexts, or a Google Cloud-only authentication). Leave it out; the message says what to use instead.',
+      'The request sets a CES field Baton does not implement (such as historicalContexts, or a Google ' +
+      'Cloud-only authentication). Leave it out; the message says what to use instead.',
   },
   unsupported_file_id: {
     status: 400,

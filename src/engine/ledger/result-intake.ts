@@ -139,7 +139,8 @@ export function checkResultsMessage(conversation: ConversationRecord, intake: Re
   if (missing.length > 0) {
     throw new BatonError(
       'missing_tool_results',
-      `Missing results for pending tool calls ${missing.join(', ')}: send the results of all ${pendingIds.length} pending calls together, or one call at a time through the ledger.`,
+      `Missing results for pending tool calls ${missing.join(', ')}: send the results of all ${pendingIds.length} ` +
+        `pending calls together, or one call at a time through the ledger.`,
       {
         param: 'content',
         details: { missing_tool_call_ids: missing, pending_tool_call_ids: pendingIds },

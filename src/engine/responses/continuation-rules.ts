@@ -47,7 +47,9 @@ function serverCallOutput(param: string, entry: LedgerEntryRecord): BatonError {
   const awaitingApproval = entry.kind === 'approval' && entry.state === 'pending';
   return new BatonError(
     'server_executed_call',
-    `${param} answers call '${entry.id}' (tool '${entry.toolName}'), which Baton executes itself${awaitingApproval ? ' once a person approves it' : ' and already ran'}; it needs no output.`,
+    `${param} answers call '${entry.id}' (tool '${entry.toolName}'), which Baton executes itself` +
+      `${awaitingApproval ? ' once a person approves it' : ' and already ran'}; ` +
+      `it needs no output.`,
     {
       param,
       details: { call_id: entry.id },

@@ -101,7 +101,8 @@ export class ResponseChains {
       if (model && model !== previous.echo['model'] && (await this.agentNameFor(request, model)) !== agentName) {
         throw new BatonError(
           'model_mismatch',
-          `Model '${model}' differs from the model of previous response '${previous.id}' ('${String(previous.echo['model'])}'): a conversation keeps its agent.`,
+          `Model '${model}' differs from the model of previous response '${previous.id}' ('${String(previous.echo['model'])}'): ` +
+            `a conversation keeps its agent.`,
           { param: 'model', data: { model, response_id: previous.id, previous_model: String(previous.echo['model']) } },
         );
       }

@@ -42,7 +42,8 @@ export async function matchResponses(
         const waiting = owed.map((call) => call.id);
         throw new BatonError(
           'unknown_tool_call',
-          `${param}.id '${response.callId}' is not a tool call of this session. ${waiting.length > 0 ? `Pending calls: ${waiting.join(', ')}.` : 'No call is pending.'}`,
+          `${param}.id '${response.callId}' is not a tool call of this session. ` +
+            (waiting.length > 0 ? `Pending calls: ${waiting.join(', ')}.` : 'No call is pending.'),
           { param: `${param}.id`, details: { pending_tool_call_ids: waiting } },
         );
       }
@@ -54,7 +55,8 @@ export async function matchResponses(
       if (candidates.length !== 1) {
         throw new BatonError(
           'tool_call_id_required',
-          `${param}.id is required: ${candidates.length === 0 ? 'no pending call matches its tool' : 'several pending calls use this tool'}; give the id of the call.`,
+          `${param}.id is required: ${candidates.length === 0 ? 'no pending call matches its tool' : 'several pending calls use this tool'}; ` +
+            `give the id of the call.`,
           { param: `${param}.id`, data: { matches: candidates.length } },
         );
       }

@@ -4,7 +4,8 @@ import type { McpTool } from './mcp-tool.ts';
 
 const APP = '`projects/{project}/locations/{location}/apps/{app}`';
 const SECRETS =
-  'Credentials are never pasted: `apiKeySecretVersion` and `clientSecretVersion` name a secret of the app (`…/apps/{app}/secrets/{id}`, created over REST), and a bearer token is `$context.variables.NAME`.';
+  'Credentials are never pasted: `apiKeySecretVersion` and `clientSecretVersion` name a secret ' +
+  'of the app (`…/apps/{app}/secrets/{id}`, created over REST), and a bearer token is `$context.variables.NAME`.';
 
 /**
  * The management tools of the CES MCP server, as CES names them: create_/get_/list_/update_/
@@ -27,7 +28,9 @@ export function cesManagementTools(services: Pick<Resources, 'apps' | 'agents' |
       singular: 'agent',
       plural: 'agents',
       about:
-        'An agent has an `instruction`, `modelSettings.model` (e.g. "scripted:auto" or "openai:gpt-4o-mini"), the app tools it may call (`tools`: tool resource names) and toolsets (`toolsets`: {toolset, toolIds}).',
+        'An agent has an `instruction`, `modelSettings.model` (e.g. "scripted:auto" or "openai:gpt-4o-mini"), ' +
+        'the app tools it may call (`tools`: tool resource names) and toolsets (`toolsets`: {toolset, ' +
+        'toolIds}).',
       parent: `the app, ${APP}`,
       createHint:
         '`agent.displayName` is required; tools and toolsets must already exist in the app (the system tool `…/tools/end_session` always does).',
@@ -38,9 +41,13 @@ export function cesManagementTools(services: Pick<Resources, 'apps' | 'agents' |
       singular: 'tool',
       plural: 'tools',
       about:
-        'A tool is exactly one of `clientFunction` (run by the client application: the session pauses until it sends the result), `openApiTool` or `jsFunction` (sandboxed JavaScript); `executionType` ASYNCHRONOUS lets the session go on while a client function runs.',
+        'A tool is exactly one of `clientFunction` (run by the client application: the session pauses ' +
+        'until it sends the result), `openApiTool` or `jsFunction` (sandboxed JavaScript); `executionType` ' +
+        'ASYNCHRONOUS lets the session go on while a client function runs.',
       parent: `the app, ${APP}`,
-      createHint: `A clientFunction needs \`name\` (letters, digits, '_' and '-') and usually \`description\` and \`parameters\` (a JSON Schema or CES Schema object). ${SECRETS}`,
+      createHint:
+        `A clientFunction needs \`name\` (letters, digits, '_' and '-') and usually \`description\` ` +
+        `and \`parameters\` (a JSON Schema or CES Schema object). ${SECRETS}`,
       service: services.tools,
       requests: services.tools.requests,
     }),
@@ -48,9 +55,13 @@ export function cesManagementTools(services: Pick<Resources, 'apps' | 'agents' |
       singular: 'toolset',
       plural: 'toolsets',
       about:
-        'A toolset is a group of tools served by one source: exactly one of `mcpToolset` (an MCP server over Streamable HTTP) or `openApiToolset` (an OpenAPI 3 document).',
+        'A toolset is a group of tools served by one source: exactly one of `mcpToolset` (an MCP server ' +
+        'over Streamable HTTP) or `openApiToolset` (an OpenAPI 3 document).',
       parent: `the app, ${APP}`,
-      createHint: `\`toolset.displayName\` must be unique in the app. An mcpToolset needs \`serverAddress\` (e.g. "https://example.com/mcp/"); an openApiToolset needs \`openApiSchema\` (the document as JSON or YAML text). ${SECRETS}`,
+      createHint:
+        `\`toolset.displayName\` must be unique in the app. An mcpToolset needs \`serverAddress\` (e.g. ` +
+        `"https://example.com/mcp/"); an openApiToolset needs \`openApiSchema\` (the document as JSON ` +
+        `or YAML text). ${SECRETS}`,
       service: services.toolsets,
       requests: services.toolsets.requests,
     }),

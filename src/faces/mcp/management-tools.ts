@@ -2,6 +2,14 @@ import { z } from 'zod';
 import type { Principal } from '../../domain/principal.ts';
 import type { McpInputSchema, McpTool, McpToolAnnotations } from './mcp-tool.ts';
 
+/** What a delete tool's description says of the references it may break. */
+const DELETE_APP_NOTE =
+  'Deletes everything the app holds (agents, tools, toolsets, secrets, conversations); ' +
+  'the app of the API key in use cannot be deleted.';
+const DELETE_REFERENCED_NOTE =
+  'Refused with FAILED_PRECONDITION while other resources refer to it, unless `force` is true, ' +
+  'which removes those references first.';
+
 /** What the CES resource services have in common: the five AIP methods, CES messages in and out. */
 export interface ResourceMethods {
   create(principal: Principal, request: unknown): Promise<unknown>;
@@ -70,7 +78,10 @@ export function familyTools(family: ResourceFamily): McpTool[] {
   return [
     tool(
       `create_${singular}`,
-      `Creates ${a}. ${about} \`parent\` is ${parent}; \`${singular}Id\` (optional, letters, digits, '-' and '_') becomes the last part of its name, else one is generated; an id already in use fails with ALREADY_EXISTS. ${family.createHint} Output-only fields (name, createTime, updateTime, etag) are ignored. Returns the created ${singular}.`,
+      `Creates ${a}. ${about} \`parent\` is ${parent}; \`${singular}Id\` (optional, letters, digits, ` +
+        `'-' and '_') becomes the last part of its name, else one is generated; an id already in use ` +
+        `fails with ALREADY_EXISTS. ${family.createHint} Output-only fields (name, createTime, updateTime, ` +
+        `etag) are ignored. Returns the created ${singular}.`,
       requests.create,
       WRITE,
       (principal, args) => service.create(principal, args),
@@ -84,21 +95,30 @@ export function familyTools(family: ResourceFamily): McpTool[] {
     ),
     tool(
       `list_${plural}`,
-      `Lists the ${plural} of ${parent} (\`parent\`). Optional: \`pageSize\` (default 50, at most 1000), \`pageToken\` (the previous response's nextPageToken, with the same filter and orderBy), \`filter\` (AIP-160, e.g. displayName = "support*"), \`orderBy\` ("name" or "create_time", add " desc" to reverse). No nextPageToken in the response means the last page.`,
+      `Lists the ${plural} of ${parent} (\`parent\`). Optional: \`pageSize\` (default 50, at most ` +
+        `1000), \`pageToken\` (the previous response's nextPageToken, with the same filter and orderBy), ` +
+        `\`filter\` (AIP-160, e.g. displayName = "support*"), \`orderBy\` ("name" or "create_time", ` +
+        `add " desc" to reverse). No nextPageToken in the response means the last page.`,
       requests.list,
       READ,
       (principal, args) => service.list(principal, args),
     ),
     tool(
       `update_${singular}`,
-      `Updates ${a} identified by \`${singular}.name\`. ALWAYS pass \`updateMask\`: a comma-separated list of the camelCase fields you change (e.g. "displayName,description"); without a mask EVERY field is replaced by what you send and fields you leave out are cleared. Send the \`etag\` you read inside \`${singular}\` so a concurrent change fails with ABORTED instead of being overwritten; then read it again and retry. Returns the updated ${singular}.`,
+      `Updates ${a} identified by \`${singular}.name\`. ALWAYS pass \`updateMask\`: a comma-separated ` +
+        `list of the camelCase fields you change (e.g. "displayName,description"); without a mask EVERY ` +
+        `field is replaced by what you send and fields you leave out are cleared. Send the \`etag\` ` +
+        `you read inside \`${singular}\` so a concurrent change fails with ABORTED instead of being ` +
+        `overwritten; then read it again and retry. Returns the updated ${singular}.`,
       requests.update,
       WRITE,
       (principal, args) => service.update(principal, args),
     ),
     tool(
       `delete_${singular}`,
-      `Deletes ${a} by \`name\`. ${singular === 'app' ? 'Deletes everything the app holds (agents, tools, toolsets, secrets, conversations); the app of the API key in use cannot be deleted.' : `Refused with FAILED_PRECONDITION while other resources refer to it, unless \`force\` is true, which removes those references first.`} Pass \`etag\` to delete only the version you read (a stale etag fails with ABORTED). Cannot be undone.`,
+      `Deletes ${a} by \`name\`. ${singular === 'app' ? DELETE_APP_NOTE : DELETE_REFERENCED_NOTE} ` +
+        `Pass \`etag\` to delete only the version you read (a stale etag fails with ABORTED). Cannot ` +
+        `be undone.`,
       requests.delete,
       WRITE,
       (principal, args) => service.delete(principal, args),

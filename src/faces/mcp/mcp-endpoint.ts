@@ -103,7 +103,8 @@ export function registerMcpEndpoint(app: FastifyInstance, options: McpEndpointOp
         .send(
           jsonRpcErrorBody(
             JsonRpcErrorCode.ServerError,
-            `Method not allowed: ${request.method} ${MCP_PATH}. This MCP server is stateless (no sessions, no server-initiated SSE stream); send JSON-RPC requests with POST ${MCP_PATH}.`,
+            `Method not allowed: ${request.method} ${MCP_PATH}. This MCP server is stateless (no sessions, ` +
+              `no server-initiated SSE stream); send JSON-RPC requests with POST ${MCP_PATH}.`,
           ),
         ),
   });

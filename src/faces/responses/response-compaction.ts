@@ -67,9 +67,9 @@ export function compactionLine(item: InputItem): string | null {
     }
     case 'function_call':
       return clip(`Called ${item.name}(${item.arguments}) [${item.callId}]`);
-    case 'function_call_output':
-      return clip(
-        `Result of ${item.callId}${item.isError ? ' (error)' : ''}: ${item.output.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ')}`,
-      );
+    case 'function_call_output': {
+      const output = item.output.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ');
+      return clip(`Result of ${item.callId}${item.isError ? ' (error)' : ''}: ${output}`);
+    }
   }
 }

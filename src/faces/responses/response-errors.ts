@@ -91,16 +91,27 @@ function responsesMessage(error: BatonError): string {
       return 'model is required: name an agent or a provider model such as scripted:auto.';
     case 'model_not_found':
       return 'model' in data
-        ? `The model '${text('model')}' does not exist: name one of this app's agents (GET /v1/agents) or a provider model such as 'scripted:auto' or 'openai:gpt-4o-mini'.`
+        ? `The model '${text('model')}' does not exist: name one of this app's agents (GET /v1/agents) ` +
+            `or a provider model such as 'scripted:auto' or 'openai:gpt-4o-mini'.`
         : error.message;
     case 'model_mismatch':
-      return `model '${text('model')}' differs from the model of previous response '${previous}' ('${text('previous_model')}'): a conversation keeps its agent. Omit model, or start a new conversation.`;
+      return (
+        `model '${text('model')}' differs from the model of previous response '${previous}' ('${text('previous_model')}'): ` +
+        `a conversation keeps its agent. Omit model, or start a new conversation.`
+      );
     case 'previous_response_not_latest': {
       const latest = text('latest_response_id');
-      return `Previous response '${previous}' is not the latest of its conversation: '${latest}' is, and it waits for the outputs of ${list('pending_call_ids').join(', ')}. Continue from '${latest}' with those outputs, or cancel it (POST /v1/responses/${latest}/cancel) first.`;
+      return (
+        `Previous response '${previous}' is not the latest of its conversation: '${latest}' is, and ` +
+        `it waits for the outputs of ${list('pending_call_ids').join(', ')}. Continue from '${latest}' ` +
+        `with those outputs, or cancel it (POST /v1/responses/${latest}/cancel) first.`
+      );
     }
     case 'response_already_continued':
-      return `Previous response '${previous}' was already continued by '${text('continued_by')}', which answered its tool calls; a call is answered once. Continue from the latest response, '${text('latest_response_id')}'.`;
+      return (
+        `Previous response '${previous}' was already continued by '${text('continued_by')}', which ` +
+        `answered its tool calls; a call is answered once. Continue from the latest response, '${text('latest_response_id')}'.`
+      );
     case 'previous_response_in_progress':
       return `Previous response '${previous}' is still in progress; wait for it to finish (GET /v1/responses/${previous}) before continuing it.`;
     case 'approvals_pending': {
@@ -115,7 +126,10 @@ function responsesMessage(error: BatonError): string {
       return `Response '${previous}' waits for a person to approve ${approvals.join(', ')} (${decide}); ${then}`;
     }
     case 'unexpected_function_call':
-      return `${error.param} is a function_call; with previous_response_id send only function_call_output items (and messages): the calls are already in the conversation.`;
+      return (
+        `${error.param} is a function_call; with previous_response_id send only function_call_output ` +
+        `items (and messages): the calls are already in the conversation.`
+      );
     case 'tool_call_without_output':
       return 'missing_call_ids' in data
         ? `No tool output found for function call ${list('missing_call_ids').join(', ')}.`
@@ -140,7 +154,8 @@ function responsesMessage(error: BatonError): string {
     }
     case 'item_not_found':
       return 'item_id' in data
-        ? `${error.param} references item '${text('item_id')}', which does not exist in this app (item ids are the ids of output and input items: msg_…, fc_…, fco_…, btc_…, btr_…).`
+        ? `${error.param} references item '${text('item_id')}', which does not exist in this app (item ` +
+            `ids are the ids of output and input items: msg_…, fc_…, fco_…, btc_…, btr_…).`
         : error.message;
     default:
       return error.message;

@@ -191,7 +191,8 @@ export function toFunctionTools(tools: CreateResponseBody['tools']): {
     if (type !== 'function') {
       throw invalid(
         `tools[${index}].type`,
-        `Tool type '${String(type)}' at tools[${index}] is not supported: Baton serves function tools ({"type":"function","name",…}); server-side tools are configured on the agent.`,
+        `Tool type '${String(type)}' at tools[${index}] is not supported: Baton serves function tools ` +
+          `({"type":"function","name",…}); server-side tools are configured on the agent.`,
         'unsupported_tool_type',
       );
     }

@@ -78,7 +78,8 @@ export function parseCreateMessage(text: string): CreateResponseBody {
     if (error instanceof BatonError) throw error;
     throw new BatonError(
       'invalid_json',
-      `The message is not valid JSON (${(error as Error).message}). Send one JSON object per text message, e.g. {"type":"response.create","model":"scripted:auto","input":"Hello"}.`,
+      `The message is not valid JSON (${(error as Error).message}). Send one JSON object per text ` +
+        `message, e.g. {"type":"response.create","model":"scripted:auto","input":"Hello"}.`,
     );
   }
   if (typeof message !== 'object' || message === null || Array.isArray(message)) {

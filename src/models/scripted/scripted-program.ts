@@ -69,7 +69,9 @@ const ruleSchema = z
     if (present.length !== 1) {
       ctx.addIssue({
         code: 'custom',
-        message: `a rule needs exactly one of the fields ${ACTIONS.map((a) => `"${a}"`).join(', ')} (found: ${present.length === 0 ? 'none' : present.join(', ')})`,
+        message:
+          `a rule needs exactly one of the fields ${ACTIONS.map((a) => `"${a}"`).join(', ')} (found: ` +
+          `${present.length === 0 ? 'none' : present.join(', ')})`,
       });
     }
     if (rule.say !== undefined) {

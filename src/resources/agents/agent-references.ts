@@ -67,7 +67,8 @@ export async function releaseAgentReferences(
     const field = target.collection === 'tools' ? 'tools' : 'toolsets';
     throw new BatonError(
       'resource_in_use',
-      `'${target.name}' is used by ${names.length === 1 ? 'agent' : 'agents'} ${names.join(', ')}. Remove it from their ${field} first, or delete with force=true, which removes those references.`,
+      `'${target.name}' is used by ${names.length === 1 ? 'agent' : 'agents'} ${names.join(', ')}. ` +
+        `Remove it from their ${field} first, or delete with force=true, which removes those references.`,
       { details: { referrers: names } },
     );
   }

@@ -70,7 +70,9 @@ export class PageTokenCodec {
     if (state.q !== fingerprint(query)) {
       throw new BatonError(
         'page_token_mismatch',
-        'pageToken was issued for a different request (filter, orderBy or parent changed); repeat the request with the same parameters as the one that returned the token, or omit pageToken to start from the first page.',
+        'pageToken was issued for a different request (filter, orderBy or parent changed); repeat the ' +
+          'request with the same parameters as the one that returned the token, or omit pageToken to ' +
+          'start from the first page.',
         { param: 'pageToken' },
       );
     }
@@ -116,7 +118,8 @@ export function readPageSize(value: unknown, options: { defaultSize?: number; ma
         : `of type ${Array.isArray(value) ? 'array' : typeof value}`;
     throw new BatonError(
       'invalid_page_size',
-      `Invalid pageSize ${shown}: pass a non-negative whole number (0 or omitted uses the default of ${defaultSize}; values above ${maxSize} are lowered to ${maxSize}).`,
+      `Invalid pageSize ${shown}: pass a non-negative whole number (0 or omitted uses the default ` +
+        `of ${defaultSize}; values above ${maxSize} are lowered to ${maxSize}).`,
       { param: 'pageSize' },
     );
   }

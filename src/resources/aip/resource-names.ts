@@ -139,7 +139,8 @@ export function chooseResourceId(requested: string | undefined, field: string, w
   if (!RESOURCE_ID_PATTERN.test(requested)) {
     throw new BatonError(
       'invalid_resource_id',
-      `${field} '${requested.slice(0, 100)}' is not a valid ${what} id: ids must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, '_' and '-'). Omit ${field} to get a generated id.`,
+      `${field} '${requested.slice(0, 100)}' is not a valid ${what} id: ids must match ^[a-zA-Z0-9_-]{1,64}$ ` +
+        `(letters, digits, '_' and '-'). Omit ${field} to get a generated id.`,
       { param: field },
     );
   }

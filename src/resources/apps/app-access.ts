@@ -38,7 +38,8 @@ export async function assertProjectAccess(
   if (home.project !== project) {
     throw new BatonError(
       'project_access_denied',
-      `This API key belongs to project '${home.project}', not '${project}'; use parent '${locationName(home.project, home.location)}' or a key of that project.`,
+      `This API key belongs to project '${home.project}', not '${project}'; use parent '${locationName(home.project, home.location)}' ` +
+        `or a key of that project.`,
       { param: 'parent' },
     );
   }

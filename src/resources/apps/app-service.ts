@@ -115,7 +115,8 @@ export class AppService {
       if (!agent || !isCesAgent(agent)) {
         invalid(
           'app.rootAgent',
-          `app.rootAgent refers to agent '${String(body.rootAgent)}', which does not exist${existing ? '' : ' (a new app has no agents yet: create the app, then its agents, then set rootAgent)'}.`,
+          `app.rootAgent refers to agent '${String(body.rootAgent)}', which does not exist` +
+            (existing ? '.' : ' (a new app has no agents yet: create the app, then its agents, then set rootAgent).'),
         );
       }
     }

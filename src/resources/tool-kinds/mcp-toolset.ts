@@ -127,7 +127,8 @@ export const mcpToolsetKind: ToolsetKind = {
     if (listing.problem !== null && listing.snapshotTime === null) {
       throw new BatonError(
         'mcp_server_unavailable',
-        `${listing.problem.replace(/\.+$/, '')}. The tools of toolset '${toolsetName}' are unavailable until the server answers (no snapshot of them was pinned yet); turns run without them meanwhile.`,
+        `${listing.problem.replace(/\.+$/, '')}. The tools of toolset '${toolsetName}' are unavailable ` +
+          `until the server answers (no snapshot of them was pinned yet); turns run without them meanwhile.`,
         { details: { toolset: toolsetName, server_address: serverAddress } },
       );
     }

@@ -38,7 +38,8 @@ export function operationOfTool(
   const match = operation && toolset.tools.find((tool) => tool.name === operation.name);
   if (match) return match;
   throw new OpenApiError(
-    `an openApiTool stands for one operation, but the document has ${toolset.tools.length} (${toolset.tools.map((tool) => tool.name).join(', ') || 'none'}); set openApiTool.name to one operationId, or use an openApiToolset`,
+    `an openApiTool stands for one operation, but the document has ${toolset.tools.length} (${toolset.tools.map((tool) => tool.name).join(', ') || 'none'}); ` +
+      `set openApiTool.name to one operationId, or use an openApiToolset`,
     'openApiTool.name',
   );
 }

@@ -78,7 +78,8 @@ export function checkToolFakeConfig(value: JsonValue | undefined, field: string)
   if (codeBlock.pythonCode !== undefined) {
     invalid(
       `${field}.codeBlock.pythonCode`,
-      `${field}.codeBlock.pythonCode is not supported by Baton (there is no Python runtime): use jsCode with the same fake_tool_call / fake_<toolId> functions in JavaScript.`,
+      `${field}.codeBlock.pythonCode is not supported by Baton (there is no Python runtime): use ` +
+        `jsCode with the same fake_tool_call / fake_<toolId> functions in JavaScript.`,
       'unsupported_field',
     );
   }
@@ -122,8 +123,12 @@ export async function checkApiAuthentication(
   refuseUnsupported(
     auth,
     {
-      serviceAgentIdTokenAuthConfig: `${field}.serviceAgentIdTokenAuthConfig is not supported by Baton (it mints Google Cloud identity tokens); use apiKeyConfig, oauthConfig or bearerTokenConfig.`,
-      serviceAccountAuthConfig: `${field}.serviceAccountAuthConfig is not supported by Baton (it uses Google Cloud service accounts); use apiKeyConfig, oauthConfig or bearerTokenConfig.`,
+      serviceAgentIdTokenAuthConfig:
+        `${field}.serviceAgentIdTokenAuthConfig is not supported by Baton (it mints Google Cloud identity ` +
+        `tokens); use apiKeyConfig, oauthConfig or bearerTokenConfig.`,
+      serviceAccountAuthConfig:
+        `${field}.serviceAccountAuthConfig is not supported by Baton (it uses Google Cloud service ` +
+        `accounts); use apiKeyConfig, oauthConfig or bearerTokenConfig.`,
     },
     field,
   );

@@ -92,7 +92,8 @@ export function requireHeaderSafe(value: string, describe: () => string): void {
   if (isHeaderSafe(value)) return;
   throw new AuthError(
     'missing_variable',
-    `${describe()}, whose value has control characters (such as a line break) or non-Latin-1 characters and cannot be sent in an HTTP header; fix the value in the session's variables.`,
+    `${describe()}, whose value has control characters (such as a line break) or non-Latin-1 characters ` +
+      `and cannot be sent in an HTTP header; fix the value in the session's variables.`,
   );
 }
 

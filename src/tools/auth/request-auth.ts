@@ -134,7 +134,8 @@ function requireSecretHeaderSafe(secret: string, reference: string, field: strin
   if (isHeaderSafe(secret)) return;
   throw new AuthError(
     'secret_unavailable',
-    `${field}: secret '${reference}' has control characters (such as a line break) or non-Latin-1 characters and cannot be sent in an HTTP header; store the bare credential.`,
+    `${field}: secret '${reference}' has control characters (such as a line break) or non-Latin-1 ` +
+      `characters and cannot be sent in an HTTP header; store the bare credential.`,
   );
 }
 

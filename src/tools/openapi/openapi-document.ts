@@ -52,7 +52,8 @@ function parseText(text: string): unknown {
 function checkVersion(document: JsonObject): '3.0' | '3.1' {
   if (document.swagger !== undefined) {
     throw new OpenApiError(
-      `Swagger ${String(document.swagger)} documents are not supported: convert the document to OpenAPI 3.x first (for example with swagger2openapi or the Swagger Editor's "Convert to OpenAPI 3")`,
+      `Swagger ${String(document.swagger)} documents are not supported: convert the document to OpenAPI ` +
+        `3.x first (for example with swagger2openapi or the Swagger Editor's "Convert to OpenAPI 3")`,
       'swagger',
     );
   }

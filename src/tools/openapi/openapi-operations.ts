@@ -153,7 +153,9 @@ function buildTool(
       if (requestBody.required === true) {
         return {
           ...identity,
-          reason: `request body only as ${Object.keys(requestBody.content).join(', ') || 'no media type'} (supported: application/json, application/x-www-form-urlencoded)`,
+          reason:
+            `request body only as ${Object.keys(requestBody.content).join(', ') || 'no media type'} (supported: ` +
+            `application/json, application/x-www-form-urlencoded)`,
         };
       }
     } else {
@@ -265,7 +267,8 @@ export function selectOperations(
   const unknown = [...wanted].filter((id) => !known.has(id));
   if (unknown.length > 0) {
     throw new OpenApiError(
-      `unknown tool id${unknown.length === 1 ? '' : 's'} ${unknown.map((id) => `'${id}'`).join(', ')}; the toolset has ${tools.map((tool) => `'${tool.name}'`).join(', ') || 'no tools'}`,
+      `unknown tool id${unknown.length === 1 ? '' : 's'} ${unknown.map((id) => `'${id}'`).join(', ')}; ` +
+        `the toolset has ${tools.map((tool) => `'${tool.name}'`).join(', ') || 'no tools'}`,
       'toolIds',
     );
   }

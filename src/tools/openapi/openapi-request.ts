@@ -61,7 +61,8 @@ export function buildRequest(
   const unknown = Object.keys(values).filter((name) => !known.has(name));
   if (unknown.length > 0) {
     throw new OpenApiError(
-      `unknown argument${unknown.length === 1 ? '' : 's'} ${unknown.map((name) => `'${name}'`).join(', ')} for ${operation.name}; it takes ${[...known].map((name) => `'${name}'`).join(', ') || 'no arguments'}`,
+      `unknown argument${unknown.length === 1 ? '' : 's'} ${unknown.map((name) => `'${name}'`).join(', ')} ` +
+        `for ${operation.name}; it takes ${[...known].map((name) => `'${name}'`).join(', ') || 'no arguments'}`,
     );
   }
 

@@ -175,7 +175,8 @@ export class GuestRun {
     if (state.type === 'pending') {
       throw new SandboxError(
         'invalid_output',
-        `${this.input.label}: ${this.functionName}() returned a promise that never settled (the sandbox has no timers or I/O: only promises that settle on their own can be awaited)`,
+        `${this.input.label}: ${this.functionName}() returned a promise that never settled (the sandbox ` +
+          `has no timers or I/O: only promises that settle on their own can be awaited)`,
         { functionName: this.functionName },
       );
     }

@@ -38,7 +38,8 @@ describe('parseOrderBy (AIP-132)', () => {
     expect(error.code).toBe('invalid_order_by');
     expect(error.param).toBe('orderBy');
     expect(error.message).toBe(
-      "Invalid orderBy 'update_time desc': 'update_time' is not a field you can sort by. Sort by one or more of: name, create_time, display_name, e.g. 'create_time desc, name'.",
+      "Invalid orderBy 'update_time desc': 'update_time' is not a field you can sort by. Sort by " +
+        "one or more of: name, create_time, display_name, e.g. 'create_time desc, name'.",
     );
     expect(error.details).toEqual({ orderBy: 'update_time desc', allowed: ['name', 'create_time', 'display_name'] });
   });

@@ -7,7 +7,8 @@ import { APP, created, expectGoogleError, read, violatedField } from '../../face
 const SECRETS = `/v1/${APP}/secrets`;
 const VALUE = 'sk-live-THE-VERY-SECRET-VALUE-1234567890';
 const OPENAPI =
-  'openapi: 3.0.0\ninfo: {title: t, version: "1"}\nservers: [{url: "https://api.example.com"}]\npaths:\n  /ping:\n    get: {operationId: ping, responses: {"200": {description: ok}}}';
+  'openapi: 3.0.0\ninfo: {title: t, version: "1"}\nservers: [{url: "https://api.example.com"}]\npaths:\n ' +
+  ' /ping:\n    get: {operationId: ping, responses: {"200": {description: ok}}}';
 
 // The server's key, pinned so the test can decrypt with the same cipher the tool executors will get.
 const SECRETS_KEY = 'a1'.repeat(32);

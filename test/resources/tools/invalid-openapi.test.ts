@@ -15,7 +15,8 @@ const op = (id: string) => `{get: {operationId: ${id}, responses: {"200": {descr
 const BROKEN: [string, string, string][] = [
   [
     'a $ref to nothing',
-    `${INFO}paths:\n  /p:\n    get:\n      operationId: getP\n      responses: {"200": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/Nope"}}}}}`,
+    `${INFO}paths:\n  /p:\n    get:\n      operationId: getP\n      responses: {"200": {description: ` +
+      `ok, content: {application/json: {schema: {$ref: "#/components/schemas/Nope"}}}}}`,
     '$ref "#/components/schemas/Nope" points to nothing in the document',
   ],
   ['no paths', INFO, "must have required property 'paths'"],
@@ -123,7 +124,9 @@ describe('an invalid OpenAPI document is refused at create and update', () => {
     const turn = await ask(baton, 'pinger', 'ping');
     expect(turn.calls.map((call) => [call.name, call.executor])).toEqual([['ping', 'server']]);
     expect(turn.text).toBe(
-      'Failed: GET http://127.0.0.1:9/ping failed: Refused to connect to 127.0.0.1: 127.0.0.1 is a loopback address. Outbound calls to non-public addresses are blocked; if this destination is intended, add "127.0.0.1/32" to egress.allow in the Baton config.',
+      'Failed: GET http://127.0.0.1:9/ping failed: Refused to connect to 127.0.0.1: 127.0.0.1 is ' +
+        'a loopback address. Outbound calls to non-public addresses are blocked; if this destination ' +
+        'is intended, add "127.0.0.1/32" to egress.allow in the Baton config.',
     );
   });
 });

@@ -87,59 +87,63 @@ describe('MCP toolsets whose server is down', () => {
     expect(resultText(serverCalls(after.messages).results[0])).toMatch(/^Echo: /);
   });
 
-  it('after a restart with the server down, serves the pinned snapshot: :retrieveTools says so, turns offer the tools and their calls fail as results', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'baton-mcp-snapshot-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const start = () =>
-      startMcpBaton(
-        { desk: program },
-        { store: { kind: 'sqlite', filename: join(dir, 'baton.db') } },
-        { dataDir: dir },
-      );
-    const everything: Everything = track(await startEverything());
+  it(
+    'after a restart with the server down, serves the pinned snapshot: :retrieveTools says so, ' +
+      'turns offer the tools and their calls fail as results',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'baton-mcp-snapshot-'));
+      cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+      const start = () =>
+        startMcpBaton(
+          { desk: program },
+          { store: { kind: 'sqlite', filename: join(dir, 'baton.db') } },
+          { dataDir: dir },
+        );
+      const everything: Everything = track(await startEverything());
 
-    const first: TestBaton = await start();
-    try {
-      await createToolset(first, 'pinned', {
-        serverAddress: everything.url,
-        toolOverrides: [{ tool: 'echo', descriptionOverride: 'Says it again.' }],
+      const first: TestBaton = await start();
+      try {
+        await createToolset(first, 'pinned', {
+          serverAddress: everything.url,
+          toolOverrides: [{ tool: 'echo', descriptionOverride: 'Says it again.' }],
+        });
+        await createAgent(first, 'pinner', 'desk', 'pinned', ['echo']);
+        expect((await ask(first, 'pinner', 'echo please')).reply.message.content).toBe('Done: Echo: still there?');
+        const live = await retrieveTools(first, 'pinned', { toolIds: ['echo'] });
+        expect(live.status).toBe(200);
+        expect(live.body.snapshot).toBeUndefined();
+      } finally {
+        await first.close();
+      }
+      await everything.stop();
+
+      const second = track(await start());
+      const retrieved = await retrieveTools(second, 'pinned');
+      expect(retrieved.status, JSON.stringify(retrieved.body)).toBe(200);
+      expect(retrieved.body.snapshot).toEqual({
+        pinTime: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        reason: expect.stringContaining(`MCP server ${everything.url} is unavailable`),
       });
-      await createAgent(first, 'pinner', 'desk', 'pinned', ['echo']);
-      expect((await ask(first, 'pinner', 'echo please')).reply.message.content).toBe('Done: Echo: still there?');
-      const live = await retrieveTools(first, 'pinned', { toolIds: ['echo'] });
-      expect(live.status).toBe(200);
-      expect(live.body.snapshot).toBeUndefined();
-    } finally {
-      await first.close();
-    }
-    await everything.stop();
+      expect(retrieved.body.snapshot.reason).toContain('ECONNREFUSED');
+      const echo = retrieved.body.tools.find((tool: any) => tool.mcpTool.name === 'echo');
+      expect(echo).toMatchObject({
+        name: `${APP}/toolsets/pinned/tools/echo`,
+        displayName: 'echo',
+        mcpTool: { description: 'Says it again.', serverAddress: everything.url },
+      });
+      expect(retrieved.body.tools.length).toBeGreaterThan(5);
 
-    const second = track(await start());
-    const retrieved = await retrieveTools(second, 'pinned');
-    expect(retrieved.status, JSON.stringify(retrieved.body)).toBe(200);
-    expect(retrieved.body.snapshot).toEqual({
-      pinTime: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
-      reason: expect.stringContaining(`MCP server ${everything.url} is unavailable`),
-    });
-    expect(retrieved.body.snapshot.reason).toContain('ECONNREFUSED');
-    const echo = retrieved.body.tools.find((tool: any) => tool.mcpTool.name === 'echo');
-    expect(echo).toMatchObject({
-      name: `${APP}/toolsets/pinned/tools/echo`,
-      displayName: 'echo',
-      mcpTool: { description: 'Says it again.', serverAddress: everything.url },
-    });
-    expect(retrieved.body.tools.length).toBeGreaterThan(5);
-
-    const turn = await ask(second, 'pinner', 'echo please');
-    const { calls, results } = serverCalls(turn.messages);
-    expect(calls).toEqual([['echo', 'server']]);
-    expect(results).toEqual([expect.objectContaining({ is_error: true })]);
-    expect(resultText(results[0])).toContain(`MCP server ${everything.url} could not run 'echo'`);
-    expect(turn.reply.finish_reason).toBe('stop');
-    expect(turn.reply.message.content).toMatch(
-      new RegExp(`^Failed: MCP server ${everything.url.replace(/[.]/g, '\\.')} could not run 'echo'`),
-    );
-  });
+      const turn = await ask(second, 'pinner', 'echo please');
+      const { calls, results } = serverCalls(turn.messages);
+      expect(calls).toEqual([['echo', 'server']]);
+      expect(results).toEqual([expect.objectContaining({ is_error: true })]);
+      expect(resultText(results[0])).toContain(`MCP server ${everything.url} could not run 'echo'`);
+      expect(turn.reply.finish_reason).toBe('stop');
+      expect(turn.reply.message.content).toMatch(
+        new RegExp(`^Failed: MCP server ${everything.url.replace(/[.]/g, '\\.')} could not run 'echo'`),
+      );
+    },
+  );
 
   it(':retrieveTools is UNIMPLEMENTED when Baton runs with a stand-in tool provider', async () => {
     const baton = track(await startTestBaton({}, { tools: NO_SERVER_TOOLS }));

@@ -61,7 +61,8 @@ export async function runLoop<Raw>(face: FaceAdapter<Raw>, settings: LoopSetting
       if (rounds >= settings.maxRounds) {
         throw new BatonRunError(
           'max_rounds',
-          `The run sent results ${rounds} times and the model still calls tools (${step.calls.map((call) => call.name).join(', ')}); it stopped at maxRounds = ${settings.maxRounds}. ` +
+          `The run sent results ${rounds} times and the model still calls tools (${step.calls.map((call) => call.name).join(', ')}); ` +
+            `it stopped at maxRounds = ${settings.maxRounds}. ` +
             `The calls are left pending: resume the thread to go on, or cancel it.`,
           face.threadId(),
         );

@@ -95,7 +95,8 @@ export async function followThread(
       if (last.role !== 'assistant') {
         throw new BatonRunError(
           'turn_failed',
-          `Thread '${threadId}' ended its turn without an answer (the turn failed or was cancelled); see GET /v1/threads/${threadId}/messages, then send a new message to try again.`,
+          `Thread '${threadId}' ended its turn without an answer (the turn failed or was cancelled); ` +
+            `see GET /v1/threads/${threadId}/messages, then send a new message to try again.`,
           threadId,
         );
       }

@@ -76,7 +76,10 @@ export class ServerCallLog {
         role: BATON_ROLE,
         chunks: [
           {
-            text: `Tool call '${entry.id}' (${entry.toolName}) is waiting for a person's approval: decide it with ${decide} {"approve": true} or {"approve": false, "reason": "…"}. The session takes new input once it is decided.`,
+            text:
+              `Tool call '${entry.id}' (${entry.toolName}) is waiting for a person's approval: decide it ` +
+              `with ${decide} {"approve": true} or {"approve": false, "reason": "…"}. The session takes new ` +
+              `input once it is decided.`,
           },
           { payload: { awaitingApproval: { toolCallId: entry.id, toolName: entry.toolName, decide } } },
         ],

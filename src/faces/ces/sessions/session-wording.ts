@@ -33,12 +33,17 @@ function sessionMessage(error: BatonError, sessionName: string): string {
         approvals.length > 0
           ? ` Tool calls ${approvals.join(', ')} also wait for a person's approval (POST /v1/tool-calls/{id}/decision).`
           : '';
-      return `Session '${sessionName}' is waiting for the responses of tool calls ${list('pending_call_ids').join(', ')}. Send them as toolResponses (with the same id, tool and displayName) before other input; you may add text in the same request once every pending call is answered.${approvalNote}`;
+      return (
+        `Session '${sessionName}' is waiting for the responses of tool calls ${list('pending_call_ids').join(', ')}. ` +
+        `Send them as toolResponses (with the same id, tool and displayName) before other input; you ` +
+        `may add text in the same request once every pending call is answered.${approvalNote}`
+      );
     }
     case 'approval_pending':
       return (
         `Session '${sessionName}' is waiting for a person to approve tool calls ${list('approval_ids').join(', ')} (${list('tool_names').join(', ')}). ` +
-        `Decide each with POST /v1/tool-calls/{id}/decision {"approve": true} or {"approve": false, "reason": "…"}; the turn then goes on, and the session takes new input once it has finished.`
+        `Decide each with POST /v1/tool-calls/{id}/decision {"approve": true} or {"approve": false, ` +
+        `"reason": "…"}; the turn then goes on, and the session takes new input once it has finished.`
       );
     case 'not_a_client_tool_call':
       return `${error.message} Send toolResponses only for the calls listed in toolCalls outputs.`;
