@@ -2,6 +2,12 @@ import type { JsonObject } from '../../domain/records.ts';
 import type { ToolKindRegistry } from '../tool-kinds/registry.ts';
 import { checkDuration, checkRequireApproval, checkToolFakeConfig, type RuleContext } from './common-rules.ts';
 
+/** Settings every Tool and Toolset has, whatever its kind: mutable, and filterable in lists. */
+export const COMMON_SETTINGS = ['executionType', 'timeout', 'toolFakeConfig', 'requireApproval'] as const;
+
+/** Fields the server sets on every Tool and Toolset: filterable, never written by a client. */
+export const SERVER_STAMPS = ['createTime', 'updateTime', 'etag'] as const;
+
 /**
  * The rest of a Tool or Toolset body once its oneof holds one kind: the settings every tool has
  * (timeout, fake, approval), then `collectionRules` (what only this collection checks), then the

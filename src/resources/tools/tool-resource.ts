@@ -4,7 +4,7 @@ import type { CollectionSpec } from '../app-resources/collection-spec.ts';
 import { asObject } from '../json-objects.ts';
 import type { ToolKindRegistry } from '../tool-kinds/registry.ts';
 import { refuseUnsupported } from './common-rules.ts';
-import { checkKindBody } from './kind-body-rules.ts';
+import { checkKindBody, COMMON_SETTINGS, SERVER_STAMPS } from './kind-body-rules.ts';
 import { wordList } from '../word-list.ts';
 
 /** CES tool types Baton does not run (Google Cloud services, or no runtime for them), refused on write. */
@@ -48,29 +48,11 @@ export function toolCollection(kinds: ToolKindRegistry): CollectionSpec {
     singular: 'tool',
     codes: { notFound: 'tool_not_found', exists: 'tool_exists' },
     mask: {
-      mutable: [
-        'executionType',
-        'timeout',
-        'toolFakeConfig',
-        'requireApproval',
-        ...supported,
-        ...Object.keys(refusals),
-      ],
-      outputOnly: ['name', 'displayName', 'createTime', 'updateTime', 'etag', 'generatedSummary'],
+      mutable: [...COMMON_SETTINGS, ...supported, ...Object.keys(refusals)],
+      outputOnly: ['name', 'displayName', ...SERVER_STAMPS, 'generatedSummary'],
       unions: [[...supported, ...Object.keys(refusals)]],
     },
-    filterFields: [
-      'name',
-      'displayName',
-      'createTime',
-      'updateTime',
-      'etag',
-      'executionType',
-      'timeout',
-      'toolFakeConfig',
-      'requireApproval',
-      ...supported,
-    ],
+    filterFields: ['name', 'displayName', ...SERVER_STAMPS, ...COMMON_SETTINGS, ...supported],
     // A Tool's displayName is output only: the name of what it calls.
     derived(body): JsonObject {
       for (const kind of kinds.tools) {

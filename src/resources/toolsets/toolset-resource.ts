@@ -4,7 +4,7 @@ import { assertOneOf } from '../aip/union-check.ts';
 import type { CollectionSpec } from '../app-resources/collection-spec.ts';
 import type { ToolKindRegistry } from '../tool-kinds/registry.ts';
 import { refuseUnsupported, type RuleContext } from '../tools/common-rules.ts';
-import { checkKindBody } from '../tools/kind-body-rules.ts';
+import { checkKindBody, COMMON_SETTINGS, SERVER_STAMPS } from '../tools/kind-body-rules.ts';
 
 /** CES toolset types Baton does not run, each with the reason given when it is set. */
 const REFUSALS: Record<string, string> = {
@@ -37,29 +37,16 @@ export function toolsetCollection(kinds: ToolKindRegistry): CollectionSpec {
     singular: 'toolset',
     codes: { notFound: 'toolset_not_found', exists: 'toolset_exists' },
     mask: {
-      mutable: [
-        'displayName',
-        'description',
-        'executionType',
-        'timeout',
-        'toolFakeConfig',
-        'requireApproval',
-        ...types,
-      ],
-      outputOnly: ['name', 'createTime', 'updateTime', 'etag'],
+      mutable: ['displayName', 'description', ...COMMON_SETTINGS, ...types],
+      outputOnly: ['name', ...SERVER_STAMPS],
       unions: [types],
     },
     filterFields: [
       'name',
       'displayName',
       'description',
-      'createTime',
-      'updateTime',
-      'etag',
-      'executionType',
-      'timeout',
-      'toolFakeConfig',
-      'requireApproval',
+      ...SERVER_STAMPS,
+      ...COMMON_SETTINGS,
       ...kinds.keys('toolsets'),
     ],
     derived: () => ({}),
