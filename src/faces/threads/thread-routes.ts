@@ -15,17 +15,8 @@ import { pageQuerySchema, toPageRequest } from '../kit/page-query.ts';
 
 type ThreadParams = { Params: { id: string } };
 
-const messagesQuery = z
-  .object({
-    limit: z.coerce
-      .number()
-      .int()
-      .min(1, 'limit must be at least 1')
-      .max(1000, 'limit must be at most 1000')
-      .optional(),
-    after: z.string().max(200).optional(),
-  })
-  .strict();
+// Message cursors are short (`seq:N`, base64url).
+const messagesQuery = pageQuerySchema.extend({ after: z.string().max(200).optional() }).strict();
 
 // Each listed thread's status is derived from its turn and ledger, so pages stay small.
 const threadsQuery = pageQuerySchema
