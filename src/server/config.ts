@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { agentWireSchema, type AgentWire } from '../faces/agents/agent-wire.ts';
+import { agentWireSchema, type AgentWire } from '../resources/agents/agent-config-form.ts';
 import { compileEgressPolicy } from '../tools/http/address-policy.ts';
 
 /** Replaces `${NAME}` and `${NAME:-default}` with environment values, so secrets stay out of the file. */

@@ -13,7 +13,7 @@ import {
 } from '../resources/index.ts';
 import { newId } from '../domain/ids.ts';
 import { systemClock, type Clock } from '../domain/clock.ts';
-import { agentFromWire } from '../faces/agents/agent-wire.ts';
+import { agentFromWire } from '../resources/agents/agent-config-form.ts';
 import { createModelRegistry, type ModelRegistryOptions } from '../models/model-registry.ts';
 import { parseScriptedProgram } from '../models/scripted/scripted-program.ts';
 import { openStore, type StoreOptions } from '../store/open-store.ts';

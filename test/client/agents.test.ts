@@ -1,7 +1,7 @@
 import { BatonError } from '@baton/client';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { AgentBody, AgentUpdateBody } from '../../packages/client/src/resources/agents.ts';
-import type { AgentWire } from '../../src/faces/agents/agent-wire.ts';
+import type { AgentWire } from '../../src/resources/agents/agent-config-form.ts';
 import { startClientHarness, type ClientHarness } from './client-fixtures.ts';
 
 const lookup: AgentBody = {

@@ -1,6 +1,6 @@
 import { Baton, type BatonOptions } from '@baton/client';
 import { DEMO_AGENT } from '../../src/server/config.ts';
-import type { AgentWire } from '../../src/faces/agents/agent-wire.ts';
+import type { AgentWire } from '../../src/resources/agents/agent-config-form.ts';
 import { testPrograms, weatherAgent, weatherTool } from '../helpers/test-agents.ts';
 import { startTestBaton, type TestBaton } from '../helpers/test-baton.ts';
 

@@ -14,7 +14,7 @@ import type {
   ToolCallResolution,
 } from '@baton/client';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import type { agentToWire } from '../../src/faces/agents/agent-wire.ts';
+import type { agentToWire } from '../../src/resources/agents/agent-config-form.ts';
 import type { ConversationView } from '../../src/faces/ces/sessions/conversation-views.ts';
 import type { SessionOutput as ServerSessionOutput, ToolCallWire } from '../../src/faces/ces/sessions/session-wire.ts';
 import type { RunView } from '../../src/faces/responses/response-views.ts';

@@ -1,4 +1,4 @@
-import type { AgentWire } from '../../src/faces/agents/agent-wire.ts';
+import type { AgentWire } from '../../src/resources/agents/agent-config-form.ts';
 
 /** Scripted programs and agents shared by the Threads tests. */
 export const weatherTool = {

@@ -1,4 +1,4 @@
-import type { AgentWire } from '../../src/faces/agents/agent-wire.ts';
+import type { AgentWire } from '../../src/resources/agents/agent-config-form.ts';
 import { DEMO_AGENT, type BatonConfig } from '../../src/server/config.ts';
 import { createBaton, type BatonInstance, type StartOptions } from '../../src/server/start-baton.ts';
 import type { Clock } from '../../src/domain/clock.ts';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { FaceContext } from '../kit/face-context.ts';
 import { parseRequest } from '../../domain/parse-request.ts';
-import { agentFromWire, agentToWire, agentWireSchema } from './agent-wire.ts';
+import { agentFromWire, agentToWire, agentWireSchema } from '../../resources/agents/agent-config-form.ts';
 import { pageQuerySchema, toPageRequest } from '../kit/page-query.ts';
 
 const replaceBody = agentWireSchema

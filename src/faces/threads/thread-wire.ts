@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { ToolResultInput } from '../../engine/index.ts';
 import type { ContentPart, TurnOptions } from '../../domain/records.ts';
-import { toolFromWire, toolWireSchema } from '../agents/agent-wire.ts';
+import { toolFromWire, toolWireSchema } from '../../resources/agents/agent-config-form.ts';
 
 const IMAGE_MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

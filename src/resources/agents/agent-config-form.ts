@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import type { AgentInput } from '../../resources/index.ts';
+import type { AgentInput } from './agent-definition.ts';
 import type { AgentRecord, ClientToolDefinition } from '../../domain/records.ts';
 
 /**
- * The snake_case wire form of tools and agents, shared by the REST API, the config file and
- * per-request tool declarations. Deep rules (names, schemas, limits) are the engine's; zod only
- * checks shapes and types so the messages can name the field.
+ * The snake_case form of tools and agents: how the config file (`baton.yaml`) and Baton's native
+ * agents API write them, and per-request tool declarations. It lives with the agents, not in a
+ * face, because the server reads the config file with it too. Deep rules (names, schemas,
+ * limits) are the engine's; zod only checks shapes and types so the messages can name the field.
  */
 export const toolWireSchema = z
   .object({
