@@ -73,3 +73,21 @@ export async function recoverStaleTurns(
   }
   return recovered;
 }
+
+/**
+ * Resumes turns whose calls were all answered but whose resume never ran (the process died
+ * between the last answer and the resume). `graceSeconds` leaves live resumes alone.
+ */
+export async function resumeStrandedTurns(
+  context: EngineContext,
+  graceSeconds: number,
+  limit: number,
+  resume: (turnId: string) => Promise<boolean>,
+): Promise<number> {
+  const before = new Date(context.clock.now().getTime() - graceSeconds * 1000).toISOString();
+  let resumed = 0;
+  for (const candidate of await context.store.turns.listStranded(before, limit)) {
+    if (await resume(candidate.id)) resumed += 1;
+  }
+  return resumed;
+}

@@ -1,5 +1,4 @@
 import type {
-  AgentDefinition,
   AgentRecord,
   ClientToolDefinition,
   ContentPart,
@@ -16,7 +15,6 @@ import { AgentVersions } from './agent-versions.ts';
 import { toolForCall } from './call-tool.ts';
 import { readConversationState } from './conversation-state.ts';
 import { systemClock } from '../domain/clock.ts';
-import { bumpConversation } from './conversation-version.ts';
 import { forkConversation } from './conversation-fork.ts';
 import { BatonError } from '../domain/errors/baton-error.ts';
 import {
@@ -36,18 +34,18 @@ import {
   type RunOptions,
   type UserInput,
 } from './engine-types.ts';
-import type { EngineEventListener } from './events.ts';
 import { newId as defaultNewId } from '../domain/ids.ts';
-import { checkInputItems, isPlainUserInput, toNewItems, type InputItem } from './input-items.ts';
-import { applyResultsMessage, beginResume, resolveOneCall } from './result-submission.ts';
+import { checkInputItems, isPlainUserInput, type InputItem } from './input-items.ts';
+import { applyResultsMessage, resolveOneCall } from './result-submission.ts';
 import { assertValidToolSet } from './tool-schema.ts';
 import { closeTurn } from './turn-closing.ts';
-import { applyDueDeadlines, recoverStaleTurns } from './deadlines.ts';
+import { applyDueDeadlines, recoverStaleTurns, resumeStrandedTurns } from './deadlines.ts';
 import { deliverAsyncResults } from './async-results.ts';
 import { checkResultsMessage, readResults, refuseStrays, type ToolResultInput } from './ledger/result-intake.ts';
 import { NO_APP_TOOLS } from './ports/tool-provider.ts';
 import { decideApproval, recordResultsBeforeApprovals, type ApprovalDecision } from './approvals.ts';
-import { runTurn, type TurnOutcome } from './turn-runner.ts';
+import type { TurnOutcome } from './turn-runner.ts';
+import { TurnDispatch } from './turn-dispatch.ts';
 import { ResponseChains } from './responses/response-chains.ts';
 import { listMessagePage } from './message-pages.ts';
 import { LedgerChangeFeed, type LedgerChangeFeedSettings } from './ledger/ledger-change-feed.ts';
@@ -77,12 +75,13 @@ export class Engine {
       running: new Map(),
       background: new Set(),
     };
-    this.agentVersions = new AgentVersions(options.store);
+    this.dispatch = new TurnDispatch(this.context, new AgentVersions(options.store));
     this.responses = new ResponseChains(this.context, this);
     this.sessions = new SessionRuns(this.context, this);
   }
 
-  private readonly agentVersions: AgentVersions;
+  /** Starting, running and resuming turns, and draining queued input. */
+  private readonly dispatch: TurnDispatch;
 
   /** Responses: chains of request/response exchanges over conversations (see `ResponseChains`). */
   readonly responses: ResponseChains;
@@ -148,7 +147,7 @@ export class Engine {
     const agentRecord = await this.agentNamed(appId, agentName);
     checkToolChoice(agentRecord.definition, input.options);
     const conversation = this.newConversation(appId, agentRecord, metadata);
-    const turn = await this.startTurn(
+    const turn = await this.dispatch.startTurn(
       conversation,
       agentRecord.id,
       agentRecord.version,
@@ -157,7 +156,7 @@ export class Engine {
       options.onAccepted,
       true,
     );
-    return this.runOrDetach(turn, agentRecord.definition, options);
+    return this.dispatch.runOrDetach(turn, agentRecord.definition, options);
   }
 
   /** A new conversation with the history of `conversationId` up to item `uptoSeq` (see `forkConversation`). */
@@ -302,7 +301,7 @@ export class Engine {
         };
         await this.context.store.queuedInputs.insert(queued);
         // The turn may have ended between our read and the insert; make sure the queue is not stranded.
-        this.drainQueueLater(appId, conversationId);
+        this.dispatch.drainQueueLater(appId, conversationId);
         return { queued, pendingCallIds: pendingIds };
       }
       if (state.status === 'pending') {
@@ -311,7 +310,7 @@ export class Engine {
       throw conversationBusy(conversationId, activeTurn.id);
     }
     checkToolChoice(agentRecord.definition, input.options);
-    const turn = await this.startTurn(
+    const turn = await this.dispatch.startTurn(
       conversation,
       agentRecord.id,
       agentRecord.version,
@@ -319,78 +318,7 @@ export class Engine {
       [],
       options.onAccepted,
     );
-    return this.runOrDetach(turn, agentRecord.definition, options);
-  }
-
-  /** Creates the turn and appends the user input, under compare-and-set on the conversation. */
-  private async startTurn(
-    conversation: ConversationRecord,
-    agentId: string,
-    agentVersion: number,
-    inputs: readonly UserInput[],
-    queuedIds: readonly string[] = [],
-    onAccepted?: RunOptions['onAccepted'],
-    isNewConversation = false,
-  ): Promise<TurnRecord> {
-    const now = nowIso(this.context);
-    const last = inputs[inputs.length - 1];
-    const turn: TurnRecord = {
-      id: this.context.newId('turn'),
-      appId: conversation.appId,
-      conversationId: conversation.id,
-      agentId,
-      agentVersion,
-      status: 'in_progress',
-      options: last?.options ?? { tools: [] },
-      finishReason: null,
-      error: null,
-      stepCount: 0,
-      usage: { inputTokens: 0, outputTokens: 0 },
-      createdAt: now,
-      updatedAt: now,
-      completedAt: null,
-    };
-    await this.context.store.transaction(async (tx) => {
-      if (isNewConversation) await tx.conversations.insert(conversation);
-      await bumpConversation(
-        tx,
-        conversation.appId,
-        conversation.id,
-        { activeTurnId: turn.id, headTurnId: turn.id, updatedAt: now },
-        conversation.version,
-      );
-      await tx.turns.insert(turn);
-      const inputItems = await tx.items.append(
-        inputs.flatMap((input) => toNewItems(this.context, turn, input.items, now)),
-      );
-      for (const id of queuedIds) await tx.queuedInputs.delete(id);
-      if (onAccepted) await onAccepted(tx, { turn, inputItems });
-    });
-    return turn;
-  }
-
-  /** Runs the turn for the caller, or in the background when the caller asked not to wait. */
-  private async runOrDetach(turn: TurnRecord, agent: AgentDefinition, options: RunOptions): Promise<TurnOutcome> {
-    if (!options.detach) return this.run(turn, agent, options.listener);
-    runInBackground(this.context, 'detached turn', () => this.run(turn, agent, options.listener));
-    return { turn, replyGroupId: '', text: null, pendingCalls: [] };
-  }
-
-  /** Runs the loop for a turn this caller owns, then applies any queued input. */
-  private async run(
-    turn: TurnRecord,
-    agent: AgentDefinition,
-    listener: EngineEventListener | undefined,
-  ): Promise<TurnOutcome> {
-    const outcome = await runTurn(this.context, turn, agent, listener);
-    // Only agents with the `queue` policy ever store input; others skip the extra query.
-    if (outcome.turn.status !== 'requires_action' && agent.inputPolicy === 'queue')
-      this.drainQueueLater(turn.appId, turn.conversationId);
-    return outcome;
-  }
-
-  private agentForTurn(turn: TurnRecord): Promise<AgentDefinition> {
-    return this.agentVersions.forTurn(turn);
+    return this.dispatch.runOrDetach(turn, agentRecord.definition, options);
   }
 
   // ---- results -------------------------------------------------------------------------------
@@ -431,7 +359,7 @@ export class Engine {
     const turnOptions = Object.keys(optionsPatch).length > 0 ? { ...turn.options, ...optionsPatch } : undefined;
     if (turnOptions) {
       assertValidToolSet(turnOptions.tools, 'tools');
-      checkToolChoice(await this.agentForTurn(turn), turnOptions);
+      checkToolChoice(await this.dispatch.agentForTurn(turn), turnOptions);
     }
     const resumed = await applyResultsMessage(
       this.context,
@@ -442,7 +370,7 @@ export class Engine {
       options.onAccepted,
       turnOptions,
     );
-    return this.runOrDetach(resumed, await this.agentForTurn(resumed), options);
+    return this.dispatch.runOrDetach(resumed, await this.dispatch.agentForTurn(resumed), options);
   }
 
   /**
@@ -467,7 +395,7 @@ export class Engine {
   ): Promise<{ entry: LedgerEntryRecord; outcome: TurnOutcome | null }> {
     const entry = await this.getCall(appId, callId);
     const turn = await this.getTurn(appId, entry.turnId);
-    const agent = await this.agentForTurn(turn);
+    const agent = await this.dispatch.agentForTurn(turn);
     const tools = await this.context.tools.listTools(appId, agent);
     const resolved = await decideApproval(
       this.context,
@@ -486,10 +414,7 @@ export class Engine {
   ): Promise<{ entry: LedgerEntryRecord; outcome: TurnOutcome | null }> {
     // Checked in a transaction of its own, after the resolution committed, so that of two
     // concurrent last answers at least the later one sees nothing pending and resumes.
-    const resumed = await this.context.store.transaction((tx) => beginResume(this.context, tx, entry.turnId));
-    if (!resumed) return { entry, outcome: null };
-    const outcome = await this.run(resumed, await this.agentForTurn(resumed), options.listener);
-    return { entry, outcome };
+    return { entry, outcome: await this.dispatch.resumeNow(entry.turnId, options.listener) };
   }
 
   async getCall(appId: string, callId: string): Promise<LedgerEntryRecord> {
@@ -502,7 +427,7 @@ export class Engine {
   async getCallTool(appId: string, callId: string): Promise<{ entry: LedgerEntryRecord; tool: ClientToolDefinition }> {
     const entry = await this.getCall(appId, callId);
     const turn = await this.getTurn(appId, entry.turnId);
-    return { entry, tool: await toolForCall(this.context, entry, turn, await this.agentForTurn(turn)) };
+    return { entry, tool: await toolForCall(this.context, entry, turn, await this.dispatch.agentForTurn(turn)) };
   }
 
   listCalls(filter: LedgerFilter, page: PageRequest): Promise<Page<LedgerEntryRecord>> {
@@ -530,7 +455,7 @@ export class Engine {
     if (!closed) {
       throw nothingToCancel(conversationId, true);
     }
-    this.drainQueueLater(appId, conversationId);
+    this.dispatch.drainQueueLater(appId, conversationId);
     return { turn: closed.turn, cancelledCalls: closed.closedCalls };
   }
 
@@ -538,11 +463,8 @@ export class Engine {
   async applyDueDeadlines(limit = 100): Promise<number> {
     return applyDueDeadlines(this.context, limit, {
       resume: (turnId) =>
-        runInBackground(this.context, 'resume after expiry', async () => {
-          const resumed = await this.context.store.transaction((tx) => beginResume(this.context, tx, turnId));
-          if (resumed) await this.run(resumed, await this.agentForTurn(resumed), undefined);
-        }),
-      drainQueue: (appId, conversationId) => this.drainQueueLater(appId, conversationId),
+        runInBackground(this.context, 'resume after expiry', () => this.dispatch.resume(turnId, 'resume after expiry')),
+      drainQueue: (appId, conversationId) => this.dispatch.drainQueueLater(appId, conversationId),
     });
   }
 
@@ -555,47 +477,10 @@ export class Engine {
    * Resumes turns whose calls were all answered but whose resume never ran (the process died
    * between the last answer and the resume). `graceSeconds` leaves live resumes alone.
    */
-  async resumeStrandedTurns(graceSeconds = 30, limit = 100): Promise<number> {
-    const before = new Date(this.context.clock.now().getTime() - graceSeconds * 1000).toISOString();
-    const stranded = await this.context.store.turns.listStranded(before, limit);
-    let resumed = 0;
-    for (const candidate of stranded) {
-      const turn = await this.context.store.transaction((tx) => beginResume(this.context, tx, candidate.id));
-      if (!turn) continue;
-      resumed += 1;
-      const agent = await this.agentForTurn(turn);
-      runInBackground(this.context, 'resume stranded turn', () => this.run(turn, agent, undefined));
-    }
-    return resumed;
-  }
-
-  /** Starts a turn with queued input if the conversation is idle and has any. */
-  private drainQueueLater(appId: string, conversationId: string): void {
-    runInBackground(this.context, 'drain queued input', async () => {
-      const queued = await this.context.store.queuedInputs.listByConversation(conversationId);
-      if (queued.length === 0) return;
-      const conversation = await this.context.store.conversations.get(appId, conversationId);
-      if (!conversation || conversation.activeTurnId) return;
-      const agentRecord = await this.context.store.agents.getById(conversation.agentId);
-      if (!agentRecord) return;
-      let turn: TurnRecord;
-      try {
-        turn = await this.startTurn(
-          conversation,
-          agentRecord.id,
-          agentRecord.version,
-          queued.map((entry) => ({
-            items: [{ type: 'message' as const, role: 'user' as const, content: entry.content }],
-            options: entry.options,
-          })),
-          queued.map((entry) => entry.id),
-        );
-      } catch (error) {
-        if (error instanceof BatonError && error.code === 'concurrent_update') return; // another process took it
-        throw error;
-      }
-      await this.run(turn, agentRecord.definition, undefined);
-    });
+  resumeStrandedTurns(graceSeconds = 30, limit = 100): Promise<number> {
+    return resumeStrandedTurns(this.context, graceSeconds, limit, (turnId) =>
+      this.dispatch.resume(turnId, 'resume stranded turn'),
+    );
   }
 
   /** Waits for background work (resumes, queued input) to settle; used on shutdown and in tests. */

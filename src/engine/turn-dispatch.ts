@@ -1,0 +1,111 @@
+import { BatonError } from '../domain/errors/baton-error.ts';
+import type { AgentDefinition, ConversationRecord, TurnRecord } from '../domain/records.ts';
+import type { AgentVersions } from './agent-versions.ts';
+import { runInBackground, type EngineContext } from './engine-context.ts';
+import type { RunOptions, UserInput } from './engine-types.ts';
+import type { EngineEventListener } from './events.ts';
+import { beginResume } from './result-submission.ts';
+import { runTurn, type TurnOutcome } from './turn-runner.ts';
+import { startTurn } from './turn-start.ts';
+
+/**
+ * How the engine sets turns going: it starts a turn with its input, runs the loop for the caller
+ * (or in the background), resolves the agent version a turn pinned, and, once a turn ends, starts
+ * the input queued behind it.
+ */
+export class TurnDispatch {
+  constructor(
+    private readonly context: EngineContext,
+    private readonly agentVersions: AgentVersions,
+  ) {}
+
+  /** Creates the turn and appends its input (see `startTurn`). */
+  startTurn(
+    conversation: ConversationRecord,
+    agentId: string,
+    agentVersion: number,
+    inputs: readonly UserInput[],
+    queuedIds: readonly string[] = [],
+    onAccepted?: RunOptions['onAccepted'],
+    isNewConversation = false,
+  ): Promise<TurnRecord> {
+    return startTurn(this.context, {
+      conversation,
+      agentId,
+      agentVersion,
+      inputs,
+      queuedIds,
+      onAccepted,
+      isNewConversation,
+    });
+  }
+
+  /** Runs the turn for the caller, or in the background when the caller asked not to wait. */
+  async runOrDetach(turn: TurnRecord, agent: AgentDefinition, options: RunOptions): Promise<TurnOutcome> {
+    if (!options.detach) return this.run(turn, agent, options.listener);
+    runInBackground(this.context, 'detached turn', () => this.run(turn, agent, options.listener));
+    return { turn, replyGroupId: '', text: null, pendingCalls: [] };
+  }
+
+  /** Runs the loop for a turn this caller owns, then applies any queued input. */
+  async run(turn: TurnRecord, agent: AgentDefinition, listener: EngineEventListener | undefined): Promise<TurnOutcome> {
+    const outcome = await runTurn(this.context, turn, agent, listener);
+    // Only agents with the `queue` policy ever store input; others skip the extra query.
+    if (outcome.turn.status !== 'requires_action' && agent.inputPolicy === 'queue')
+      this.drainQueueLater(turn.appId, turn.conversationId);
+    return outcome;
+  }
+
+  /**
+   * Moves a paused turn whose calls are all answered back to running, if this caller wins the
+   * resume, and runs it in the background. Returns whether it resumed.
+   */
+  async resume(turnId: string, label: string): Promise<boolean> {
+    const turn = await this.context.store.transaction((tx) => beginResume(this.context, tx, turnId));
+    if (!turn) return false;
+    const agent = await this.agentForTurn(turn);
+    runInBackground(this.context, label, () => this.run(turn, agent, undefined));
+    return true;
+  }
+
+  /** `resume`, run for the caller: its outcome, or null when the turn still waits or another resumed it. */
+  async resumeNow(turnId: string, listener: EngineEventListener | undefined): Promise<TurnOutcome | null> {
+    const turn = await this.context.store.transaction((tx) => beginResume(this.context, tx, turnId));
+    return turn ? this.run(turn, await this.agentForTurn(turn), listener) : null;
+  }
+
+  /** The agent definition the turn pinned when it started. */
+  agentForTurn(turn: TurnRecord): Promise<AgentDefinition> {
+    return this.agentVersions.forTurn(turn);
+  }
+
+  /** Starts a turn with queued input if the conversation is idle and has any. */
+  drainQueueLater(appId: string, conversationId: string): void {
+    runInBackground(this.context, 'drain queued input', async () => {
+      const store = this.context.store;
+      const queued = await store.queuedInputs.listByConversation(conversationId);
+      if (queued.length === 0) return;
+      const conversation = await store.conversations.get(appId, conversationId);
+      if (!conversation || conversation.activeTurnId) return;
+      const agentRecord = await store.agents.getById(conversation.agentId);
+      if (!agentRecord) return;
+      let turn: TurnRecord;
+      try {
+        turn = await this.startTurn(
+          conversation,
+          agentRecord.id,
+          agentRecord.version,
+          queued.map((entry) => ({
+            items: [{ type: 'message' as const, role: 'user' as const, content: entry.content }],
+            options: entry.options,
+          })),
+          queued.map((entry) => entry.id),
+        );
+      } catch (error) {
+        if (error instanceof BatonError && error.code === 'concurrent_update') return; // another process took it
+        throw error;
+      }
+      await this.run(turn, agentRecord.definition, undefined);
+    });
+  }
+}

@@ -1,0 +1,61 @@
+import type { ConversationRecord, TurnRecord } from '../domain/records.ts';
+import { bumpConversation } from './conversation-version.ts';
+import { nowIso, type EngineContext } from './engine-context.ts';
+import type { RunOptions, UserInput } from './engine-types.ts';
+import { toNewItems } from './input-items.ts';
+
+/** What a new turn starts from. */
+export interface TurnStart {
+  conversation: ConversationRecord;
+  agentId: string;
+  /** The agent version the turn pins: a paused turn resumes with it, whatever edits come later. */
+  agentVersion: number;
+  /** Usually one input; queued inputs start one turn together. The last one's settings apply. */
+  inputs: readonly UserInput[];
+  /** Queued inputs this turn consumes, deleted with its start. */
+  queuedIds: readonly string[];
+  onAccepted: RunOptions['onAccepted'] | undefined;
+  /** The conversation is written in the same transaction (refused input leaves nothing behind). */
+  isNewConversation: boolean;
+}
+
+/**
+ * Creates a turn and appends its input, under compare-and-set on the conversation's version, in
+ * one transaction with the face's own record of the request (`onAccepted`).
+ */
+export async function startTurn(context: EngineContext, start: TurnStart): Promise<TurnRecord> {
+  const { conversation, inputs } = start;
+  const now = nowIso(context);
+  const last = inputs[inputs.length - 1];
+  const turn: TurnRecord = {
+    id: context.newId('turn'),
+    appId: conversation.appId,
+    conversationId: conversation.id,
+    agentId: start.agentId,
+    agentVersion: start.agentVersion,
+    status: 'in_progress',
+    options: last?.options ?? { tools: [] },
+    finishReason: null,
+    error: null,
+    stepCount: 0,
+    usage: { inputTokens: 0, outputTokens: 0 },
+    createdAt: now,
+    updatedAt: now,
+    completedAt: null,
+  };
+  await context.store.transaction(async (tx) => {
+    if (start.isNewConversation) await tx.conversations.insert(conversation);
+    await bumpConversation(
+      tx,
+      conversation.appId,
+      conversation.id,
+      { activeTurnId: turn.id, headTurnId: turn.id, updatedAt: now },
+      conversation.version,
+    );
+    await tx.turns.insert(turn);
+    const inputItems = await tx.items.append(inputs.flatMap((input) => toNewItems(context, turn, input.items, now)));
+    for (const id of start.queuedIds) await tx.queuedInputs.delete(id);
+    if (start.onAccepted) await start.onAccepted(tx, { turn, inputItems });
+  });
+  return turn;
+}
