@@ -19,6 +19,8 @@ import { beginIdempotentRequest } from './idempotency.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ErrorRenderer, FaceContext, SweepChore } from '../faces/kit/face-context.ts';
 import type { Resources } from '../resources/index.ts';
+import { requireCapability } from '../domain/access.ts';
+import { routeCapability } from './route-access.ts';
 
 export interface ServerDependencies {
   store: Store;
@@ -53,11 +55,24 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
   app.decorateRequest('principal', null as unknown as Principal);
   app.decorateRequest('idempotency', undefined);
 
+  // Fail closed: an API route without an access rule stops the server from starting.
+  app.addHook('onRoute', (route) => {
+    if (PUBLIC_PATHS.has(route.url) || isConsoleRoute(route.url)) return;
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD' && method !== 'OPTIONS' && routeCapability(method, route.url) === undefined)
+        throw new Error(`Route ${method} ${route.url} has no access rule in src/server/route-access.ts.`);
+    }
+  });
+
   const keys = resources.apiKeys;
   app.addHook('onRequest', async (request) => {
     // Matched by route pattern, not raw URL, so no crafted path can reach an API route without a key.
     if (PUBLIC_PATHS.has(request.url) || isConsoleRoute(request.routeOptions.url)) return;
     request.principal = await authenticate(keys, request);
+    const pattern = request.routeOptions.url;
+    if (pattern === undefined) return; // no such route: the not-found handler answers
+    const capability = routeCapability(request.method, pattern) ?? 'operate';
+    requireCapability(request.principal, capability, `${request.method} ${request.url.split('?')[0]}`);
   });
 
   app.addHook('preHandler', async (request, reply) => {

@@ -106,6 +106,16 @@ export interface SessionRepo {
 export interface ApiKeyRepo {
   insert(key: ApiKeyRecord): Promise<void>;
   findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  /** One key of an app (undefined when the id is another app's). */
+  get(appId: string, id: string): Promise<ApiKeyRecord | undefined>;
+  /** An app's keys, newest first, at most `limit`. */
+  listByApp(appId: string, limit: number): Promise<ApiKeyRecord[]>;
+  /** Sets `revoked_at` unless already revoked; returns the key as it now is. */
+  revoke(appId: string, id: string, at: string): Promise<ApiKeyRecord | undefined>;
+  /** Moves the expiry earlier only (a rotation's grace never extends a key that expires sooner). */
+  expireBy(appId: string, id: string, at: string): Promise<void>;
+  /** Records a use; a no-op when the key was used after `staleBefore` already. */
+  touch(id: string, at: string, staleBefore: string): Promise<void>;
   count(): Promise<number>;
 }
 

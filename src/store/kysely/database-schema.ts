@@ -72,6 +72,8 @@ export interface ApiKeysTable {
   role: string;
   created_at: string;
   revoked_at: string | null;
+  expires_at: string | null;
+  last_used_at: string | null;
 }
 
 export interface AgentsTable {
