@@ -50,7 +50,9 @@ export function requireCapability(principal: Principal, capability: Capability, 
   throw new BatonError(
     'insufficient_role',
     `${action} needs a key with role '${needed}' or above; this key (${principal.keyId}) has role '${principal.role}'. ` +
-      `Use another key, or ask an app admin for one.`,
+      (needed === 'operator'
+        ? "Use the server's operator key (BATON_ADMIN_KEY) or one an operator minted."
+        : 'Use another key, or ask an app admin for one (POST /v1/api-keys).'),
     { details: { required_role: needed, key_role: principal.role } },
   );
 }

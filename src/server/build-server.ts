@@ -143,7 +143,12 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     ...dependencies.responsesWebSocket,
     service: responses,
     engine: dependencies.engine,
-    authenticate: (headers) => authenticate(keys, { headers }),
+    authenticate: async (headers) => {
+      const principal = await authenticate(keys, { headers });
+      // Every message on the socket creates a response: a member's action, as POST /v1/responses.
+      requireCapability(principal, 'use', 'The Responses WebSocket');
+      return principal;
+    },
     maxPayloadBytes: dependencies.bodyLimitBytes,
   });
   return app;

@@ -5,7 +5,8 @@ type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 const CES_APP = '/v1/projects/:project/locations/:location/apps/:app';
 
 /** Reading is for every role; writing changes what the app is made of, so it is an app admin's. */
-const APP_RESOURCE: Partial<Record<Method, Capability>> = { GET: 'read', POST: 'manage', PATCH: 'manage', DELETE: 'manage' };
+const APP_COLLECTION: Partial<Record<Method, Capability>> = { GET: 'read', POST: 'manage' };
+const APP_RESOURCE: Partial<Record<Method, Capability>> = { GET: 'read', PATCH: 'manage', DELETE: 'manage' };
 
 /**
  * What each API route needs of the caller's key (src/domain/access.ts), by route pattern and
@@ -44,15 +45,15 @@ export const ROUTE_ACCESS: Readonly<Record<string, Partial<Record<Method, Capabi
   // CES resources: apps are created and deleted by operators, changed by their admins.
   '/v1/projects/:project/locations/:location/apps': { GET: 'read', POST: 'operate' },
   [CES_APP]: { GET: 'read', PATCH: 'manage', DELETE: 'operate' },
-  [`${CES_APP}/agents`]: APP_RESOURCE,
+  [`${CES_APP}/agents`]: APP_COLLECTION,
   [`${CES_APP}/agents/:id`]: APP_RESOURCE,
-  [`${CES_APP}/tools`]: APP_RESOURCE,
+  [`${CES_APP}/tools`]: APP_COLLECTION,
   [`${CES_APP}/tools/:id`]: APP_RESOURCE,
-  [`${CES_APP}/toolsets`]: APP_RESOURCE,
+  [`${CES_APP}/toolsets`]: APP_COLLECTION,
   [`${CES_APP}/toolsets/:id`]: APP_RESOURCE,
   // `toolsets/{id}:retrieveTools` is a POST that only reads what the toolset offers.
   [`${CES_APP}/toolsets/:toolsetAction`]: { POST: 'read' },
-  [`${CES_APP}/secrets`]: APP_RESOURCE,
+  [`${CES_APP}/secrets`]: APP_COLLECTION,
   [`${CES_APP}/secrets/:id`]: APP_RESOURCE,
   // CES sessions and their conversations: a member's, like Threads.
   [`${CES_APP}/sessions/:sessionAction`]: { POST: 'use' },

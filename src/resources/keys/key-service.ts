@@ -104,9 +104,13 @@ export class KeyService {
   private async keyOf(appId: string, keyId: string): Promise<ApiKeyRecord> {
     const key = await this.store.apiKeys.get(appId, keyId);
     if (!key)
-      throw new BatonError('api_key_not_found', `API key '${keyId}' was not found in this app; list keys with GET /v1/api-keys.`, {
-        param: 'id',
-      });
+      throw new BatonError(
+        'api_key_not_found',
+        `API key '${keyId}' was not found in this app; list keys with GET /v1/api-keys.`,
+        {
+          param: 'id',
+        },
+      );
     return key;
   }
 
