@@ -16,6 +16,7 @@ import { isConsoleRoute, registerConsoleRoutes } from './console-routes.ts';
 import { authenticate } from './authenticate.ts';
 import { nativeErrorBody, toBatonError } from '../faces/kit/http-errors.ts';
 import { beginIdempotentRequest } from './idempotency.ts';
+import { withRequestLogRedaction } from './request-log-redaction.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ErrorRenderer, FaceContext, SweepChore } from '../faces/kit/face-context.ts';
 import type { Resources } from '../resources/index.ts';
@@ -39,7 +40,7 @@ const PUBLIC_PATHS = new Set(['/healthz']);
 /** Assembles the HTTP server: auth, body limits, idempotency, error mapping, then each face. */
 export async function buildServer(dependencies: ServerDependencies): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: dependencies.logger ?? false,
+    logger: withRequestLogRedaction(dependencies.logger),
     bodyLimit: dependencies.bodyLimitBytes,
     // Prototype-poisoning keys are refused, not silently kept.
     onProtoPoisoning: 'error',
