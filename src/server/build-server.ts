@@ -15,7 +15,7 @@ import type { Store } from '../store/store.ts';
 import { isConsoleRoute, registerConsoleRoutes } from './console-routes.ts';
 import { authenticate } from './authenticate.ts';
 import { nativeErrorBody, toBatonError } from '../faces/kit/http-errors.ts';
-import { beginIdempotentRequest } from './idempotency.ts';
+import { DEFAULT_IDEMPOTENCY_LEASE_SECONDS, IdempotencyKeys } from './idempotency.ts';
 import { withRequestLogRedaction } from './request-log-redaction.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ErrorRenderer, FaceContext, SweepChore } from '../faces/kit/face-context.ts';
@@ -31,6 +31,8 @@ export interface ServerDependencies {
   responsesWebSocket?: ResponseWebSocketSettings;
   /** Faces add their periodic clean-up here; the sweeper runs each on every pass. */
   sweepChores?: SweepChore[];
+  /** How long an in-flight Idempotency-Key stays held after its process died (`server.idempotency_lease_seconds`). */
+  idempotencyLeaseSeconds?: number;
 }
 
 const renderNative: ErrorRenderer = (error) => ({ status: error.status, body: nativeErrorBody(error) });
@@ -61,9 +63,12 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     request.principal = await authenticate(keys, request);
   });
 
+  const idempotency = new IdempotencyKeys(store, {
+    leaseMs: (dependencies.idempotencyLeaseSeconds ?? DEFAULT_IDEMPOTENCY_LEASE_SECONDS) * 1000,
+  });
   app.addHook('preHandler', async (request, reply) => {
     if (request.method !== 'POST' || !request.principal) return;
-    const handle = await beginIdempotentRequest(store, request.principal.appId, request, reply);
+    const handle = await idempotency.begin(request.principal.appId, request, reply);
     if (handle === null) return reply; // replayed: the stored response was sent
     request.idempotency = handle;
     return undefined;
