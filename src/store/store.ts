@@ -231,8 +231,7 @@ export interface IdempotencyLease {
 
 export type IdempotencyReservation =
   /** `takenOver`: the key was in progress under an owner whose lease had run out. */
-  | { reserved: true; takenOver: boolean }
-  | { reserved: false; existing: IdempotencyRecord };
+  { reserved: true; takenOver: boolean } | { reserved: false; existing: IdempotencyRecord };
 
 export interface IdempotencyRepo {
   /**
