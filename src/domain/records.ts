@@ -363,6 +363,13 @@ export interface IdempotencyRecord {
   responseStatus: number | null;
   responseBody: string | null;
   createdAt: string;
+  /** The server process that runs (or ran) the request; null on rows from before leases. */
+  owner: string | null;
+  /**
+   * While `in_progress`: when the owner's lease ends unless it renews it. Past it, the owner is
+   * taken for dead and a retry of the same request may take the key over.
+   */
+  leaseExpiresAt: string | null;
 }
 
 /**

@@ -15,7 +15,8 @@ import type { Store } from '../store/store.ts';
 import { isConsoleRoute, registerConsoleRoutes } from './console-routes.ts';
 import { authenticate } from './authenticate.ts';
 import { nativeErrorBody, toBatonError } from '../faces/kit/http-errors.ts';
-import { beginIdempotentRequest } from './idempotency.ts';
+import { DEFAULT_IDEMPOTENCY_LEASE_SECONDS, IdempotencyKeys } from './idempotency.ts';
+import { withRequestLogRedaction } from './request-log-redaction.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ErrorRenderer, FaceContext, SweepChore } from '../faces/kit/face-context.ts';
 import type { Resources } from '../resources/index.ts';
@@ -32,6 +33,8 @@ export interface ServerDependencies {
   responsesWebSocket?: ResponseWebSocketSettings;
   /** Faces add their periodic clean-up here; the sweeper runs each on every pass. */
   sweepChores?: SweepChore[];
+  /** How long an in-flight Idempotency-Key stays held after its process died (`server.idempotency_lease_seconds`). */
+  idempotencyLeaseSeconds?: number;
 }
 
 const renderNative: ErrorRenderer = (error) => ({ status: error.status, body: nativeErrorBody(error) });
@@ -41,7 +44,7 @@ const PUBLIC_PATHS = new Set(['/healthz']);
 /** Assembles the HTTP server: auth, body limits, idempotency, error mapping, then each face. */
 export async function buildServer(dependencies: ServerDependencies): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: dependencies.logger ?? false,
+    logger: withRequestLogRedaction(dependencies.logger),
     bodyLimit: dependencies.bodyLimitBytes,
     // Prototype-poisoning keys are refused, not silently kept.
     onProtoPoisoning: 'error',
@@ -75,9 +78,12 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     requireCapability(request.principal, capability, `${request.method} ${request.url.split('?')[0]}`);
   });
 
+  const idempotency = new IdempotencyKeys(store, {
+    leaseMs: (dependencies.idempotencyLeaseSeconds ?? DEFAULT_IDEMPOTENCY_LEASE_SECONDS) * 1000,
+  });
   app.addHook('preHandler', async (request, reply) => {
     if (request.method !== 'POST' || !request.principal) return;
-    const handle = await beginIdempotentRequest(store, request.principal.appId, request, reply);
+    const handle = await idempotency.begin(request.principal.appId, request, reply);
     if (handle === null) return reply; // replayed: the stored response was sent
     request.idempotency = handle;
     return undefined;

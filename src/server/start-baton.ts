@@ -118,6 +118,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       logger: options.logger ?? false,
       responsesWebSocket: options.responsesWebSocket,
       sweepChores,
+      idempotencyLeaseSeconds: config.idempotencyLeaseSeconds,
     });
     log = {
       warn: (details, message) => app.log.warn(details, message),

@@ -242,7 +242,8 @@ export const ERROR_CATALOGUE = {
     status: 409,
     faces: ['all'],
     meaning:
-      'A request with the same Idempotency-Key is still being processed. Retry in a moment to get its stored response.',
+      'A request with the same Idempotency-Key is still being processed. Retry in a moment to get its stored response; ' +
+      'if the server running it stopped, a retry runs it once its lease ends (Retry-After says when).',
   },
   idempotency_key_reused: {
     status: 422,
