@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { DURATION_RANGES, durationNumber } from '../domain/duration-ranges.ts';
 import { agentWireSchema, type AgentWire } from '../resources/agents/agent-config-form.ts';
 import { compileEgressPolicy } from '../tools/http/address-policy.ts';
 
@@ -33,9 +34,9 @@ const fileSchema = z
     database: z.object({ url: z.string().optional(), data_dir: z.string().optional() }).strict().optional(),
     engine: z
       .object({
-        sweep_interval_ms: z.coerce.number().int().positive().optional(),
+        sweep_interval_ms: durationNumber(DURATION_RANGES.sweepInterval, { coerce: true, integer: true }).optional(),
         max_model_retries: z.coerce.number().int().min(0).max(10).optional(),
-        stale_turn_seconds: z.coerce.number().int().min(3).optional(),
+        stale_turn_seconds: durationNumber(DURATION_RANGES.staleTurn, { coerce: true, integer: true }).optional(),
       })
       .strict()
       .optional(),

@@ -477,7 +477,7 @@ export const ERROR_CATALOGUE = {
     status: 400,
     faces: ['agents'],
     meaning:
-      "tool_timeout_seconds (or a tool's timeout_seconds) is not a positive number of seconds. Give a positive number, or null for no deadline.",
+      "tool_timeout_seconds (or a tool's timeout_seconds) is outside its range: a number of seconds from 0.001 to 2592000 (30 days). Give one in range, or null for no deadline.",
   },
   invalid_timeout_policy: {
     status: 400,
