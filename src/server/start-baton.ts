@@ -118,6 +118,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       logger: options.logger ?? false,
       responsesWebSocket: options.responsesWebSocket,
       sweepChores,
+      mcpAllowedOrigins: config.mcpAllowedOrigins,
     });
     log = {
       warn: (details, message) => app.log.warn(details, message),
