@@ -483,7 +483,8 @@ export const ERROR_CATALOGUE = {
     status: 400,
     faces: ['agents'],
     meaning:
-      "tool_timeout_seconds (or a tool's timeout_seconds) is outside its range: a number of seconds from 0.001 to 2592000 (30 days). Give one in range, or null for no deadline.",
+      "tool_timeout_seconds (or a tool's timeout_seconds) is outside its range: a number of seconds " +
+      'from 0.001 to 2592000 (30 days). Give one in range, or null for no deadline.',
   },
   invalid_timeout_policy: {
     status: 400,
@@ -665,7 +666,9 @@ export const ERROR_CATALOGUE = {
     grpc: 'PERMISSION_DENIED',
     faces: ['mcp'],
     meaning:
-      "The request to /mcp carries an Origin header that is neither a loopback origin nor listed in mcp.allowed_origins: a web page of another site may not use the MCP endpoint (DNS rebinding). Add the page's origin to mcp.allowed_origins, or call from a client that sends no Origin.",
+      'The request to /mcp carries an Origin header that is neither a loopback origin nor listed in ' +
+      'mcp.allowed_origins: a web page of another site may not use the MCP endpoint (DNS rebinding). ' +
+      "Add the page's origin to mcp.allowed_origins, or call from a client that sends no Origin.",
   },
   page_token_mismatch: {
     status: 400,
@@ -1112,7 +1115,8 @@ export const ERROR_CATALOGUE = {
     status: 414,
     faces: ['all'],
     meaning:
-      'The URL is longer than Baton accepts (8 KiB), or one of its path segments (an id) is longer than 100 characters. Check the URL; send large data in the body instead.',
+      'The URL is longer than Baton accepts (8 KiB), or one of its path segments (an id) is longer ' +
+      'than 100 characters. Check the URL; send large data in the body instead.',
   },
   websocket_connection_limit_reached: {
     status: 400,
