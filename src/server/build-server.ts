@@ -14,11 +14,14 @@ import { registerResponseWebSocket, type ResponseWebSocketSettings } from '../fa
 import type { Store } from '../store/store.ts';
 import { isConsoleRoute, registerConsoleRoutes } from './console-routes.ts';
 import { authenticate } from './authenticate.ts';
-import { nativeErrorBody, toBatonError } from '../faces/kit/http-errors.ts';
 import { DEFAULT_IDEMPOTENCY_LEASE_SECONDS, IdempotencyKeys } from './idempotency.ts';
 import { withRequestLogRedaction } from './request-log-redaction.ts';
+import { MAX_PATH_SEGMENT_LENGTH, toBatonError } from '../faces/kit/http-errors.ts';
+import { clientErrorHandler, frameworkErrorHandler } from './client-errors.ts';
+import { ErrorFormats } from './error-formats.ts';
+import { checkRequestSize, PARSER_MAX_HEADER_BYTES } from './request-limits.ts';
 import type { Principal } from '../domain/principal.ts';
-import type { ErrorRenderer, FaceContext, SweepChore } from '../faces/kit/face-context.ts';
+import type { FaceContext, SweepChore } from '../faces/kit/face-context.ts';
 import type { Resources } from '../resources/index.ts';
 import { requireCapability } from '../domain/access.ts';
 import { routeCapability } from './route-access.ts';
@@ -35,17 +38,23 @@ export interface ServerDependencies {
   sweepChores?: SweepChore[];
   /** How long an in-flight Idempotency-Key stays held after its process died (`server.idempotency_lease_seconds`). */
   idempotencyLeaseSeconds?: number;
+  /** Web origins besides loopback ones whose pages may call `/mcp` (`mcp.allowed_origins`). */
+  mcpAllowedOrigins?: readonly string[];
 }
-
-const renderNative: ErrorRenderer = (error) => ({ status: error.status, body: nativeErrorBody(error) });
 
 const PUBLIC_PATHS = new Set(['/healthz']);
 
 /** Assembles the HTTP server: auth, body limits, idempotency, error mapping, then each face. */
 export async function buildServer(dependencies: ServerDependencies): Promise<FastifyInstance> {
+  // Which face's error format a path gets: for route errors, Fastify's own and Node's parser's alike.
+  const formats = new ErrorFormats();
   const app = Fastify({
     logger: withRequestLogRedaction(dependencies.logger),
     bodyLimit: dependencies.bodyLimitBytes,
+    http: { maxHeaderSize: PARSER_MAX_HEADER_BYTES },
+    routerOptions: { maxParamLength: MAX_PATH_SEGMENT_LENGTH },
+    frameworkErrors: frameworkErrorHandler(formats, dependencies.bodyLimitBytes),
+    clientErrorHandler: clientErrorHandler(formats),
     // Prototype-poisoning keys are refused, not silently kept.
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
@@ -67,6 +76,7 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     }
   });
 
+  app.addHook('onRequest', checkRequestSize);
   const keys = resources.apiKeys;
   app.addHook('onRequest', async (request) => {
     // Matched by route pattern, not raw URL, so no crafted path can reach an API route without a key.
@@ -101,14 +111,10 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     return payload;
   });
 
-  const errorFormats: { prefix: string; render: ErrorRenderer }[] = [];
-  const renderFor = (url: string): ErrorRenderer =>
-    errorFormats.find((format) => url.startsWith(format.prefix))?.render ?? renderNative;
-
   app.setErrorHandler(async (error, request, reply) => {
     const engineError = toBatonError(error, dependencies.bodyLimitBytes);
     if (engineError.kind === 'internal') request.log.error({ err: error }, 'unhandled error');
-    const { status, body } = renderFor(request.url)(engineError);
+    const { status, body } = formats.render(request.url, engineError);
     return reply.status(status).send(body);
   });
 
@@ -117,7 +123,7 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
       'route_not_found',
       `No route ${request.method} ${request.url.split('?')[0]}. See the README for Baton's endpoints.`,
     );
-    const { status, body } = renderFor(request.url)(error);
+    const { status, body } = formats.render(request.url, error);
     return reply.status(status).send(body);
   });
 
@@ -126,7 +132,7 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
   const face: FaceContext = {
     engine: dependencies.engine,
     resources,
-    useErrorFormat: (prefix, render) => errorFormats.push({ prefix, render }),
+    useErrorFormat: (prefix, render) => formats.use(prefix, render),
     addSweepChore: (chore) => dependencies.sweepChores?.push(chore),
   };
   registerConsoleRoutes(app);
@@ -143,6 +149,7 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     // Tool errors carry the same google.rpc.Status body as the REST API.
     renderError: (error) => googleErrorBody(error).body,
     useErrorFormat: face.useErrorFormat,
+    allowedOrigins: dependencies.mcpAllowedOrigins ?? [],
   });
   const responses = registerResponseRoutes(app, face);
   registerResponseWebSocket(app, {

@@ -2,9 +2,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { DURATION_RANGES, durationNumber } from '../domain/duration-ranges.ts';
 import { agentWireSchema, type AgentWire } from '../resources/agents/agent-config-form.ts';
 import { compileEgressPolicy } from '../tools/http/address-policy.ts';
 import { DEFAULT_IDEMPOTENCY_LEASE_SECONDS } from './idempotency.ts';
+import { parseAllowedOrigin } from '../faces/mcp/mcp-origins.ts';
 
 /** Replaces `${NAME}` and `${NAME:-default}` with environment values, so secrets stay out of the file. */
 export function interpolateEnv(text: string, env: NodeJS.ProcessEnv): string {
@@ -35,9 +37,9 @@ const fileSchema = z
     database: z.object({ url: z.string().optional(), data_dir: z.string().optional() }).strict().optional(),
     engine: z
       .object({
-        sweep_interval_ms: z.coerce.number().int().positive().optional(),
+        sweep_interval_ms: durationNumber(DURATION_RANGES.sweepInterval, { coerce: true, integer: true }).optional(),
         max_model_retries: z.coerce.number().int().min(0).max(10).optional(),
-        stale_turn_seconds: z.coerce.number().int().min(3).optional(),
+        stale_turn_seconds: durationNumber(DURATION_RANGES.staleTurn, { coerce: true, integer: true }).optional(),
       })
       .strict()
       .optional(),
@@ -54,6 +56,10 @@ const fileSchema = z
       .optional(),
     egress: z
       .object({ allow: z.array(z.string()).optional() })
+      .strict()
+      .optional(),
+    mcp: z
+      .object({ allowed_origins: z.array(z.string()).optional() })
       .strict()
       .optional(),
     scripted: z.record(z.string(), z.unknown()).optional(),
@@ -99,6 +105,8 @@ export interface BatonConfig {
    * every loopback, private, link-local and metadata address is refused otherwise.
    */
   egressAllow: string[];
+  /** Web origins besides loopback ones whose pages may call `/mcp` (`mcp.allowed_origins`), normalised. */
+  mcpAllowedOrigins: string[];
   /** The file the configuration came from, if any. */
   source: string | null;
 }
@@ -203,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     scripted: file.scripted ?? {},
     agents: file.agents ?? (source ? [] : [DEMO_AGENT]),
     egressAllow: egressAllowList(env.BATON_EGRESS_ALLOW, file.egress?.allow),
+    mcpAllowedOrigins: allowedOrigins(file.mcp?.allowed_origins ?? [], path),
     source,
   };
 }
@@ -222,4 +231,17 @@ function egressAllowList(fromEnv: string | undefined, fromFile: string[] | undef
     throw new Error(`Invalid egress.allow (or BATON_EGRESS_ALLOW): ${(error as Error).message}`, { cause: error });
   }
   return allow;
+}
+
+/** `mcp.allowed_origins`, normalised; each entry is checked now, not at the first browser request. */
+function allowedOrigins(origins: string[], path: string): string[] {
+  return origins.map((origin, index) => {
+    try {
+      return parseAllowedOrigin(origin);
+    } catch (error) {
+      throw new Error(`Invalid mcp.allowed_origins[${index}] in ${path}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  });
 }

@@ -119,6 +119,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       responsesWebSocket: options.responsesWebSocket,
       sweepChores,
       idempotencyLeaseSeconds: config.idempotencyLeaseSeconds,
+      mcpAllowedOrigins: config.mcpAllowedOrigins,
     });
     log = {
       warn: (details, message) => app.log.warn(details, message),

@@ -47,6 +47,7 @@ export function testConfig(overrides: Partial<BatonConfig> = {}): BatonConfig {
     scripted: {},
     agents: [DEMO_AGENT],
     egressAllow: [],
+    mcpAllowedOrigins: [],
     source: null,
     ...overrides,
   };

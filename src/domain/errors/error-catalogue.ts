@@ -238,6 +238,12 @@ export const ERROR_CATALOGUE = {
       'The resource changed since the etag sent with the request was read. Read it again and reapply ' +
       'the change with the new etag (or send no etag to overwrite).',
   },
+  headers_too_large: {
+    status: 431,
+    faces: ['all'],
+    meaning:
+      "The request's header fields are larger than Baton accepts (16 KiB in all). Send fewer or shorter headers, such as a shorter cookie or API key header.",
+  },
   idempotency_key_in_use: {
     status: 409,
     faces: ['all'],
@@ -489,7 +495,8 @@ export const ERROR_CATALOGUE = {
     status: 400,
     faces: ['agents'],
     meaning:
-      "tool_timeout_seconds (or a tool's timeout_seconds) is not a positive number of seconds. Give a positive number, or null for no deadline.",
+      "tool_timeout_seconds (or a tool's timeout_seconds) is outside its range: a number of seconds " +
+      'from 0.001 to 2592000 (30 days). Give one in range, or null for no deadline.',
   },
   invalid_timeout_policy: {
     status: 400,
@@ -666,6 +673,15 @@ export const ERROR_CATALOGUE = {
     meaning:
       'The stored OpenAPI document of the toolset no longer compiles, so its tools cannot be listed. Update the toolset with a valid document.',
   },
+  origin_not_allowed: {
+    status: 403,
+    grpc: 'PERMISSION_DENIED',
+    faces: ['mcp'],
+    meaning:
+      'The request to /mcp carries an Origin header that is neither a loopback origin nor listed in ' +
+      'mcp.allowed_origins: a web page of another site may not use the MCP endpoint (DNS rebinding). ' +
+      "Add the page's origin to mcp.allowed_origins, or call from a client that sends no Origin.",
+  },
   page_token_mismatch: {
     status: 400,
     faces: ['ces', 'mcp'],
@@ -698,6 +714,11 @@ export const ERROR_CATALOGUE = {
     grpc: 'INVALID_ARGUMENT',
     faces: ['ces'],
     meaning: 'A query parameter was given more than once. Send each parameter once.',
+  },
+  request_timeout: {
+    status: 408,
+    faces: ['all'],
+    meaning: 'The client did not send the whole request in time. Send it again.',
   },
   required_field: {
     status: 400,
@@ -1094,6 +1115,13 @@ export const ERROR_CATALOGUE = {
     faces: ['responses'],
     meaning:
       'A tool in `tools` is not a function tool; server-side tools are configured on the agent. Send only {"type":"function",…} tools.',
+  },
+  uri_too_long: {
+    status: 414,
+    faces: ['all'],
+    meaning:
+      'The URL is longer than Baton accepts (8 KiB), or one of its path segments (an id) is longer ' +
+      'than 100 characters. Check the URL; send large data in the body instead.',
   },
   websocket_connection_limit_reached: {
     status: 400,
