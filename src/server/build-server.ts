@@ -19,6 +19,10 @@ import { beginIdempotentRequest } from './idempotency.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ErrorRenderer, FaceContext, SweepChore } from '../faces/kit/face-context.ts';
 import type { Resources } from '../resources/index.ts';
+import { StreamSlots } from '../faces/kit/stream-slots.ts';
+import { AuthFailureLimiter } from './auth-failure-limiter.ts';
+import { DEFAULT_LIMITS, type LimitSettings } from './limit-settings.ts';
+import { registerRequestRateLimits } from './request-rate-limits.ts';
 
 export interface ServerDependencies {
   store: Store;
@@ -30,6 +34,8 @@ export interface ServerDependencies {
   responsesWebSocket?: ResponseWebSocketSettings;
   /** Faces add their periodic clean-up here; the sweeper runs each on every pass. */
   sweepChores?: SweepChore[];
+  /** Request rates, open streams and failed authentications (turns are the engine's); defaults when absent. */
+  limits?: LimitSettings;
 }
 
 const renderNative: ErrorRenderer = (error) => ({ status: error.status, body: nativeErrorBody(error) });
@@ -54,10 +60,18 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
   app.decorateRequest('idempotency', undefined);
 
   const keys = resources.apiKeys;
+  const limits = dependencies.limits ?? DEFAULT_LIMITS;
+  // Failed attempts are counted per address after the key was checked, so a valid key always passes.
+  const failedAuth = new AuthFailureLimiter({ maxFailures: limits.failedAuthPerMinutePerAddress, windowMs: 60_000 });
   app.addHook('onRequest', async (request) => {
     // Matched by route pattern, not raw URL, so no crafted path can reach an API route without a key.
     if (PUBLIC_PATHS.has(request.url) || isConsoleRoute(request.routeOptions.url)) return;
-    request.principal = await authenticate(keys, request);
+    request.principal = await failedAuth.guard(request.ip, () => authenticate(keys, request));
+  });
+  // After authentication: the rate is counted per app.
+  await registerRequestRateLimits(app, {
+    perAppPerMinute: limits.requestsPerMinutePerApp,
+    totalPerMinute: limits.requestsPerMinuteTotal,
   });
 
   app.addHook('preHandler', async (request, reply) => {
@@ -72,9 +86,9 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     const handle = request.idempotency;
     if (!handle) return payload;
     request.idempotency = undefined;
-    // An internal fault (500) or unavailability (503) changed nothing a retry should not redo, so
-    // the key is freed. A 502 model failure is stored: the input was saved, a retry must not add it twice.
-    if (typeof payload === 'string' && reply.statusCode !== 500 && reply.statusCode !== 503)
+    // An internal fault (500), a limit (429) or unavailability (503) changed nothing a retry should
+    // not redo, so the key is freed. A 502 model failure is stored: the input was saved, a retry must not add it twice.
+    if (typeof payload === 'string' && ![429, 500, 503].includes(reply.statusCode))
       await handle.complete(reply.statusCode, payload);
     else await handle.release();
     return payload;
@@ -88,6 +102,7 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     const engineError = toBatonError(error, dependencies.bodyLimitBytes);
     if (engineError.kind === 'internal') request.log.error({ err: error }, 'unhandled error');
     const { status, body } = renderFor(request.url)(engineError);
+    if (engineError.retryAfterSeconds !== null) void reply.header('retry-after', engineError.retryAfterSeconds);
     return reply.status(status).send(body);
   });
 
@@ -105,6 +120,7 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
   const face: FaceContext = {
     engine: dependencies.engine,
     resources,
+    streams: new StreamSlots({ perApp: limits.streamsPerApp, total: limits.streamsTotal }),
     useErrorFormat: (prefix, render) => errorFormats.push({ prefix, render }),
     addSweepChore: (chore) => dependencies.sweepChores?.push(chore),
   };
@@ -128,7 +144,8 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     ...dependencies.responsesWebSocket,
     service: responses,
     engine: dependencies.engine,
-    authenticate: (headers) => authenticate(keys, { headers }),
+    authenticate: (headers, address) => failedAuth.guard(address, () => authenticate(keys, { headers })),
+    streams: face.streams,
     maxPayloadBytes: dependencies.bodyLimitBytes,
   });
   return app;

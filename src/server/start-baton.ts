@@ -104,7 +104,12 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
         warn: (details, message) => log.warn(details, message),
         error: (details, message) => log.error(details, message),
       },
-      settings: { maxModelRetries: config.maxModelRetries, staleTurnSeconds: config.staleTurnSeconds },
+      settings: {
+        maxModelRetries: config.maxModelRetries,
+        staleTurnSeconds: config.staleTurnSeconds,
+        turnsPerApp: config.limits.turnsPerApp,
+        turnsTotal: config.limits.turnsTotal,
+      },
     });
     const defaultAppId = await ensureDefaultApp(store);
     for (const agent of config.agents) await agents.upsert(defaultAppId, agentFromWire(agent));
@@ -118,6 +123,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       logger: options.logger ?? false,
       responsesWebSocket: options.responsesWebSocket,
       sweepChores,
+      limits: config.limits,
     });
     log = {
       warn: (details, message) => app.log.warn(details, message),
