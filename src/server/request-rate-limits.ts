@@ -45,7 +45,8 @@ export async function registerRequestRateLimits(app: FastifyInstance, limits: Re
 
   const perApp = app.rateLimit({
     max: limits.perAppPerMinute,
-    keyGenerator: (request) => `app:${request.principal.appId}`,
+    // Keys are made before the allow list is asked, so a request without a principal needs one too.
+    keyGenerator: (request) => (unauthenticated(request) ? 'public' : `app:${request.principal.appId}`),
     allowList: unauthenticated,
   });
   const total = app.createRateLimit({
