@@ -243,6 +243,7 @@ function limitSettings(file: ConfigFile['limits']): LimitSettings {
     streamsTotal: file?.streams_total ?? DEFAULT_LIMITS.streamsTotal,
     turnsPerApp: file?.turns_per_app ?? DEFAULT_LIMITS.turnsPerApp,
     turnsTotal: file?.turns_total ?? DEFAULT_LIMITS.turnsTotal,
-    failedAuthPerMinutePerAddress: file?.failed_auth_per_minute_per_address ?? DEFAULT_LIMITS.failedAuthPerMinutePerAddress,
+    failedAuthPerMinutePerAddress:
+      file?.failed_auth_per_minute_per_address ?? DEFAULT_LIMITS.failedAuthPerMinutePerAddress,
   };
 }
