@@ -35,6 +35,7 @@ describe('request rate per app', () => {
     expect(native.headers.get('x-ratelimit-limit')).toBe('3');
     expect(native.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(native.body.error).toMatchObject({
+      type: 'rate_limit_error',
       code: 'rate_limited',
       param: null,
       message: expect.stringMatching(/more than 3 requests this minute \(limits\.requests_per_minute_per_app\)/),

@@ -88,7 +88,7 @@ describe('open streams per app and in all', () => {
       const threads = await threadStream(server, server.key, thread);
       expect(threads.status).toBe(429);
       expect(threads.headers.get('retry-after')).toBe('5');
-      expect(threads.body.error).toMatchObject({ type: 'api_error', code: 'too_many_streams' });
+      expect(threads.body.error).toMatchObject({ type: 'rate_limit_error', code: 'too_many_streams' });
       // Refused before the turn started: the thread took no input.
       expect((await server.request('GET', `/v1/threads/${thread}/messages`)).body.data).toEqual([]);
 
