@@ -871,6 +871,11 @@ export const ERROR_CATALOGUE = {
       'responses, Responses WebSocket connections), or the server has limits.streams_total. Close a stream, ' +
       'or retry after Retry-After seconds.',
   },
+  too_many_tools: {
+    status: 400,
+    faces: ['threads', 'responses', 'agents'],
+    meaning: 'More than 128 tools are declared for one request or agent. Declare at most 128.',
+  },
   too_many_turns: {
     status: 429,
     grpc: 'RESOURCE_EXHAUSTED',
@@ -878,11 +883,6 @@ export const ERROR_CATALOGUE = {
     meaning:
       'The app already has limits.turns_per_app turns running in this server process, or the server has ' +
       'limits.turns_total. Nothing was written: retry after Retry-After seconds.',
-  },
-  too_many_tools: {
-    status: 400,
-    faces: ['threads', 'responses', 'agents'],
-    meaning: 'More than 128 tools are declared for one request or agent. Declare at most 128.',
   },
   tool_call_already_resolved: {
     status: 409,
