@@ -25,6 +25,10 @@ import type { FaceContext, SweepChore } from '../faces/kit/face-context.ts';
 import type { Resources } from '../resources/index.ts';
 import { requireCapability } from '../domain/access.ts';
 import { routeCapability } from './route-access.ts';
+import { StreamSlots } from '../faces/kit/stream-slots.ts';
+import { AuthFailureLimiter } from './auth-failure-limiter.ts';
+import { DEFAULT_LIMITS, type LimitSettings } from './limit-settings.ts';
+import { registerRequestRateLimits } from './request-rate-limits.ts';
 
 export interface ServerDependencies {
   store: Store;
@@ -40,6 +44,8 @@ export interface ServerDependencies {
   idempotencyLeaseSeconds?: number;
   /** Web origins besides loopback ones whose pages may call `/mcp` (`mcp.allowed_origins`). */
   mcpAllowedOrigins?: readonly string[];
+  /** Request rates, open streams and failed authentications (turns are the engine's); defaults when absent. */
+  limits?: LimitSettings;
 }
 
 const PUBLIC_PATHS = new Set(['/healthz']);
@@ -78,14 +84,22 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
 
   app.addHook('onRequest', checkRequestSize);
   const keys = resources.apiKeys;
+  const limits = dependencies.limits ?? DEFAULT_LIMITS;
+  // Failed attempts are counted per address after the key was checked, so a valid key always passes.
+  const failedAuth = new AuthFailureLimiter({ maxFailures: limits.failedAuthPerMinutePerAddress, windowMs: 60_000 });
   app.addHook('onRequest', async (request) => {
     // Matched by route pattern, not raw URL, so no crafted path can reach an API route without a key.
     if (PUBLIC_PATHS.has(request.url) || isConsoleRoute(request.routeOptions.url)) return;
-    request.principal = await authenticate(keys, request);
+    request.principal = await failedAuth.guard(request.ip, () => authenticate(keys, request));
     const pattern = request.routeOptions.url;
     if (pattern === undefined) return; // no such route: the not-found handler answers
     const capability = routeCapability(request.method, pattern) ?? 'operate';
     requireCapability(request.principal, capability, `${request.method} ${request.url.split('?')[0]}`);
+  });
+  // After authentication: the rate is counted per app.
+  await registerRequestRateLimits(app, {
+    perAppPerMinute: limits.requestsPerMinutePerApp,
+    totalPerMinute: limits.requestsPerMinuteTotal,
   });
 
   const idempotency = new IdempotencyKeys(store, {
@@ -103,9 +117,9 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     const handle = request.idempotency;
     if (!handle) return payload;
     request.idempotency = undefined;
-    // An internal fault (500) or unavailability (503) changed nothing a retry should not redo, so
-    // the key is freed. A 502 model failure is stored: the input was saved, a retry must not add it twice.
-    if (typeof payload === 'string' && reply.statusCode !== 500 && reply.statusCode !== 503)
+    // An internal fault (500), a limit (429) or unavailability (503) changed nothing a retry should
+    // not redo, so the key is freed. A 502 model failure is stored: the input was saved, a retry must not add it twice.
+    if (typeof payload === 'string' && ![429, 500, 503].includes(reply.statusCode))
       await handle.complete(reply.statusCode, payload);
     else await handle.release();
     return payload;
@@ -115,6 +129,7 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     const engineError = toBatonError(error, dependencies.bodyLimitBytes);
     if (engineError.kind === 'internal') request.log.error({ err: error }, 'unhandled error');
     const { status, body } = formats.render(request.url, engineError);
+    if (engineError.retryAfterSeconds !== null) void reply.header('retry-after', engineError.retryAfterSeconds);
     return reply.status(status).send(body);
   });
 
@@ -133,6 +148,7 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     engine: dependencies.engine,
     resources,
     useErrorFormat: (prefix, render) => formats.use(prefix, render),
+    streams: new StreamSlots({ perApp: limits.streamsPerApp, total: limits.streamsTotal }),
     addSweepChore: (chore) => dependencies.sweepChores?.push(chore),
   };
   registerConsoleRoutes(app);
@@ -156,12 +172,13 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     ...dependencies.responsesWebSocket,
     service: responses,
     engine: dependencies.engine,
-    authenticate: async (headers) => {
-      const principal = await authenticate(keys, { headers });
+    authenticate: async (headers, address) => {
+      const principal = await failedAuth.guard(address, () => authenticate(keys, { headers }));
       // Every message on the socket creates a response: a member's action, as POST /v1/responses.
       requireCapability(principal, 'use', 'The Responses WebSocket');
       return principal;
     },
+    streams: face.streams,
     maxPayloadBytes: dependencies.bodyLimitBytes,
   });
   return app;

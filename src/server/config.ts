@@ -7,6 +7,7 @@ import { agentWireSchema, type AgentWire } from '../resources/agents/agent-confi
 import { compileEgressPolicy } from '../tools/http/address-policy.ts';
 import { DEFAULT_IDEMPOTENCY_LEASE_SECONDS } from './idempotency.ts';
 import { parseAllowedOrigin } from '../faces/mcp/mcp-origins.ts';
+import { DEFAULT_LIMITS, type LimitSettings } from './limit-settings.ts';
 
 /** Replaces `${NAME}` and `${NAME:-default}` with environment values, so secrets stay out of the file. */
 export function interpolateEnv(text: string, env: NodeJS.ProcessEnv): string {
@@ -20,6 +21,20 @@ export function interpolateEnv(text: string, env: NodeJS.ProcessEnv): string {
     },
   );
 }
+
+const limit = (max: number) => z.coerce.number().int().min(1).max(max).optional();
+
+const limitsSchema = z
+  .object({
+    requests_per_minute_per_app: limit(1_000_000),
+    requests_per_minute_total: limit(1_000_000),
+    streams_per_app: limit(100_000),
+    streams_total: limit(100_000),
+    turns_per_app: limit(10_000),
+    turns_total: limit(10_000),
+    failed_auth_per_minute_per_address: limit(10_000),
+  })
+  .strict();
 
 const providerSchema = z.object({ api_key: z.string().optional(), base_url: z.string().optional() }).strict();
 
@@ -62,6 +77,7 @@ const fileSchema = z
       .object({ allowed_origins: z.array(z.string()).optional() })
       .strict()
       .optional(),
+    limits: limitsSchema.optional(),
     scripted: z.record(z.string(), z.unknown()).optional(),
     agents: z.array(agentWireSchema).optional(),
   })
@@ -107,6 +123,8 @@ export interface BatonConfig {
   egressAllow: string[];
   /** Web origins besides loopback ones whose pages may call `/mcp` (`mcp.allowed_origins`), normalised. */
   mcpAllowedOrigins: string[];
+  /** Request rates, open streams, running turns and failed authentications, per app and overall. */
+  limits: LimitSettings;
   /** The file the configuration came from, if any. */
   source: string | null;
 }
@@ -212,6 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     agents: file.agents ?? (source ? [] : [DEMO_AGENT]),
     egressAllow: egressAllowList(env.BATON_EGRESS_ALLOW, file.egress?.allow),
     mcpAllowedOrigins: allowedOrigins(file.mcp?.allowed_origins ?? [], path),
+    limits: limitSettings(file.limits),
     source,
   };
 }
@@ -244,4 +263,17 @@ function allowedOrigins(origins: string[], path: string): string[] {
       });
     }
   });
+}
+
+function limitSettings(file: ConfigFile['limits']): LimitSettings {
+  return {
+    requestsPerMinutePerApp: file?.requests_per_minute_per_app ?? DEFAULT_LIMITS.requestsPerMinutePerApp,
+    requestsPerMinuteTotal: file?.requests_per_minute_total ?? DEFAULT_LIMITS.requestsPerMinuteTotal,
+    streamsPerApp: file?.streams_per_app ?? DEFAULT_LIMITS.streamsPerApp,
+    streamsTotal: file?.streams_total ?? DEFAULT_LIMITS.streamsTotal,
+    turnsPerApp: file?.turns_per_app ?? DEFAULT_LIMITS.turnsPerApp,
+    turnsTotal: file?.turns_total ?? DEFAULT_LIMITS.turnsTotal,
+    failedAuthPerMinutePerAddress:
+      file?.failed_auth_per_minute_per_address ?? DEFAULT_LIMITS.failedAuthPerMinutePerAddress,
+  };
 }

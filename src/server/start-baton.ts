@@ -104,7 +104,12 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
         warn: (details, message) => log.warn(details, message),
         error: (details, message) => log.error(details, message),
       },
-      settings: { maxModelRetries: config.maxModelRetries, staleTurnSeconds: config.staleTurnSeconds },
+      settings: {
+        maxModelRetries: config.maxModelRetries,
+        staleTurnSeconds: config.staleTurnSeconds,
+        turnsPerApp: config.limits.turnsPerApp,
+        turnsTotal: config.limits.turnsTotal,
+      },
     });
     const defaultAppId = await ensureDefaultApp(store);
     for (const agent of config.agents) await agents.upsert(defaultAppId, agentFromWire(agent));
@@ -120,6 +125,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       sweepChores,
       idempotencyLeaseSeconds: config.idempotencyLeaseSeconds,
       mcpAllowedOrigins: config.mcpAllowedOrigins,
+      limits: config.limits,
     });
     log = {
       warn: (details, message) => app.log.warn(details, message),

@@ -1,5 +1,6 @@
 import type { AgentWire } from '../../src/resources/agents/agent-config-form.ts';
 import { DEMO_AGENT, type BatonConfig } from '../../src/server/config.ts';
+import { DEFAULT_LIMITS } from '../../src/server/limit-settings.ts';
 import { createBaton, type BatonInstance, type StartOptions } from '../../src/server/start-baton.ts';
 import type { Clock } from '../../src/domain/clock.ts';
 
@@ -48,6 +49,7 @@ export function testConfig(overrides: Partial<BatonConfig> = {}): BatonConfig {
     agents: [DEMO_AGENT],
     egressAllow: [],
     mcpAllowedOrigins: [],
+    limits: DEFAULT_LIMITS,
     source: null,
     ...overrides,
   };

@@ -709,6 +709,15 @@ export const ERROR_CATALOGUE = {
       'The previous response is not the latest of its conversation, and the latest waits for tool ' +
       'outputs. Continue from the latest response with those outputs, or cancel it first.',
   },
+  rate_limited: {
+    status: 429,
+    grpc: 'RESOURCE_EXHAUSTED',
+    faces: ['all'],
+    meaning:
+      'The app made more than limits.requests_per_minute_per_app requests in the current minute, or the server ' +
+      'received more than limits.requests_per_minute_total. Retry after Retry-After seconds; the x-ratelimit-* ' +
+      'headers show the limit, what is left and when it resets.',
+  },
   repeated_query_parameter: {
     status: 400,
     grpc: 'INVALID_ARGUMENT',
@@ -870,15 +879,36 @@ export const ERROR_CATALOGUE = {
       'Tool results arrived while the conversation waits for none (nothing is pending, or another ' +
       "request answered first). Read the conversation's state before sending results.",
   },
+  too_many_failed_auth: {
+    status: 429,
+    grpc: 'RESOURCE_EXHAUSTED',
+    faces: ['all'],
+    meaning:
+      'Too many requests with a missing or invalid API key came from this address within a minute ' +
+      '(limits.failed_auth_per_minute_per_address). Fix the key; a request with a valid key is never refused ' +
+      'for this. Retry-After says when failed attempts are counted afresh.',
+  },
   too_many_streams: {
-    status: 503,
-    faces: ['ledger'],
-    meaning: 'The server has too many ledger event streams open. Close one, or retry in a minute.',
+    status: 429,
+    grpc: 'RESOURCE_EXHAUSTED',
+    faces: ['threads', 'responses', 'ces', 'ledger'],
+    meaning:
+      'The app already has limits.streams_per_app streams open (ledger event streams, streamed runs and ' +
+      'responses, Responses WebSocket connections), or the server has limits.streams_total. Close a stream, ' +
+      'or retry after Retry-After seconds.',
   },
   too_many_tools: {
     status: 400,
     faces: ['threads', 'responses', 'agents'],
     meaning: 'More than 128 tools are declared for one request or agent. Declare at most 128.',
+  },
+  too_many_turns: {
+    status: 429,
+    grpc: 'RESOURCE_EXHAUSTED',
+    faces: ['threads', 'responses', 'ces'],
+    meaning:
+      'The app already has limits.turns_per_app turns running in this server process, or the server has ' +
+      'limits.turns_total. Nothing was written: retry after Retry-After seconds.',
   },
   tool_call_already_resolved: {
     status: 409,

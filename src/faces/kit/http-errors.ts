@@ -19,7 +19,8 @@ const TYPE_BY_KIND: Record<ErrorKind, string> = {
 export function nativeErrorBody(error: BatonError): { error: Record<string, unknown> } {
   return {
     error: {
-      type: TYPE_BY_KIND[error.kind],
+      // A limit (429) is told apart from unavailability (503), as OpenAI's `rate_limit_error` is.
+      type: error.status === 429 ? 'rate_limit_error' : TYPE_BY_KIND[error.kind],
       code: error.code,
       message: nativeMessage(error),
       param: error.param,
