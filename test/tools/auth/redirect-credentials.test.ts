@@ -215,3 +215,26 @@ describe('guardedFetch (streaming clients) with the credentials it is told about
     expect(seenHere.headers['x-custom-key']).toBe(API_KEY);
   });
 });
+
+describe('an MCP toolset client', () => {
+  it('never sends a custom-named credential header to another origin its server redirects to', async () => {
+    const { McpToolsetClients } = await import('../../../src/tools/mcp/mcp-toolset-client.ts');
+    const clients = new McpToolsetClients();
+    try {
+      await expect(
+        clients.listTools({
+          serverAddress: `${api.origin}/away/mcp`,
+          headers: { 'X-Custom-Key': API_KEY, 'X-Session': 'kept' },
+          credentialHeaders: ['X-Custom-Key'],
+          policy: LOOPBACK,
+          timeoutMs: 5_000,
+        }),
+      ).rejects.toThrow(/not followed/); // MCP follows same-origin redirects only
+    } finally {
+      await clients.close();
+    }
+    expect(api.hits.length).toBeGreaterThan(0);
+    // Nothing reached the other origin; were a redirect ever followed, the credential header is named for stripping.
+    expect(elsewhere.hits).toEqual([]);
+  });
+});
