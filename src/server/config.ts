@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { agentWireSchema, type AgentWire } from '../resources/agents/agent-config-form.ts';
+import { toolSettingsFileSchema, toolSettingsFrom, type ToolSettings } from '../resources/tools/tool-settings.ts';
 import { compileEgressPolicy } from '../tools/http/address-policy.ts';
 
 /** Replaces `${NAME}` and `${NAME:-default}` with environment values, so secrets stay out of the file. */
@@ -56,6 +57,7 @@ const fileSchema = z
       .optional(),
     scripted: z.record(z.string(), z.unknown()).optional(),
     agents: z.array(agentWireSchema).optional(),
+    tools: toolSettingsFileSchema.optional(),
   })
   .strict();
 
@@ -92,6 +94,8 @@ export interface BatonConfig {
    * every loopback, private, link-local and metadata address is refused otherwise.
    */
   egressAllow: string[];
+  /** `tools:`: worker pools, the timeout cap, OpenAPI limits (resources/tools/tool-settings.ts); defaults when absent. */
+  tools?: ToolSettings;
   /** The file the configuration came from, if any. */
   source: string | null;
 }
@@ -195,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     scripted: file.scripted ?? {},
     agents: file.agents ?? (source ? [] : [DEMO_AGENT]),
     egressAllow: egressAllowList(env.BATON_EGRESS_ALLOW, file.egress?.allow),
+    tools: toolSettingsFrom(file.tools),
     source,
   };
 }

@@ -33,17 +33,24 @@ export const jsFunctionKind: ServerToolKind = {
     const declared = declaredFunction(member);
     return declared ? [{ ...declared, server: { collection: 'tools', resourceId: record.id } }] : [];
   },
-  async run({ member, call, environment }) {
+  async run({ member, call, environment }, runtime) {
     const outcome = await runJsFunction({
+      sandbox: runtime.sandbox,
+      owner: environment.appId,
+      signal: environment.signal,
       code: String(member.jsCode ?? ''),
       functionName: String(member.name ?? call.tool.name),
       args: call.arguments,
       context: sandboxContext(environment),
-      // Just under the tool's timeout, so the sandbox's own message (which names the function) wins.
+      // Just under the tool's timeout (capped by tools.max_timeout_seconds), so the sandbox's own
+      // message, which names the function, wins over the engine's.
       limits: {
-        timeoutMs: call.tool.timeoutSeconds
-          ? Math.max(50, Math.min(environment.timeoutMs, 60_000) - 100)
-          : DEFAULT_JS_TIMEOUT_MS,
+        timeoutMs: Math.max(
+          50,
+          Math.floor(
+            Math.min(call.tool.timeoutSeconds ? Infinity : DEFAULT_JS_TIMEOUT_MS, environment.timeoutMs - 100),
+          ),
+        ),
       },
     });
     return jsonResult(outcome.result);
