@@ -23,7 +23,7 @@ export interface OpenApiLimits {
 
 export const DEFAULT_OPENAPI_LIMITS: Readonly<OpenApiLimits> = Object.freeze({
   maxBytes: 2 * 1024 * 1024,
-  maxRefs: 5_000,
+  maxRefs: 2_000,
   maxDepth: 64,
   timeoutMs: 10_000,
 });
