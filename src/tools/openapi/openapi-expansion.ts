@@ -27,7 +27,8 @@ export function measureExpansion(document: JsonObject, limits: Limits): Expansio
 
 class ExpansionWalk {
   private readonly known = new Map<string, Expansion>();
-  private readonly expanding = new Set<string>();
+  /** The objects being walked, outermost first: a reference to one of them is recursive. */
+  private readonly onPath = new Set<object>();
 
   constructor(
     private readonly document: JsonObject,
@@ -42,28 +43,29 @@ class ExpansionWalk {
     this.checkDepth(level);
     let refs = 0;
     let depth = 0;
-    for (const child of Array.isArray(node) ? node : Object.values(node)) {
-      const inner = this.measure(child, level + 1);
-      refs = this.checkRefs(refs + inner.refs);
-      depth = Math.max(depth, inner.depth);
+    this.onPath.add(node);
+    try {
+      for (const child of Array.isArray(node) ? node : Object.values(node)) {
+        const inner = this.measure(child, level + 1);
+        refs = this.checkRefs(refs + inner.refs);
+        depth = Math.max(depth, inner.depth);
+      }
+    } finally {
+      this.onPath.delete(node);
     }
     return { refs, depth: this.checkDepth(depth + 1) };
   }
 
   private reference(ref: string, level: number): Expansion {
-    // Recursive: stays a `$ref` object. Outside the document or pointing nowhere: the parser
-    // refuses it later with its own message, so it costs nothing here.
-    if (this.expanding.has(ref)) return { refs: 1, depth: 1 };
+    // A recursive reference stays a `$ref` object; so, for the parser to refuse later, does one
+    // that points outside the document or to nothing: none of them expands.
+    const found = resolvePointer(this.document, ref);
+    if (found === undefined || (typeof found === 'object' && found !== null && this.onPath.has(found))) {
+      return { refs: 0, depth: 1 };
+    }
     let target = this.known.get(ref);
     if (!target) {
-      const found = resolvePointer(this.document, ref);
-      if (found === undefined) return { refs: 1, depth: 1 };
-      this.expanding.add(ref);
-      try {
-        target = this.measure(found, level);
-      } finally {
-        this.expanding.delete(ref);
-      }
+      target = this.measure(found, level);
       this.known.set(ref, target);
     }
     this.checkDepth(level - 1 + target.depth);
