@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBaton } from '../../src/server/start-baton.ts';
 import { testConfig } from '../../test/helpers/test-baton.ts';
+import { NOISY_PROGRAM, NOISY_PROGRAM_NAME } from '../noisy-neighbour-program.ts';
 import { SERVER_TOOLS_PROGRAM, SERVER_TOOLS_PROGRAM_NAME } from '../server-tools-program.ts';
 import { createThread, engineRoundTrip } from '../engine-driver.ts';
 import { ThreadCloner } from '../sqlite-clone.ts';
@@ -18,7 +19,8 @@ import { startSqlStats, stopSqlStats } from '../sql-stats.ts';
  * With BENCH_SERVER_TOOLS=1 (the server-tools phase) the config also allows egress to loopback
  * (`egressAllow: ['127.0.0.1/32']`) and defines the scripted program `bench-tools`
  * (bench/server-tools-program.ts); the parent then creates the OpenAPI tool and the agent over
- * HTTP. Nothing else differs.
+ * HTTP. With BENCH_NOISY=1 (the noisy-neighbour phase) it defines the scripted program
+ * `bench-noisy` (bench/noisy-neighbour-program.ts), which calls a looping jsFunction. Nothing else differs.
  *
  * IPC requests ({ id, cmd, ... }) → replies ({ id, result } | { id, error }):
  *   create-threads { count }            fresh idle threads, made through the engine
@@ -36,7 +38,8 @@ const serverTools =
   process.env.BENCH_SERVER_TOOLS === '1'
     ? { egressAllow: ['127.0.0.1/32'], scripted: { [SERVER_TOOLS_PROGRAM_NAME]: SERVER_TOOLS_PROGRAM } }
     : {};
-const baton = await createBaton(testConfig({ port: 0, ...serverTools }), {
+const noisy = process.env.BENCH_NOISY === '1' ? { scripted: { [NOISY_PROGRAM_NAME]: NOISY_PROGRAM } } : {};
+const baton = await createBaton(testConfig({ port: 0, ...serverTools, ...noisy }), {
   store: { kind: 'sqlite', filename },
   sweeper: false,
   logger: false,

@@ -1,4 +1,6 @@
+import { readlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { HostMessage, TaskMessage } from './worker-messages.ts';
 
@@ -14,7 +16,8 @@ import type { HostMessage, TaskMessage } from './worker-messages.ts';
 
 const port = parentPort;
 if (!port) throw new Error('worker-host.ts runs inside a worker thread started by WorkerPool');
-const { module } = workerData as { module: string };
+const { module, niceness } = workerData as { module: string; niceness: number };
+lowerPriority(niceness);
 const loaded = createRequire(import.meta.url)(module) as { default?: unknown; ready?: unknown };
 const handler = loaded.default;
 if (typeof handler !== 'function') throw new Error(`${module} has no default export to run tasks with`);
@@ -40,6 +43,21 @@ async function answer({ id, task }: TaskMessage): Promise<void> {
   } catch (error) {
     // A value with no structured-clone form (a function, say) is the task module's bug; say so.
     port?.postMessage({ type: 'done', id, ok: false, message: describe(error) } satisfies HostMessage);
+  }
+}
+
+/**
+ * Lowers this thread's CPU priority (Linux: a thread is a task with its own id, which
+ * setpriority takes): when cores are short, the event loop serving requests is scheduled before a
+ * task that spins. Best effort: elsewhere, or if refused, the thread keeps the process's priority.
+ */
+function lowerPriority(increment: number): void {
+  if (increment <= 0) return;
+  try {
+    const thread = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(thread)) setPriority(thread, increment);
+  } catch {
+    // Not Linux, or no /proc: the priority stays as it is.
   }
 }
 

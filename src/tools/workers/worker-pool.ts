@@ -22,7 +22,8 @@ import { WorkerPoolError, type WorkerPoolFailure } from './worker-pool-error.ts'
  * refused at once ('busy') rather than queued without end.
  *
  * Workers start on first use (a server that never runs such a task starts none) and are unref'd:
- * they never keep the process alive. `close()` fails what is waiting or running and terminates
+ * they never keep the process alive. On Linux they run at a lower CPU priority than the event loop
+ * (nice +10), so on a machine short of cores a spinning task yields to the requests of everyone else. `close()` fails what is waiting or running and terminates
  * them all.
  */
 
@@ -41,6 +42,8 @@ export interface WorkerPoolOptions {
   readonly maxWaitingPerOwner?: number;
   /** Each worker's V8 heap limit in MiB; a worker past it dies and its task fails ('crashed'). */
   readonly maxHeapMb?: number;
+  /** How much lower the workers' CPU priority is than the server's (nice increment, Linux); default 10. */
+  readonly niceness?: number;
 }
 
 export interface PoolTaskOptions {
@@ -188,7 +191,7 @@ export class WorkerPool {
       eval: true,
       // Explicit, so the parent's flags (--import tsx, --inspect, --expose-gc) are not inherited.
       execArgv: ['--require', tsxHook],
-      workerData: { host: HOST, module: fileURLToPath(this.options.module) },
+      workerData: { host: HOST, module: fileURLToPath(this.options.module), niceness: this.options.niceness ?? 10 },
       ...(this.options.maxHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: this.options.maxHeapMb } } : {}),
     });
     worker.unref();
