@@ -302,9 +302,14 @@ export class WorkerPool {
 
   private failure(reason: WorkerPoolFailure, options: PoolTaskOptions, job?: Job, detail?: string): WorkerPoolError {
     const { name, size } = this.options;
+    const ownerRunning = this.runningByOwner.get(options.owner) ?? 0;
     const messages: Record<WorkerPoolFailure, string> = {
       deadline: `the ${name} task ran past ${options.runMs} ms; its worker was terminated and replaced`,
-      wait_timeout: `no ${name} worker was free within ${options.waitMs} ms (${size} in the pool, all busy)`,
+      wait_timeout:
+        ownerRunning >= this.maxRunningPerOwner
+          ? `no ${name} worker was free for it within ${options.waitMs} ms: its app already runs ${ownerRunning} ` +
+            `${name} task(s), the most one app may run at once (${size} workers in the pool)`
+          : `no ${name} worker was free within ${options.waitMs} ms (${size} in the pool, all busy)`,
       busy: `too many ${name} tasks are waiting for a worker (${this.waiting.length - 1} in all); try again shortly`,
       aborted: `the ${name} task was cancelled`,
       closed: `the ${name} pool is closed (the server is stopping)`,
