@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,7 @@ import { fmt, gitState, loadRow, mb, table } from './report.ts';
 import { batonRoundTrip, createThreadsOverHttp, echoRoundTrip, responsesRoundTrip } from './round-trips.ts';
 import { measureServerTools, SERVER_TOOLS_PROFILE_DIR, serverToolsReport } from './server-tools.ts';
 import { measureSdkRunner, SDK_RUNNER_PROFILE_DIR } from './sdk-runner.ts';
+import { measureNoisyNeighbour, noisyNeighbourReport, type NoisyNeighbourResult } from './noisy-neighbour.ts';
 import { sdkRunnerReport } from './sdk-runner-report.ts';
 import type { SqlStat } from './sql-stats.ts';
 
@@ -18,13 +19,16 @@ import type { SqlStat } from './sql-stats.ts';
  * `npm run bench`: throughput and latency of Baton's pause/resume round trip against a bare
  * Fastify echo ceiling, turn cost against history length, heap cost of pending threads, and the
  * overhead of a server-executed tool call beside a direct call to the same API (bench/server-tools.ts),
- * and the @baton/client runner's overhead beside the hand-written round trip (bench/sdk-runner.ts).
+ * the @baton/client runner's overhead beside the hand-written round trip (bench/sdk-runner.ts), and
+ * how much a noisy tenant (looping jsFunction tools, hostile OpenAPI documents) slows another app
+ * (bench/noisy-neighbour.ts).
  * Servers run in child processes (bench/servers/*.ts); this process only generates load, so it
  * never shares an event loop with the server it measures. Writes bench/results.json.
  *
  * Environment knobs (defaults in brackets): BENCH_WARMUP_S [2], BENCH_DURATION_S [8],
  * BENCH_LEVELS [1,10,50], BENCH_HEAP_TARGET [100000], BENCH_HEAP_BUDGET_S [45],
- * BENCH_PROFILE [1] (CPU-profile Baton at 10 clients), BENCH_QUICK [0] (a short smoke run).
+ * BENCH_PROFILE [1] (CPU-profile Baton at 10 clients), BENCH_QUICK [0] (a short smoke run),
+ * BENCH_ONLY [] (`noisy-neighbour`: run that phase alone and merge its figures into results.json).
  */
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
@@ -56,7 +60,8 @@ const config = {
   config.serverTools.levels = upTo10.length > 0 ? upTo10 : [Math.min(...config.levels)];
   config.sdkRunner.levels = config.serverTools.levels;
 }
-const TARGETS = { ratioAt10: 0.4, overheadP99Ms: 5, heapDrift: 0.1, historyRatio: 1.2 };
+const TARGETS = { ratioAt10: 0.4, overheadP99Ms: 5, heapDrift: 0.1, historyRatio: 1.2, noisyNeighbourP99: 2 };
+const only = process.env.BENCH_ONLY ?? '';
 
 function log(message: string): void {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
@@ -384,6 +389,7 @@ async function main(): Promise<void> {
     log,
   });
   const heap = await measureHeap();
+  const noisyNeighbour = await runNoisyNeighbour();
 
   const at = (results: LoadResult[], clients: number) => results.find((result) => result.clients === clients);
   const echo10 = at(echo, 10);
@@ -419,6 +425,8 @@ async function main(): Promise<void> {
     sdkAddedP50Ms: Object.fromEntries(
       sdkRunner.levels.map((level) => [level.clients, level.sdkToBaseline.addedP50Ms]),
     ) as Record<number, number>,
+    /** Noisy-neighbour phase, per client level: the victim's round-trip p99 under noise over idle. */
+    noisyNeighbourP99Ratio: noisyNeighbourRatios(noisyNeighbour),
   };
   const verdict = {
     ratioAt10: summary.ratioAt10 >= TARGETS.ratioAt10,
@@ -517,6 +525,7 @@ async function main(): Promise<void> {
   }
   report.push(...serverToolsReport(serverTools));
   report.push(...sdkRunnerReport(sdkRunner));
+  report.push(...noisyNeighbourReport(noisyNeighbour));
   report.push('', `Total bench time ${fmt((performance.now() - began) / 1000, 0)} s.`);
   console.log(report.join('\n'));
 
@@ -543,13 +552,66 @@ async function main(): Promise<void> {
     profiles,
     serverTools,
     sdkRunner,
+    noisyNeighbour,
     totalSeconds: (performance.now() - began) / 1000,
   };
   writeFileSync(join(BENCH_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   log('wrote bench/results.json');
 }
 
-main().catch((error: unknown) => {
+function runNoisyNeighbour(): Promise<NoisyNeighbourResult> {
+  return measureNoisyNeighbour({
+    levels: config.serverTools.levels,
+    warmupMs: config.warmupMs,
+    durationMs: config.durationMs,
+    log,
+  });
+}
+
+function noisyNeighbourRatios(result: NoisyNeighbourResult): Record<number, number> {
+  return Object.fromEntries(result.levels.map((level) => [level.clients, level.p99Ratio]));
+}
+
+/**
+ * `BENCH_ONLY=noisy-neighbour`: that phase alone (about a minute). Its figures replace the
+ * `noisyNeighbour` entry of bench/results.json, with their own date and code; the rest of the
+ * file, from the last full run, is kept.
+ */
+async function mainNoisyNeighbourOnly(): Promise<void> {
+  const git = gitState();
+  const loadAtStart = loadavg();
+  log(`config ${JSON.stringify(config)}; noisy-neighbour phase only`);
+  const result = await runNoisyNeighbour();
+  console.log(
+    [
+      `Code ${git ? `${git.commit}${git.modifiedSrcFiles ? ` + ${git.modifiedSrcFiles} modified file(s) under src/` : ''}` : 'unknown'}; ` +
+        `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; Node ${process.version}; load average at start ` +
+        `${loadAtStart.map((v) => v.toFixed(2)).join(' ')}, at end ${loadavg()
+          .map((v) => v.toFixed(2))
+          .join(' ')}.`,
+      ...noisyNeighbourReport(result),
+    ].join('\n'),
+  );
+  const file = join(BENCH_DIR, 'results.json');
+  const results = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+  results.noisyNeighbour = {
+    date: new Date().toISOString(),
+    code: git,
+    loadAverage: { start: loadAtStart, end: loadavg() },
+    config: { warmupMs: config.warmupMs, durationMs: config.durationMs },
+    ...result,
+  };
+  const summary = (results.summary ?? {}) as Record<string, unknown>;
+  summary.noisyNeighbourP99Ratio = noisyNeighbourRatios(result);
+  results.summary = summary;
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  log('wrote the noisyNeighbour entry of bench/results.json');
+}
+
+if (only !== '' && only !== 'noisy-neighbour')
+  throw new Error(`BENCH_ONLY=${only}: the only phase that runs alone is noisy-neighbour`);
+
+(only === 'noisy-neighbour' ? mainNoisyNeighbourOnly() : main()).catch((error: unknown) => {
   console.error(error);
   process.exitCode = 1;
 });

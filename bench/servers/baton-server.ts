@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createBaton } from '../../src/server/start-baton.ts';
 import { testConfig } from '../../test/helpers/test-baton.ts';
 import { DEFAULT_LIMITS } from '../../src/server/limit-settings.ts';
+import { NOISY_PROGRAM, NOISY_PROGRAM_NAME } from '../noisy-neighbour-program.ts';
 import { SERVER_TOOLS_PROGRAM, SERVER_TOOLS_PROGRAM_NAME } from '../server-tools-program.ts';
 import { createThread, engineRoundTrip } from '../engine-driver.ts';
 import { ThreadCloner } from '../sqlite-clone.ts';
@@ -19,7 +20,8 @@ import { startSqlStats, stopSqlStats } from '../sql-stats.ts';
  * With BENCH_SERVER_TOOLS=1 (the server-tools phase) the config also allows egress to loopback
  * (`egressAllow: ['127.0.0.1/32']`) and defines the scripted program `bench-tools`
  * (bench/server-tools-program.ts); the parent then creates the OpenAPI tool and the agent over
- * HTTP. Nothing else differs.
+ * HTTP. With BENCH_NOISY=1 (the noisy-neighbour phase) it defines the scripted program
+ * `bench-noisy` (bench/noisy-neighbour-program.ts), which calls a looping jsFunction. Nothing else differs.
  *
  * IPC requests ({ id, cmd, ... }) → replies ({ id, result } | { id, error }):
  *   create-threads { count }            fresh idle threads, made through the engine
@@ -46,7 +48,8 @@ const limits = {
   turnsPerApp: 10_000,
   turnsTotal: 10_000,
 };
-const baton = await createBaton(testConfig({ port: 0, limits, ...serverTools }), {
+const noisy = process.env.BENCH_NOISY === '1' ? { scripted: { [NOISY_PROGRAM_NAME]: NOISY_PROGRAM } } : {};
+const baton = await createBaton(testConfig({ port: 0, limits, ...serverTools, ...noisy }), {
   store: { kind: 'sqlite', filename },
   sweeper: false,
   logger: false,

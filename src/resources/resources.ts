@@ -21,6 +21,8 @@ import { TOOL_KINDS, type ToolKindRegistry } from './tool-kinds/registry.ts';
 import { AppToolCatalog } from './tools/app-tool-catalog.ts';
 import { AppToolProvider } from './tools/app-tool-provider.ts';
 import { NO_SERVER_TOOLS, type ServerTools } from './tools/server-tools.ts';
+import { DEFAULT_TOOL_SETTINGS, type ToolSettings } from './tools/tool-settings.ts';
+import { ToolWorkers } from './tools/tool-workers.ts';
 import { toolCollection } from './tools/tool-resource.ts';
 import { toolRequestSchemas } from './tools/tool-schemas.ts';
 import { ToolsetService } from './toolsets/toolset-service.ts';
@@ -37,6 +39,8 @@ export interface ResourcesOptions {
   serverTools?: ServerTools | undefined;
   /** The tool kinds; every kind Baton has unless a test adds one. */
   kinds?: ToolKindRegistry | undefined;
+  /** Worker pools, timeout cap and OpenAPI limits (`tools:` in baton.yaml); defaults when absent. */
+  tools?: ToolSettings | undefined;
 }
 
 /**
@@ -63,11 +67,15 @@ export class Resources {
   /** The engine's ToolProvider, which also names where each tool an agent may call comes from. */
   readonly toolCatalog: AppToolCatalog;
   readonly pageTokens: PageTokenCodec;
+  /** The worker threads untrusted tool work runs in (sandbox, OpenAPI documents). */
+  readonly workers: ToolWorkers;
   private readonly provider: AppToolProvider | null;
 
   constructor(private readonly options: ResourcesOptions) {
     const { store, keys, agents } = options;
     const kinds = options.kinds ?? TOOL_KINDS;
+    const workers = new ToolWorkers(options.tools ?? DEFAULT_TOOL_SETTINGS);
+    this.workers = workers;
     const provider = options.serverTools
       ? null
       : new AppToolProvider({
@@ -76,10 +84,13 @@ export class Resources {
           policy: options.egress,
           readSecret: (appId, reference) => readToolSecret(store, keys, appId, reference),
           logger: options.logger,
+          sandbox: workers.sandbox,
+          openApi: workers.openApi,
+          maxTimeoutSeconds: workers.settings.maxTimeoutSeconds,
         });
     this.provider = provider;
     this.apiKeys = new ApiKeyCache(store);
-    const deps: ResourceDependencies = { store, agents, keys, kinds, keyCache: this.apiKeys };
+    const deps: ResourceDependencies = { store, agents, keys, kinds, keyCache: this.apiKeys, openApi: workers.openApi };
     const writer = new AgentWriter(agents);
     this.apps = new AppService(deps);
     this.agents = new AgentResourceService(deps, writer);
@@ -98,8 +109,8 @@ export class Resources {
     return resolveApp(this.options.store, principal, path.project, path.location, path.app);
   }
 
-  /** Closes what the tool runtimes hold open (pooled MCP connections), at shutdown. */
+  /** Closes what the tool runtimes hold open (pooled MCP connections, worker threads), at shutdown. */
   async close(): Promise<void> {
-    await this.provider?.close();
+    await Promise.all([this.provider?.close(), this.workers.close()]);
   }
 }

@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { DURATION_RANGES, durationNumber } from '../domain/duration-ranges.ts';
 import { agentWireSchema, type AgentWire } from '../resources/agents/agent-config-form.ts';
+import { toolSettingsFileSchema, toolSettingsFrom, type ToolSettings } from '../resources/tools/tool-settings.ts';
 import { compileEgressPolicy } from '../tools/http/address-policy.ts';
 import { DEFAULT_IDEMPOTENCY_LEASE_SECONDS } from './idempotency.ts';
 import { parseAllowedOrigin } from '../faces/mcp/mcp-origins.ts';
@@ -80,6 +81,7 @@ const fileSchema = z
     limits: limitsSchema.optional(),
     scripted: z.record(z.string(), z.unknown()).optional(),
     agents: z.array(agentWireSchema).optional(),
+    tools: toolSettingsFileSchema.optional(),
   })
   .strict();
 
@@ -125,6 +127,8 @@ export interface BatonConfig {
   mcpAllowedOrigins: string[];
   /** Request rates, open streams, running turns and failed authentications, per app and overall. */
   limits: LimitSettings;
+  /** `tools:`: worker pools, the timeout cap, OpenAPI limits (resources/tools/tool-settings.ts); defaults when absent. */
+  tools?: ToolSettings;
   /** The file the configuration came from, if any. */
   source: string | null;
 }
@@ -231,6 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     egressAllow: egressAllowList(env.BATON_EGRESS_ALLOW, file.egress?.allow),
     mcpAllowedOrigins: allowedOrigins(file.mcp?.allowed_origins ?? [], path),
     limits: limitSettings(file.limits),
+    tools: toolSettingsFrom(file.tools),
     source,
   };
 }

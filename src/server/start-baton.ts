@@ -94,6 +94,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       logger: { warn: (details, message) => log.warn(details, message) },
       serverTools: options.tools,
       kinds: options.toolKinds,
+      tools: config.tools,
     });
     const engine = new Engine({
       store,

@@ -106,7 +106,7 @@ describe('jsFunction tools and tool fakes, with the real sandbox', () => {
   });
 
   it.each([
-    ['loop', /did not finish within 900 ms/],
+    ['loop', /did not finish within 800 ms/],
     ['greedy', /memory/i],
     ['thrower', /no stock/],
   ])('a jsFunction that %s becomes an error result and the turn goes on', async (id, problem) => {

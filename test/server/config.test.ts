@@ -90,6 +90,32 @@ agents:
     expect(() => loadConfig({}, dirWith('limits:\n  streams: 3\n'))).toThrow(/limits/);
   });
 
+  it('tools: worker pools, the timeout cap and OpenAPI limits, with defaults and ranges', () => {
+    expect(loadConfig({}, dirWith(null)).tools).toEqual({
+      sandboxWorkers: 2,
+      maxTimeoutSeconds: 60,
+      openApiWorkers: 1,
+      openApi: { maxBytes: 2_097_152, maxRefs: 2000, maxDepth: 64, timeoutMs: 10_000 },
+    });
+    const dir = dirWith(
+      'tools:\n  sandbox_workers: 4\n  max_timeout_seconds: 20\n' +
+        '  openapi: { workers: 2, max_bytes: 100000, max_refs: 500, max_depth: 32, timeout_seconds: 5 }\n',
+    );
+    expect(loadConfig({}, dir).tools).toEqual({
+      sandboxWorkers: 4,
+      maxTimeoutSeconds: 20,
+      openApiWorkers: 2,
+      openApi: { maxBytes: 100_000, maxRefs: 500, maxDepth: 32, timeoutMs: 5000 },
+    });
+    expect(() => loadConfig({}, dirWith('tools:\n  sandbox_workers: 0\n'))).toThrow(/at tools\.sandbox_workers/);
+    expect(() => loadConfig({}, dirWith('tools:\n  max_timeout_seconds: 601\n'))).toThrow(
+      /at tools\.max_timeout_seconds/,
+    );
+    expect(() => loadConfig({}, dirWith('tools:\n  openapi: { max_depth: 2 }\n'))).toThrow(
+      /at tools\.openapi\.max_depth/,
+    );
+  });
+
   it('names the bad field of an invalid file', () => {
     const dir = dirWith('server:\n  port: "not a port"\n');
     expect(() => loadConfig({}, dir)).toThrow(/server\.port/);

@@ -666,12 +666,37 @@ export const ERROR_CATALOGUE = {
     meaning:
       'The secret update changes nothing. Send secret.value and/or secret.displayName, or an updateMask naming them.',
   },
+  openapi_document_too_complex: {
+    status: 400,
+    grpc: 'INVALID_ARGUMENT',
+    faces: ['ces', 'mcp'],
+    meaning:
+      "The OpenAPI document of the tool or toolset expands past the server's limits once its $refs are resolved " +
+      '(tools.openapi.max_refs, tools.openapi.max_depth), or reading it took longer than tools.openapi.timeout_seconds ' +
+      'or more memory than a worker has. Simplify its schemas, or ask the operator to raise the limit; nothing was stored.',
+  },
+  openapi_document_too_large: {
+    status: 400,
+    grpc: 'INVALID_ARGUMENT',
+    faces: ['ces', 'mcp'],
+    meaning:
+      'The OpenAPI document of the tool or toolset is larger than the server accepts (tools.openapi.max_bytes). ' +
+      'Send a smaller document, or ask the operator to raise the limit; nothing was stored.',
+  },
   openapi_schema_invalid: {
     status: 400,
     grpc: 'FAILED_PRECONDITION',
     faces: ['ces'],
     meaning:
       'The stored OpenAPI document of the toolset no longer compiles, so its tools cannot be listed. Update the toolset with a valid document.',
+  },
+  openapi_workers_busy: {
+    status: 503,
+    grpc: 'UNAVAILABLE',
+    faces: ['ces', 'mcp'],
+    meaning:
+      'Every worker that reads OpenAPI documents is busy (tools.openapi.workers), or the server is stopping, so the ' +
+      'document of the tool or toolset could not be checked; nothing was stored. Send the request again shortly.',
   },
   origin_not_allowed: {
     status: 403,

@@ -75,7 +75,7 @@ export class AgentResourceService {
 
   private async context(principal: Principal, path: AppPath): Promise<AgentRuleContext> {
     const app = await resolveApp(this.deps.store, principal, path.project, path.location, path.app);
-    return { store: this.deps.store, app, path, kinds: this.deps.kinds };
+    return { store: this.deps.store, app, path, kinds: this.deps.kinds, openApi: this.deps.openApi };
   }
 
   private async load(context: AgentRuleContext, id: string): Promise<AgentRecord> {

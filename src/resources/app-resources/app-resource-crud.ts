@@ -41,7 +41,7 @@ export class AppResourceCrud {
 
   private async context(principal: Principal, path: AppPath): Promise<RuleContext> {
     const app = await resolveApp(this.deps.store, principal, path.project, path.location, path.app);
-    return { store: this.deps.store, app, path };
+    return { store: this.deps.store, app, path, openApi: this.deps.openApi };
   }
 
   private etagOf(record: AppResourceRecord): string {

@@ -10,6 +10,18 @@ import type { ServerToolKind } from './tool-kind.ts';
 /** A jsFunction without its own timeout gets this long (a pure computation should be quick). */
 const DEFAULT_JS_TIMEOUT_MS = 5_000;
 
+/**
+ * The guest's budget: under the tool's timeout (already capped by tools.max_timeout_seconds), so
+ * the sandbox's own message, which names the function, wins over the engine's "did not answer".
+ * The margin is a fifth of the timeout (0.1 to 1 s): the guest runs in a worker while the engine's
+ * deadline runs on the event loop, and the call must reach the worker and its answer come back.
+ */
+function sandboxTimeoutMs(hasOwnTimeout: boolean, callTimeoutMs: number): number {
+  const margin = Math.min(1_000, Math.max(100, callTimeoutMs / 5));
+  const budget = Math.min(hasOwnTimeout ? Infinity : DEFAULT_JS_TIMEOUT_MS, callTimeoutMs - margin);
+  return Math.max(50, Math.floor(budget));
+}
+
 /** `jsFunction`: JavaScript Baton runs in its sandbox (Baton's counterpart of CES `pythonFunction`). */
 export const jsFunctionKind: ServerToolKind = {
   key: 'jsFunction',
@@ -33,18 +45,16 @@ export const jsFunctionKind: ServerToolKind = {
     const declared = declaredFunction(member);
     return declared ? [{ ...declared, server: { collection: 'tools', resourceId: record.id } }] : [];
   },
-  async run({ member, call, environment }) {
+  async run({ member, call, environment }, runtime) {
     const outcome = await runJsFunction({
+      sandbox: runtime.sandbox,
+      owner: environment.appId,
+      signal: environment.signal,
       code: String(member.jsCode ?? ''),
       functionName: String(member.name ?? call.tool.name),
       args: call.arguments,
       context: sandboxContext(environment),
-      // Just under the tool's timeout, so the sandbox's own message (which names the function) wins.
-      limits: {
-        timeoutMs: call.tool.timeoutSeconds
-          ? Math.max(50, Math.min(environment.timeoutMs, 60_000) - 100)
-          : DEFAULT_JS_TIMEOUT_MS,
-      },
+      limits: { timeoutMs: sandboxTimeoutMs(call.tool.timeoutSeconds !== undefined, environment.timeoutMs) },
     });
     return jsonResult(outcome.result);
   },

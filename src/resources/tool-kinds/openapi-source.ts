@@ -2,7 +2,8 @@ import type { ServerCallResult } from '../../engine/index.ts';
 import type { ClientToolDefinition, JsonObject, ServerToolSource } from '../../domain/records.ts';
 import { redactCredentials } from '../../tools/auth/credential-redaction.ts';
 import { OpenApiError } from '../../tools/openapi/openapi-error.ts';
-import { OpenApiToolset } from '../../tools/openapi/openapi-toolset.ts';
+import type { OpenApiCompiler } from '../../tools/openapi/openapi-pool.ts';
+import type { OpenApiToolset } from '../../tools/openapi/openapi-toolset.ts';
 import type { RequestAuth } from '../../tools/openapi/openapi-types.ts';
 import { caCertsOf, type CallEnvironment } from '../tools/call-environment.ts';
 import { safeFetchSend } from '../../tools/openapi/safe-fetch-send.ts';
@@ -14,13 +15,20 @@ export const MAX_API_RESPONSE_BYTES = 100_000;
 /** The OpenAPI part of a Tool (`openApiTool`) or Toolset (`openApiToolset`) body. */
 type OpenApiSource = JsonObject;
 
-/** Builds the toolset of an OpenAPI source; throws OpenApiError naming the problem. */
-export async function compileOpenApi(source: OpenApiSource, toolIds?: string[]): Promise<OpenApiToolset> {
-  return OpenApiToolset.fromText(String(source.openApiSchema ?? ''), {
+/**
+ * Builds the toolset of an OpenAPI source with `compiler` (the OpenAPI workers), for the app
+ * `owner`; throws OpenApiError naming the problem (OpenApiLimitError past a limit).
+ */
+export async function compileOpenApi(
+  source: OpenApiSource,
+  compiler: OpenApiCompiler,
+  owner: string,
+): Promise<OpenApiToolset> {
+  const options = {
     ...(typeof source.url === 'string' && source.url !== '' ? { url: source.url } : {}),
     ignoreUnknownFields: source.ignoreUnknownFields === true,
-    ...(toolIds ? { toolIds } : {}),
-  });
+  };
+  return compiler.compile(String(source.openApiSchema ?? ''), options, owner);
 }
 
 /**

@@ -4,7 +4,9 @@ import type { ServerCall, ServerCallResult } from '../../engine/index.ts';
 import type { Store } from '../../store/store.ts';
 import { AuthError } from '../../tools/auth/auth-error.ts';
 import type { EgressPolicy } from '../../tools/http/address-policy.ts';
+import type { OpenApiCompiler } from '../../tools/openapi/openapi-pool.ts';
 import { SandboxError } from '../../tools/sandbox/sandbox-error.ts';
+import type { SandboxRunner } from '../../tools/sandbox/sandbox-runner.ts';
 import type { ToolKindRegistry } from '../tool-kinds/registry.ts';
 import type { ToolsetInspection } from '../tool-kinds/tool-kind.ts';
 import { createToolRuntime, type ToolRuntime } from '../tool-kinds/tool-runtime.ts';
@@ -22,6 +24,12 @@ export interface AppToolProviderOptions {
   /** Resolves a secret resource name of an app to its value (the encrypted secret store). */
   readSecret(appId: string, reference: string): Promise<string>;
   logger: { warn(details: object, message: string): void };
+  /** Where jsFunction code and fakes run (the sandbox workers). */
+  sandbox: SandboxRunner;
+  /** Reads OpenAPI documents (the OpenAPI workers). */
+  openApi: OpenApiCompiler;
+  /** `tools.max_timeout_seconds`: no server tool's timeout is longer. */
+  maxTimeoutSeconds: number;
 }
 
 const DEFAULT_TIMEOUT_SECONDS = 30;
@@ -32,11 +40,16 @@ export interface ToolsetInspector {
   inspectToolset(record: AppResourceRecord, toolsetName: string): Promise<ToolsetInspection>;
 }
 
-/** Settings a Tool or Toolset body gives each of its server tools, whatever its kind: timeout and approval. */
-function commonSettings(record: AppResourceRecord): Partial<ClientToolDefinition> {
+/**
+ * Settings a Tool or Toolset body gives each of its server tools, whatever its kind: timeout and
+ * approval. The timeout is clamped to the operator's cap (`tools.max_timeout_seconds`) here, at
+ * run time rather than when the resource is written, so lowering the cap applies to tools already
+ * stored; the engine's deadline for the call and the executor's budget both follow from it.
+ */
+function commonSettings(record: AppResourceRecord, maxTimeoutSeconds: number): Partial<ClientToolDefinition> {
   const settings: Partial<ClientToolDefinition> = {};
   const timeout = storedDurationSeconds(record.body.timeout, DURATION_RANGES.serverToolRun);
-  if (timeout !== undefined) settings.timeoutSeconds = timeout;
+  if (timeout !== undefined && timeout > 0) settings.timeoutSeconds = Math.min(timeout, maxTimeoutSeconds);
   if (record.body.requireApproval === true) settings.requireApproval = true;
   return settings;
 }
@@ -50,7 +63,7 @@ export class AppToolProvider implements ServerTools, ToolsetInspector {
   private readonly runtime: ToolRuntime;
 
   constructor(private readonly options: AppToolProviderOptions) {
-    this.runtime = createToolRuntime(options.store, () => options.policy, options.logger);
+    this.runtime = createToolRuntime(options.store, () => options.policy, options.logger, options);
   }
 
   async listServerTools(appId: string, agent: AgentDefinition): Promise<ClientToolDefinition[]> {
@@ -86,7 +99,7 @@ export class AppToolProvider implements ServerTools, ToolsetInspector {
       );
     const environment = await this.environment(call);
     if (call.useFakes) {
-      const faked = await runToolFake(record, source.toolName ?? record.id, call, environment);
+      const faked = await runToolFake(record, source.toolName ?? record.id, call, environment, this.runtime.sandbox);
       if (faked) return faked;
     }
     const found = this.options.kinds.kindOf(record);
@@ -110,7 +123,7 @@ export class AppToolProvider implements ServerTools, ToolsetInspector {
     const source = call.tool.fake;
     if (!source) return null;
     const record = await this.options.store.resources.get(call.appId, source.collection, source.resourceId);
-    return record ? runToolFake(record, record.id, call, await this.environment(call)) : null;
+    return record ? runToolFake(record, record.id, call, await this.environment(call), this.runtime.sandbox) : null;
   }
 
   async inspectToolset(record: AppResourceRecord, toolsetName: string): Promise<ToolsetInspection> {
@@ -132,7 +145,7 @@ export class AppToolProvider implements ServerTools, ToolsetInspector {
     const found = this.options.kinds.kindOf(record);
     if (found?.kind.executor !== 'server') return [];
     try {
-      const common = commonSettings(record);
+      const common = commonSettings(record, this.options.maxTimeoutSeconds);
       return (await found.kind.definitions(found, this.runtime)).map((definition) => ({ ...common, ...definition }));
     } catch (error) {
       this.options.logger.warn(
@@ -153,7 +166,8 @@ export class AppToolProvider implements ServerTools, ToolsetInspector {
       sessionId: session?.id ?? null,
       agentName: call.agentName,
       signal: call.signal,
-      timeoutMs: (call.tool.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+      // Clamped again: a definition may come from elsewhere than commonSettings (a test double, a cache).
+      timeoutMs: Math.min(call.tool.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS, this.options.maxTimeoutSeconds) * 1000,
       policy: this.options.policy,
       readSecret: (reference) => this.options.readSecret(call.appId, reference),
     };

@@ -4,6 +4,7 @@ import { durationInRange } from './duration.ts';
 import type { DurationRange } from '../../domain/duration-ranges.ts';
 import type { AppRecord, JsonObject, JsonValue } from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';
+import type { OpenApiCompiler } from '../../tools/openapi/openapi-pool.ts';
 import { assertOneOf } from '../aip/union-check.ts';
 import type { AppPath } from '../aip/resource-names.ts';
 import { assertSecretReference } from '../secrets/secret-references.ts';
@@ -20,6 +21,8 @@ export interface RuleContext {
   store: Store;
   app: AppRecord;
   path: AppPath;
+  /** Reads OpenAPI documents off the event loop, within the operator's limits. */
+  openApi: OpenApiCompiler;
 }
 
 function invalid(field: string, message: string, code: ErrorCode = 'invalid_field'): never {

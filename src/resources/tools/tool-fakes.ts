@@ -2,6 +2,7 @@ import type { ServerCall, ServerCallResult } from '../../engine/index.ts';
 import type { AppResourceRecord } from '../../domain/records.ts';
 import { runFake } from '../../tools/sandbox/fake-runner.ts';
 import { SandboxError } from '../../tools/sandbox/sandbox-error.ts';
+import type { SandboxRunner } from '../../tools/sandbox/sandbox-runner.ts';
 import { isJsonObject } from '../json-objects.ts';
 import { sandboxContext, type CallEnvironment } from './call-environment.ts';
 import { jsonResult, textResult } from './tool-results.ts';
@@ -20,6 +21,7 @@ export async function runToolFake(
   toolId: string,
   call: ServerCall,
   environment: CallEnvironment,
+  sandbox: SandboxRunner,
 ): Promise<ServerCallResult | null> {
   const config = record.body.toolFakeConfig;
   if (!isJsonObject(config) || config.enableFakeMode !== true) return null;
@@ -27,11 +29,14 @@ export async function runToolFake(
   if (typeof jsCode !== 'string' || jsCode.trim() === '') return null;
   try {
     const outcome = await runFake({
+      sandbox,
+      owner: environment.appId,
+      signal: environment.signal,
       jsCode,
       tool: { id: toolId, name: call.tool.name, displayName: call.tool.name },
       input: call.arguments,
       context: sandboxContext(environment),
-      limits: { timeoutMs: FAKE_TIMEOUT_MS },
+      limits: { timeoutMs: Math.max(1, Math.floor(Math.min(FAKE_TIMEOUT_MS, environment.timeoutMs))) },
     });
     return outcome.kind === 'fake' ? { ...jsonResult(outcome.result), faked: true } : null;
   } catch (error) {

@@ -8,13 +8,12 @@
 import { dereference, MissingPointerError, validate, type ParserOptions } from '@readme/openapi-parser';
 import YAML from 'yaml';
 import { OpenApiError, joinWhere } from './openapi-error.ts';
+import { measureExpansion } from './openapi-expansion.ts';
+import { checkDocumentSize, DEFAULT_OPENAPI_LIMITS, type OpenApiLimits } from './openapi-limits.ts';
 import type { JsonObject, OpenApiDocument, OpenApiPathItem, OpenApiServer } from './openapi-types.ts';
 import { describeValidationErrors } from './openapi-validation-message.ts';
 
 export { serverUrl } from './openapi-server-url.ts';
-
-/** Specs are stored with the toolset; beyond this they are more likely a mistake than an API. */
-export const MAX_DOCUMENT_CHARS = 5_000_000;
 
 const PARSER_OPTIONS: ParserOptions = {
   resolve: { external: false, file: false },
@@ -31,21 +30,20 @@ function isObject(value: unknown): value is JsonObject {
 function parseText(text: string): unknown {
   const trimmed = text.trim();
   if (trimmed === '') throw new OpenApiError('the OpenAPI document is empty');
-  if (trimmed.length > MAX_DOCUMENT_CHARS) {
-    throw new OpenApiError(`the OpenAPI document is larger than ${MAX_DOCUMENT_CHARS} characters`);
-  }
   if (trimmed.startsWith('{')) {
     try {
       return JSON.parse(trimmed);
     } catch (error) {
-      throw new OpenApiError(`the OpenAPI document is not valid JSON: ${(error as Error).message}`);
+      throw new OpenApiError(`the document is neither JSON nor YAML: not valid JSON: ${(error as Error).message}`);
     }
   }
   try {
     // The alias cap stops "billion laughs" documents; duplicate keys are already errors in yaml v2.
     return YAML.parse(trimmed, { maxAliasCount: 100 });
   } catch (error) {
-    throw new OpenApiError(`the OpenAPI document is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+    throw new OpenApiError(
+      `the document is neither JSON nor YAML: not valid YAML: ${(error as Error).message.split('\n')[0]}`,
+    );
   }
 }
 
@@ -110,12 +108,25 @@ async function dereferenced(document: JsonObject, refs: Map<string, string>): Pr
 
 /**
  * Parses, checks and dereferences an inline OpenAPI 3.0/3.1 document. Every failure is an
- * OpenApiError naming the problem and, where the parser lets us, the place in the document.
+ * OpenApiError naming the problem and, where the parser lets us, the place in the document; a
+ * document past one of `limits` (openapi-limits.ts) is refused before it is dereferenced, with an
+ * OpenApiLimitError naming the limit. Parsing a large document takes long: the server runs this
+ * in a worker thread (openapi-pool.ts).
  */
-export async function parseOpenApiDocument(text: string): Promise<OpenApiDocument> {
+export async function parseOpenApiDocument(
+  text: string,
+  limits: OpenApiLimits = DEFAULT_OPENAPI_LIMITS,
+): Promise<OpenApiDocument> {
+  checkDocumentSize(text, limits);
   const parsed = parseText(text);
-  if (!isObject(parsed)) throw new OpenApiError('the OpenAPI document must be a JSON/YAML object at the top level');
+  if (!isObject(parsed)) {
+    throw new OpenApiError(
+      'the text must be an OpenAPI document: a JSON or YAML object at the top level, with openapi, info and paths',
+    );
+  }
   const version = checkVersion(parsed);
+  // First: it bounds the depth every later walk of the document recurses to.
+  measureExpansion(parsed, limits);
   const refs = new Map<string, string>();
   collectRefs(parsed, [], refs);
   const raw = await dereferenced(parsed, refs);

@@ -8,6 +8,7 @@
 import { argumentsValidator } from './openapi-arguments.ts';
 import { parseOpenApiDocument } from './openapi-document.ts';
 import { OpenApiError } from './openapi-error.ts';
+import type { OpenApiLimits } from './openapi-limits.ts';
 import {
   operationsFromDocument,
   selectOperations,
@@ -17,7 +18,7 @@ import {
 import { buildRequest } from './openapi-request.ts';
 import { toToolOutput } from './openapi-response.ts';
 import { serverUrl } from './openapi-server-url.ts';
-import type { JsonObject, OpenApiDocument, RequestAuth, SendFunction, ToolOutput } from './openapi-types.ts';
+import type { JsonObject, RequestAuth, SendFunction, ToolOutput } from './openapi-types.ts';
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 100_000;
 
@@ -34,6 +35,17 @@ export interface OpenApiToolsetOptions {
   ignoreUnknownFields?: boolean;
   /** Only these tools (by tool name or operationId); all when absent or empty. */
   toolIds?: string[];
+}
+
+/**
+ * A compiled toolset as plain data (structured-clone safe): what reading the document produced,
+ * sent back from the worker that read it (openapi-worker.ts). Building the toolset from it is cheap.
+ */
+export interface OpenApiToolsetData {
+  readonly serverUrl: string;
+  readonly operations: OpenApiOperationTool[];
+  readonly skipped: SkippedOperation[];
+  readonly ignoreUnknownFields: boolean;
 }
 
 export interface CallOptions {
@@ -58,7 +70,6 @@ export class OpenApiToolset {
   private readonly validators = new Map<string, (args: unknown) => string | undefined>();
 
   private constructor(
-    readonly document: OpenApiDocument,
     readonly serverUrl: string,
     readonly operations: OpenApiOperationTool[],
     /** Operations left out, with why (a request body type we cannot send, say). */
@@ -73,9 +84,31 @@ export class OpenApiToolset {
     this.byName = new Map(operations.map((operation) => [operation.name, operation]));
   }
 
-  /** Parses and checks the spec, resolves the server URL and builds the tools; throws OpenApiError. */
-  static async fromText(text: string, options: OpenApiToolsetOptions = {}): Promise<OpenApiToolset> {
-    const document = await parseOpenApiDocument(text);
+  /** Parses and checks the spec, resolves the server URL and builds the tools, in this thread; throws OpenApiError. */
+  static async fromText(
+    text: string,
+    options: OpenApiToolsetOptions = {},
+    limits?: OpenApiLimits,
+  ): Promise<OpenApiToolset> {
+    return OpenApiToolset.fromData(await OpenApiToolset.compile(text, options, limits));
+  }
+
+  /** A toolset from what `compile` produced (in a worker, say): no parsing, no checks. */
+  static fromData(data: OpenApiToolsetData): OpenApiToolset {
+    return new OpenApiToolset(data.serverUrl, data.operations, data.skipped, data.ignoreUnknownFields);
+  }
+
+  /**
+   * The expensive part of `fromText`: parse, validate and dereference the document (within
+   * `limits`), resolve the server URL, convert every operation and check its argument schema
+   * compiles. Throws OpenApiError (OpenApiLimitError past a limit).
+   */
+  static async compile(
+    text: string,
+    options: OpenApiToolsetOptions = {},
+    limits?: OpenApiLimits,
+  ): Promise<OpenApiToolsetData> {
+    const document = await parseOpenApiDocument(text, limits);
     const base = serverUrl(document, options.url);
     const { tools, skipped } = operationsFromDocument(document);
     const selected = selectOperations(tools, options.toolIds);
@@ -89,7 +122,12 @@ export class OpenApiToolset {
         );
       }
     }
-    return new OpenApiToolset(document, base, selected, skipped, options.ignoreUnknownFields === true);
+    return {
+      serverUrl: base,
+      operations: selected,
+      skipped,
+      ignoreUnknownFields: options.ignoreUnknownFields === true,
+    };
   }
 
   /** Runs one tool call; every failure comes back as `{ isError: true }` with a readable reason. */

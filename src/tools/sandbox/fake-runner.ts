@@ -1,7 +1,7 @@
 import type { JsonValue } from '../../domain/records.ts';
-import { callInSandbox } from './js-sandbox.ts';
 import { SandboxError } from './sandbox-error.ts';
 import type { SandboxLimits } from './sandbox-limits.ts';
+import type { SandboxRunner, SandboxRunOptions } from './sandbox-runner.ts';
 import { toGuestContext, type SandboxToolContext } from './tool-context.ts';
 
 /**
@@ -29,7 +29,9 @@ export interface FakeTool {
   readonly displayName?: string;
 }
 
-export interface RunFakeOptions {
+export interface RunFakeOptions extends SandboxRunOptions {
+  /** Where the code runs: the server's worker pool, or the calling thread (sandbox-runner.ts). */
+  readonly sandbox: SandboxRunner;
   /** toolFakeConfig.codeBlock.jsCode */
   readonly jsCode: string;
   readonly tool: FakeTool;
@@ -60,19 +62,22 @@ export function fakeFunctionName(toolId: string): string {
 export async function runFake(options: RunFakeOptions): Promise<FakeOutcome> {
   const { tool } = options;
   const perTool = fakeFunctionName(tool.id);
-  const outcome = await callInSandbox({
-    code: options.jsCode,
-    functionNames: perTool === CATCH_ALL_FAKE ? [CATCH_ALL_FAKE] : [perTool, CATCH_ALL_FAKE],
-    args: [
-      { id: tool.id, name: tool.name ?? null, displayName: tool.displayName ?? null },
-      options.input,
-      toGuestContext(options.context),
-    ],
-    label: `fake for tool ${tool.id}`,
-    filename: 'fake.js',
-    missingHint: ` (declare function ${perTool}(tool, input, ctx) or ${CATCH_ALL_FAKE}(tool, input, ctx); return null to run the real tool)`,
-    limits: options.limits,
-  });
+  const outcome = await options.sandbox.run(
+    {
+      code: options.jsCode,
+      functionNames: perTool === CATCH_ALL_FAKE ? [CATCH_ALL_FAKE] : [perTool, CATCH_ALL_FAKE],
+      args: [
+        { id: tool.id, name: tool.name ?? null, displayName: tool.displayName ?? null },
+        options.input,
+        toGuestContext(options.context),
+      ],
+      label: `fake for tool ${tool.id}`,
+      filename: 'fake.js',
+      missingHint: ` (declare function ${perTool}(tool, input, ctx) or ${CATCH_ALL_FAKE}(tool, input, ctx); return null to run the real tool)`,
+      limits: options.limits,
+    },
+    { ...(options.owner ? { owner: options.owner } : {}), ...(options.signal ? { signal: options.signal } : {}) },
+  );
   const { value, functionName: calledFunction, logs } = outcome;
   return value === undefined || value === null
     ? { kind: 'real', calledFunction, logs }

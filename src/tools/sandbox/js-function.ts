@@ -1,7 +1,7 @@
 import type { JsonValue } from '../../domain/records.ts';
 import { isGuestIdentifier, toGuestIdentifier } from './guest-identifier.ts';
-import { callInSandbox } from './js-sandbox.ts';
 import type { SandboxLimits } from './sandbox-limits.ts';
+import type { SandboxRunner, SandboxRunOptions } from './sandbox-runner.ts';
 import { toGuestContext, type SandboxToolContext } from './tool-context.ts';
 
 /**
@@ -24,7 +24,9 @@ import { toGuestContext, type SandboxToolContext } from './tool-context.ts';
  * - console.log output is captured (bounded) and returned as `logs`.
  */
 
-export interface RunJsFunctionOptions {
+export interface RunJsFunctionOptions extends SandboxRunOptions {
+  /** Where the code runs: the server's worker pool, or the calling thread (sandbox-runner.ts). */
+  readonly sandbox: SandboxRunner;
   /** jsFunction.jsCode */
   readonly code: string;
   /** jsFunction.name: the function to call (mapped to an identifier), with `main` as fallback. */
@@ -47,14 +49,17 @@ export interface JsFunctionOutcome {
 export async function runJsFunction(options: RunJsFunctionOptions): Promise<JsFunctionOutcome> {
   const named = toGuestIdentifier(options.functionName);
   const functionNames = [...new Set([named, 'main'])].filter(isGuestIdentifier);
-  const outcome = await callInSandbox({
-    code: options.code,
-    functionNames,
-    args: [options.args, toGuestContext(options.context)],
-    label: `jsFunction ${options.functionName}`,
-    filename: `${named}.js`,
-    missingHint: ` (declare function ${isGuestIdentifier(named) ? named : 'main'}(args, context) { … } returning the result)`,
-    limits: options.limits,
-  });
+  const outcome = await options.sandbox.run(
+    {
+      code: options.code,
+      functionNames,
+      args: [options.args, toGuestContext(options.context)],
+      label: `jsFunction ${options.functionName}`,
+      filename: `${named}.js`,
+      missingHint: ` (declare function ${isGuestIdentifier(named) ? named : 'main'}(args, context) { … } returning the result)`,
+      limits: options.limits,
+    },
+    { ...(options.owner ? { owner: options.owner } : {}), ...(options.signal ? { signal: options.signal } : {}) },
+  );
   return { result: outcome.value ?? null, calledFunction: outcome.functionName, logs: outcome.logs };
 }

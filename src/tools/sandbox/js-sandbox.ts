@@ -24,9 +24,12 @@ import { resolveSandboxLimits, type ResolvedSandboxLimits, type SandboxLimits } 
  * wall-clock deadline and memory (run-watch.ts), QuickJS's stack limit, an output size cap.
  *
  * Between creating the runtime and disposing it the work is synchronous, so calls never interleave
- * inside the shared WASM module, and the event loop is blocked for at most the deadline (plus the
- * short grace for reading error details). Heavier isolation (a worker thread, killed from outside)
- * would lift that bound; it is not needed at these limits.
+ * inside the shared WASM module, and the thread that runs it is blocked for the whole call. The
+ * deadline is checked by QuickJS's interrupt handler, which some built-ins never reach (a sparse
+ * `Array(2 ** 32 - 1).indexOf(1)` loops in C for minutes), so a deadline alone does not bound the
+ * block. The server therefore never calls this on its event loop: tools and fakes run in a pool of
+ * worker threads (sandbox-pool.ts) that terminates a worker whose call overstays its deadline.
+ * `callInSandbox` runs in the calling thread: in such a worker, in tests, in tools.
  */
 
 export interface SandboxCall {
@@ -72,24 +75,52 @@ export async function preloadJsSandbox(limits?: SandboxLimits): Promise<void> {
   await acquireQuickJS(wasmMemoryBytesFor(resolveSandboxLimits(limits).memoryLimitBytes));
 }
 
-/** Calls the first defined function of `functionNames` with `args`; throws SandboxError on failure. */
-export async function callInSandbox(call: SandboxCall): Promise<SandboxResult> {
+/**
+ * A call checked and encoded, ready to run in any thread: plain data (structured-clone safe), so
+ * the pool can send it to a worker. Preparing throws TypeError / RangeError for the caller's own
+ * mistakes (a name that is no identifier, arguments with no JSON form, limits out of bounds).
+ */
+export interface PreparedSandboxCall {
+  readonly code: string;
+  readonly functionNames: readonly string[];
+  /** Each argument as JSON text, or undefined for `undefined`. */
+  readonly argTexts: readonly (string | undefined)[];
+  readonly label: string;
+  readonly filename: string;
+  readonly missingHint: string | undefined;
+  readonly limits: ResolvedSandboxLimits;
+}
+
+export function prepareSandboxCall(call: SandboxCall): PreparedSandboxCall {
   const limits = resolveSandboxLimits(call.limits);
   if (call.functionNames.length === 0) throw new TypeError('callInSandbox needs at least one function name');
   for (const name of call.functionNames) {
     if (!isGuestIdentifier(name)) throw new TypeError(`not a plain JavaScript identifier: ${JSON.stringify(name)}`);
   }
-  const argTexts = call.args.map((arg, index) => encodeArgument(arg, index, call.label));
-  const loaded = await acquireQuickJS(wasmMemoryBytesFor(limits.memoryLimitBytes));
-  return runOnce(loaded, call, limits, argTexts);
+  return {
+    code: call.code,
+    functionNames: [...call.functionNames],
+    argTexts: call.args.map((arg, index) => encodeArgument(arg, index, call.label)),
+    label: call.label,
+    filename: call.filename ?? 'tool.js',
+    missingHint: call.missingHint,
+    limits,
+  };
 }
 
-function runOnce(
-  loaded: LoadedQuickJS,
-  call: SandboxCall,
-  limits: ResolvedSandboxLimits,
-  argTexts: (string | undefined)[],
-): SandboxResult {
+/** Calls the first defined function of `functionNames` with `args`, in this thread; throws SandboxError on failure. */
+export async function callInSandbox(call: SandboxCall): Promise<SandboxResult> {
+  return runPreparedCall(prepareSandboxCall(call));
+}
+
+/** Runs a prepared call in this thread; its deadline starts once the WASM module is loaded. */
+export async function runPreparedCall(call: PreparedSandboxCall): Promise<SandboxResult> {
+  const loaded = await acquireQuickJS(wasmMemoryBytesFor(call.limits.memoryLimitBytes));
+  return runOnce(loaded, call);
+}
+
+function runOnce(loaded: LoadedQuickJS, call: PreparedSandboxCall): SandboxResult {
+  const { limits } = call;
   let runtime: QuickJSRuntime | undefined;
   let context: QuickJSContext | undefined;
   let watch: RunWatch | undefined;
@@ -109,11 +140,11 @@ function runOnce(
     context = runtime.newContext();
     run = new GuestRun(context, runtime, watch, {
       code: call.code,
-      filename: call.filename ?? 'tool.js',
+      filename: call.filename,
       label: call.label,
       functionNames: call.functionNames,
       missingHint: call.missingHint,
-      argTexts,
+      argTexts: call.argTexts,
       limits,
     });
     return run.execute();

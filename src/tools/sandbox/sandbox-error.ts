@@ -25,7 +25,18 @@ export type SandboxErrorCode =
   /** The engine itself failed (an abort inside QuickJS); the WASM module was replaced. */
   | 'crashed'
   /** The code is in a language Baton does not run (CES `pythonCode`). */
-  | 'unsupported_code';
+  | 'unsupported_code'
+  /** No sandbox worker took the call: too many calls wait already, or none was free in time (sandbox-pool.ts). */
+  | 'busy';
+
+/** A SandboxError as plain data, to cross from a worker thread (sandbox-worker.ts). */
+export interface SandboxErrorData {
+  readonly code: SandboxErrorCode;
+  readonly message: string;
+  readonly functionName: string | undefined;
+  readonly guestStack: string | undefined;
+  readonly logs: readonly string[];
+}
 
 export class SandboxError extends Error {
   readonly code: SandboxErrorCode;
@@ -47,6 +58,20 @@ export class SandboxError extends Error {
     this.functionName = details.functionName;
     this.guestStack = details.guestStack || undefined;
     this.logs = details.logs ?? [];
+  }
+
+  static fromData(data: SandboxErrorData): SandboxError {
+    const { code, message, functionName, guestStack, logs } = data;
+    return new SandboxError(code, message, {
+      ...(functionName === undefined ? {} : { functionName }),
+      ...(guestStack === undefined ? {} : { guestStack }),
+      logs,
+    });
+  }
+
+  toData(): SandboxErrorData {
+    const { code, message, functionName, guestStack, logs } = this;
+    return { code, message, functionName, guestStack, logs: [...logs] };
   }
 
   /** The same failure with the logs the run captured attached (they are read after the failure). */

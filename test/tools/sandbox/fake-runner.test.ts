@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assertNoPythonCode, fakeFunctionName, runFake } from '../../../src/tools/sandbox/fake-runner.ts';
+import { inThreadSandbox } from '../../../src/tools/sandbox/sandbox-runner.ts';
 import { SandboxError } from '../../../src/tools/sandbox/sandbox-error.ts';
 import { expectSandboxError } from './sandbox-test-helpers.ts';
 
@@ -16,7 +17,7 @@ describe('runFake', () => {
     const jsCode = `
       function fake_tool_call(tool, input, ctx) { return { from: 'catch-all' } }
       function fake_get_weather(tool, input, ctx) { return { from: 'per-tool', tool, input } }`;
-    const outcome = await runFake({ jsCode, tool, input: { city: 'Oslo' }, context });
+    const outcome = await runFake({ sandbox: inThreadSandbox, jsCode, tool, input: { city: 'Oslo' }, context });
     expect(outcome).toEqual({
       kind: 'fake',
       result: {
@@ -33,7 +34,7 @@ describe('runFake', () => {
     const jsCode = `
       function fake_other_tool() { return { from: 'other' } }
       function fake_tool_call(tool, input, ctx) { return { from: 'catch-all', id: tool.id } }`;
-    const outcome = await runFake({ jsCode, tool, input: {}, context });
+    const outcome = await runFake({ sandbox: inThreadSandbox, jsCode, tool, input: {}, context });
     expect(outcome).toMatchObject({
       kind: 'fake',
       result: { from: 'catch-all', id: 'get-weather' },
@@ -48,9 +49,13 @@ describe('runFake', () => {
         if (input.mode === 'undefined') return undefined;
         return { faked: true };
       }`;
-    expect(await runFake({ jsCode, tool, input: { mode: 'null' }, context })).toMatchObject({ kind: 'real' });
-    expect(await runFake({ jsCode, tool, input: { mode: 'undefined' }, context })).toMatchObject({ kind: 'real' });
-    expect(await runFake({ jsCode, tool, input: { mode: 'fake' }, context })).toMatchObject({
+    expect(await runFake({ sandbox: inThreadSandbox, jsCode, tool, input: { mode: 'null' }, context })).toMatchObject({
+      kind: 'real',
+    });
+    expect(
+      await runFake({ sandbox: inThreadSandbox, jsCode, tool, input: { mode: 'undefined' }, context }),
+    ).toMatchObject({ kind: 'real' });
+    expect(await runFake({ sandbox: inThreadSandbox, jsCode, tool, input: { mode: 'fake' }, context })).toMatchObject({
       kind: 'fake',
       result: { faked: true },
     });
@@ -63,15 +68,16 @@ describe('runFake', () => {
         ctx.variables.scenario = 'changed';
         return seen;
       }`;
-    const first = await runFake({ jsCode, tool, input: {}, context });
+    const first = await runFake({ sandbox: inThreadSandbox, jsCode, tool, input: {}, context });
     expect(first).toMatchObject({ kind: 'fake', result: context });
     expect(context.variables.scenario).toBe('sunny');
-    const second = await runFake({ jsCode, tool, input: {}, context });
+    const second = await runFake({ sandbox: inThreadSandbox, jsCode, tool, input: {}, context });
     expect(second).toMatchObject({ kind: 'fake', result: { variables: { scenario: 'sunny' } } });
   });
 
   it('fills in a missing context with nulls and empty variables', async () => {
     const outcome = await runFake({
+      sandbox: inThreadSandbox,
       jsCode: 'function fake_tool_call(t, i, ctx) { return ctx }',
       tool: { id: 't1' },
       input: {},
@@ -88,11 +94,14 @@ describe('runFake', () => {
         if (ctx.variables.scenario === 'down') throw new Error('weather service unavailable');
         return { city: input.city ?? ctx.variables.city, sky: ctx.variables.scenario };
       }`;
-    expect(await runFake({ jsCode, tool, input: {}, context })).toMatchObject({
+    expect(await runFake({ sandbox: inThreadSandbox, jsCode, tool, input: {}, context })).toMatchObject({
       result: { city: 'Lisbon', sky: 'sunny' },
     });
     const down = { ...context, variables: { scenario: 'down' } };
-    const error = await expectSandboxError(runFake({ jsCode, tool, input: {}, context: down }), 'thrown');
+    const error = await expectSandboxError(
+      runFake({ sandbox: inThreadSandbox, jsCode, tool, input: {}, context: down }),
+      'thrown',
+    );
     expect(error.message).toBe(
       'fake for tool get-weather: fake_get_weather() threw Error: weather service unavailable',
     );
@@ -100,7 +109,7 @@ describe('runFake', () => {
 
   it('fails with missing_function when neither function is defined', async () => {
     const error = await expectSandboxError(
-      runFake({ jsCode: 'function fake_something_else() {}', tool, input: {}, context }),
+      runFake({ sandbox: inThreadSandbox, jsCode: 'function fake_something_else() {}', tool, input: {}, context }),
       'missing_function',
     );
     expect(error.message).toContain('fake_get_weather or fake_tool_call');
@@ -137,7 +146,10 @@ describe('assertNoPythonCode', () => {
 
   it('points Python pasted into jsCode at the right runtime', async () => {
     const jsCode = 'def fake_tool_call(tool, input, callback_context):\n    return None';
-    const error = await expectSandboxError(runFake({ jsCode, tool, input: {}, context }), 'syntax_error');
+    const error = await expectSandboxError(
+      runFake({ sandbox: inThreadSandbox, jsCode, tool, input: {}, context }),
+      'syntax_error',
+    );
     expect(error.message).toMatch(/looks like Python/);
   });
 });

@@ -1,0 +1,66 @@
+import { readlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { HostMessage, TaskMessage } from './worker-messages.ts';
+
+/**
+ * The worker side of a pool (worker-pool.ts): loads the task module named in `workerData`, waits
+ * for its optional `ready` promise (a module to load ahead, say), says it is ready, then runs one
+ * task at a time with the module's default export and posts back its value or its error's message.
+ *
+ * Why `require`: the pool starts workers with tsx's CommonJS hook (`--require tsx/cjs`), because on
+ * Node 20 the ESM loader hooks that `--import tsx` installs do not reach worker threads; the task
+ * module is TypeScript source and is compiled by that hook.
+ */
+
+const port = parentPort;
+if (!port) throw new Error('worker-host.ts runs inside a worker thread started by WorkerPool');
+const { module, niceness } = workerData as { module: string; niceness: number };
+lowerPriority(niceness);
+const loaded = createRequire(import.meta.url)(module) as { default?: unknown; ready?: unknown };
+const handler = loaded.default;
+if (typeof handler !== 'function') throw new Error(`${module} has no default export to run tasks with`);
+const run = handler as (task: unknown) => unknown;
+
+port.on('message', (message: TaskMessage) => {
+  void answer(message);
+});
+// A failed warm-up is not fatal: the first task meets the same failure and reports it.
+void Promise.resolve(loaded.ready)
+  .catch(() => undefined)
+  .then(() => port.postMessage({ type: 'ready' } satisfies HostMessage));
+
+async function answer({ id, task }: TaskMessage): Promise<void> {
+  let reply: HostMessage;
+  try {
+    reply = { type: 'done', id, ok: true, value: await run(task) };
+  } catch (error) {
+    reply = { type: 'done', id, ok: false, message: describe(error) };
+  }
+  try {
+    port?.postMessage(reply);
+  } catch (error) {
+    // A value with no structured-clone form (a function, say) is the task module's bug; say so.
+    port?.postMessage({ type: 'done', id, ok: false, message: describe(error) } satisfies HostMessage);
+  }
+}
+
+/**
+ * Lowers this thread's CPU priority (Linux: a thread is a task with its own id, which
+ * setpriority takes): when cores are short, the event loop serving requests is scheduled before a
+ * task that spins. Best effort: elsewhere, or if refused, the thread keeps the process's priority.
+ */
+function lowerPriority(increment: number): void {
+  if (increment <= 0) return;
+  try {
+    const thread = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(thread)) setPriority(thread, increment);
+  } catch {
+    // Not Linux, or no /proc: the priority stays as it is.
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
