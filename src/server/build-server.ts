@@ -15,7 +15,8 @@ import type { Store } from '../store/store.ts';
 import { isConsoleRoute, registerConsoleRoutes } from './console-routes.ts';
 import { authenticate } from './authenticate.ts';
 import { nativeErrorBody, toBatonError } from '../faces/kit/http-errors.ts';
-import { beginIdempotentRequest } from './idempotency.ts';
+import { DEFAULT_IDEMPOTENCY_LEASE_SECONDS, IdempotencyKeys } from './idempotency.ts';
+import { withRequestLogRedaction } from './request-log-redaction.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ErrorRenderer, FaceContext, SweepChore } from '../faces/kit/face-context.ts';
 import type { Resources } from '../resources/index.ts';
@@ -23,6 +24,8 @@ import { StreamSlots } from '../faces/kit/stream-slots.ts';
 import { AuthFailureLimiter } from './auth-failure-limiter.ts';
 import { DEFAULT_LIMITS, type LimitSettings } from './limit-settings.ts';
 import { registerRequestRateLimits } from './request-rate-limits.ts';
+import { requireCapability } from '../domain/access.ts';
+import { routeCapability } from './route-access.ts';
 
 export interface ServerDependencies {
   store: Store;
@@ -36,6 +39,8 @@ export interface ServerDependencies {
   sweepChores?: SweepChore[];
   /** Request rates, open streams and failed authentications (turns are the engine's); defaults when absent. */
   limits?: LimitSettings;
+  /** How long an in-flight Idempotency-Key stays held after its process died (`server.idempotency_lease_seconds`). */
+  idempotencyLeaseSeconds?: number;
 }
 
 const renderNative: ErrorRenderer = (error) => ({ status: error.status, body: nativeErrorBody(error) });
@@ -45,7 +50,7 @@ const PUBLIC_PATHS = new Set(['/healthz']);
 /** Assembles the HTTP server: auth, body limits, idempotency, error mapping, then each face. */
 export async function buildServer(dependencies: ServerDependencies): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: dependencies.logger ?? false,
+    logger: withRequestLogRedaction(dependencies.logger),
     bodyLimit: dependencies.bodyLimitBytes,
     // Prototype-poisoning keys are refused, not silently kept.
     onProtoPoisoning: 'error',
@@ -59,6 +64,15 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
   app.decorateRequest('principal', null as unknown as Principal);
   app.decorateRequest('idempotency', undefined);
 
+  // Fail closed: an API route without an access rule stops the server from starting.
+  app.addHook('onRoute', (route) => {
+    if (PUBLIC_PATHS.has(route.url) || isConsoleRoute(route.url)) return;
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD' && method !== 'OPTIONS' && routeCapability(method, route.url) === undefined)
+        throw new Error(`Route ${method} ${route.url} has no access rule in src/server/route-access.ts.`);
+    }
+  });
+
   const keys = resources.apiKeys;
   const limits = dependencies.limits ?? DEFAULT_LIMITS;
   // Failed attempts are counted per address after the key was checked, so a valid key always passes.
@@ -67,6 +81,10 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     // Matched by route pattern, not raw URL, so no crafted path can reach an API route without a key.
     if (PUBLIC_PATHS.has(request.url) || isConsoleRoute(request.routeOptions.url)) return;
     request.principal = await failedAuth.guard(request.ip, () => authenticate(keys, request));
+    const pattern = request.routeOptions.url;
+    if (pattern === undefined) return; // no such route: the not-found handler answers
+    const capability = routeCapability(request.method, pattern) ?? 'operate';
+    requireCapability(request.principal, capability, `${request.method} ${request.url.split('?')[0]}`);
   });
   // After authentication: the rate is counted per app.
   await registerRequestRateLimits(app, {
@@ -74,9 +92,12 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     totalPerMinute: limits.requestsPerMinuteTotal,
   });
 
+  const idempotency = new IdempotencyKeys(store, {
+    leaseMs: (dependencies.idempotencyLeaseSeconds ?? DEFAULT_IDEMPOTENCY_LEASE_SECONDS) * 1000,
+  });
   app.addHook('preHandler', async (request, reply) => {
     if (request.method !== 'POST' || !request.principal) return;
-    const handle = await beginIdempotentRequest(store, request.principal.appId, request, reply);
+    const handle = await idempotency.begin(request.principal.appId, request, reply);
     if (handle === null) return reply; // replayed: the stored response was sent
     request.idempotency = handle;
     return undefined;
@@ -144,7 +165,12 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     ...dependencies.responsesWebSocket,
     service: responses,
     engine: dependencies.engine,
-    authenticate: (headers, address) => failedAuth.guard(address, () => authenticate(keys, { headers })),
+    authenticate: async (headers, address) => {
+      const principal = await failedAuth.guard(address, () => authenticate(keys, { headers }));
+      // Every message on the socket creates a response: a member's action, as POST /v1/responses.
+      requireCapability(principal, 'use', 'The Responses WebSocket');
+      return principal;
+    },
     streams: face.streams,
     maxPayloadBytes: dependencies.bodyLimitBytes,
   });

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { agentWireSchema, type AgentWire } from '../resources/agents/agent-config-form.ts';
 import { compileEgressPolicy } from '../tools/http/address-policy.ts';
 import { DEFAULT_LIMITS, type LimitSettings } from './limit-settings.ts';
+import { DEFAULT_IDEMPOTENCY_LEASE_SECONDS } from './idempotency.ts';
 
 /** Replaces `${NAME}` and `${NAME:-default}` with environment values, so secrets stay out of the file. */
 export function interpolateEnv(text: string, env: NodeJS.ProcessEnv): string {
@@ -42,6 +43,7 @@ const fileSchema = z
         host: z.string().optional(),
         port: z.coerce.number().int().min(0).max(65535).optional(),
         body_limit_bytes: z.coerce.number().int().positive().optional(),
+        idempotency_lease_seconds: z.coerce.number().int().min(1).max(600).optional(),
       })
       .strict()
       .optional(),
@@ -86,6 +88,11 @@ export interface BatonConfig {
   host: string;
   port: number;
   bodyLimitBytes: number;
+  /**
+   * How long an in-flight `Idempotency-Key` stays held when the process running its request
+   * stops renewing it (it died); then a retry of the same request takes the key over.
+   */
+  idempotencyLeaseSeconds: number;
   dataDir: string;
   /** A Postgres URL; when absent, SQLite in `dataDir/baton.db`. */
   databaseUrl: string | null;
@@ -203,6 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     host: env.HOST || file.server?.host || '127.0.0.1',
     port,
     bodyLimitBytes: file.server?.body_limit_bytes ?? 1_048_576,
+    idempotencyLeaseSeconds: file.server?.idempotency_lease_seconds ?? DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
     dataDir: resolve(cwd, env.BATON_DATA_DIR || file.database?.data_dir || './data'),
     databaseUrl: env.DATABASE_URL || file.database?.url || null,
     adminKey: env.BATON_ADMIN_KEY || null,

@@ -124,6 +124,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       responsesWebSocket: options.responsesWebSocket,
       sweepChores,
       limits: config.limits,
+      idempotencyLeaseSeconds: config.idempotencyLeaseSeconds,
     });
     log = {
       warn: (details, message) => app.log.warn(details, message),

@@ -37,6 +37,7 @@ export function testConfig(overrides: Partial<BatonConfig> = {}): BatonConfig {
     host: '127.0.0.1',
     port: 0,
     bodyLimitBytes: 1_048_576,
+    idempotencyLeaseSeconds: 30,
     dataDir: '/nonexistent',
     databaseUrl: null,
     adminKey: ADMIN_KEY,

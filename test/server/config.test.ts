@@ -81,6 +81,15 @@ agents:
     expect(() => loadConfig({}, dirWith('limits:\n  streams: 3\n'))).toThrow(/limits/);
   });
 
+  it('server.idempotency_lease_seconds: 30 by default, 1 to 600', () => {
+    expect(loadConfig({}, dirWith(null)).idempotencyLeaseSeconds).toBe(30);
+    expect(loadConfig({}, dirWith('server:\n  idempotency_lease_seconds: 5\n')).idempotencyLeaseSeconds).toBe(5);
+    for (const bad of ['0', '601', '2.5'])
+      expect(() => loadConfig({}, dirWith(`server:\n  idempotency_lease_seconds: ${bad}\n`))).toThrow(
+        /server\.idempotency_lease_seconds/,
+      );
+  });
+
   it('names the bad field of an invalid file', () => {
     const dir = dirWith('server:\n  port: "not a port"\n');
     expect(() => loadConfig({}, dir)).toThrow(/server\.port/);

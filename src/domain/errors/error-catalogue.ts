@@ -24,14 +24,6 @@ export interface ErrorEntry {
  * missing here, or listed here but never used.
  */
 export const ERROR_CATALOGUE = {
-  admin_key_required: {
-    status: 403,
-    grpc: 'PERMISSION_DENIED',
-    faces: ['ces', 'mcp', 'admin'],
-    meaning:
-      'The request needs an admin API key: creating apps and API keys, and creating or deleting CES ' +
-      'apps, are admin-only. Repeat it with an admin key of the same project.',
-  },
   agent_deleted: {
     status: 422,
     grpc: 'FAILED_PRECONDITION',
@@ -73,12 +65,22 @@ export const ERROR_CATALOGUE = {
     meaning:
       'Internal: the agent version a turn was started with is missing from the store. Report it with the request id, and start a new conversation meanwhile.',
   },
-  app_access_denied: {
-    status: 403,
-    grpc: 'PERMISSION_DENIED',
-    faces: ['ces', 'mcp'],
+  api_key_expired: {
+    status: 401,
+    faces: ['all'],
     meaning:
-      "The API key belongs to another app and is not an admin key of this app's project. Use a key of that app, or an admin key of its project.",
+      'The API key passed its expiry (set when it was created, or by a rotation whose grace period ended). ' +
+      'Use the key that replaced it, or ask an app admin for a new one.',
+  },
+  api_key_not_found: {
+    status: 404,
+    faces: ['admin'],
+    meaning: 'No API key with this id belongs to the app. List the keys with GET /v1/api-keys.',
+  },
+  api_key_revoked: {
+    status: 401,
+    faces: ['all'],
+    meaning: 'The API key was revoked. Use another key of the app, or ask an app admin to create one.',
   },
   app_deleted: {
     status: 403,
@@ -240,13 +242,23 @@ export const ERROR_CATALOGUE = {
     status: 409,
     faces: ['all'],
     meaning:
-      'A request with the same Idempotency-Key is still being processed. Retry in a moment to get its stored response.',
+      'A request with the same Idempotency-Key is still being processed. Retry in a moment to get its stored response; ' +
+      'if the server running it stopped, a retry runs it once its lease ends (Retry-After says when).',
   },
   idempotency_key_reused: {
     status: 422,
     faces: ['all'],
     meaning:
       'The Idempotency-Key was already used for a different request (another method, path or body). Use a new key for a new request.',
+  },
+  insufficient_role: {
+    status: 403,
+    grpc: 'PERMISSION_DENIED',
+    faces: ['all'],
+    meaning:
+      "The API key's role does not allow this action: readers read, members also talk to agents and answer " +
+      'calls, app admins also change the app (agents, tools, secrets, keys), operators manage every app. ' +
+      'Use a key with the role the message names.',
   },
   internal_error: {
     status: 500,
@@ -680,13 +692,6 @@ export const ERROR_CATALOGUE = {
     meaning:
       'The previous response is not the latest of its conversation, and the latest waits for tool ' +
       'outputs. Continue from the latest response with those outputs, or cancel it first.',
-  },
-  project_access_denied: {
-    status: 403,
-    grpc: 'PERMISSION_DENIED',
-    faces: ['ces', 'mcp'],
-    meaning:
-      "The API key belongs to another project than the one the request names. Use your key's own project in the parent, or a key of that project.",
   },
   rate_limited: {
     status: 429,

@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { takeIdempotency } from '../kit/streamed-reply.ts';
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { Principal } from '../../domain/principal.ts';
+import { requireCapability } from '../../domain/access.ts';
 import type { FaceContext } from '../kit/face-context.ts';
 import { toBatonError } from '../kit/http-errors.ts';
 import { checkToolArguments, mcpAjv } from './mcp-arguments.ts';
@@ -218,6 +219,7 @@ export function createMcpServer(options: McpServerOptions, principal: Principal,
       return toolErrorResult(invalid, options.renderError);
     }
     try {
+      requireCapability(principal, tool.capability, `The tool ${name}`);
       return toolSuccessResult(await tool.handler(args, principal));
     } catch (error) {
       // Baton's usual mapping (BatonError as is, a bad cursor → invalid_request, anything else → internal).
