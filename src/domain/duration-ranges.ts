@@ -29,6 +29,8 @@ export const DURATION_RANGES = {
   serverToolRun: { min: 0.001, max: 600, unit: 'seconds', maxInWords: '10 minutes' },
   /** `engine.stale_turn_seconds`: how long a running turn may go without a sign of life. */
   staleTurn: { min: 3, max: 86_400, unit: 'seconds', maxInWords: '1 day' },
+  /** `server.idempotency_lease_seconds`: how long a dead process's Idempotency-Key stays held. */
+  idempotencyLease: { min: 1, max: 600, unit: 'seconds', maxInWords: '10 minutes' },
   /** `engine.sweep_interval_ms`: how often the sweeper applies deadlines. */
   sweepInterval: { min: 10, max: 600_000, unit: 'milliseconds', maxInWords: '10 minutes' },
 } as const satisfies Record<string, DurationRange>;

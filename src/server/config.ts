@@ -46,7 +46,10 @@ const fileSchema = z
         host: z.string().optional(),
         port: z.coerce.number().int().min(0).max(65535).optional(),
         body_limit_bytes: z.coerce.number().int().positive().optional(),
-        idempotency_lease_seconds: z.coerce.number().int().min(1).max(600).optional(),
+        idempotency_lease_seconds: durationNumber(DURATION_RANGES.idempotencyLease, {
+          coerce: true,
+          integer: true,
+        }).optional(),
       })
       .strict()
       .optional(),

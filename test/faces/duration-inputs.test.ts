@@ -264,18 +264,21 @@ describe('duration settings of baton.yaml', () => {
   };
 
   it.each([
-    ['stale_turn_seconds', '2', 'from 3 to 86400 (1 day)'],
-    ['stale_turn_seconds', '86401', 'from 3 to 86400 (1 day)'],
-    ['stale_turn_seconds', '1e308', 'from 3 to 86400 (1 day)'],
-    ['stale_turn_seconds', '.nan', 'from 3 to 86400 (1 day)'],
-    ['stale_turn_seconds', '"99999999999999999999"', 'from 3 to 86400 (1 day)'],
-    ['sweep_interval_ms', '1e10', 'from 10 to 600000 (10 minutes)'],
-    ['sweep_interval_ms', '0', 'from 10 to 600000 (10 minutes)'],
-    ['sweep_interval_ms', '-5', 'from 10 to 600000 (10 minutes)'],
-    ['sweep_interval_ms', '1.5', 'a whole number'],
-  ])('engine.%s: %s is refused, naming the field and the range', (key, value, range) => {
-    expect(load(`engine:\n  ${key}: ${value}\n`)).toThrow(
-      new RegExp(`at engine\\.${key}: .*${range.replace(/[()]/g, '\\$&')}`),
+    ['engine.stale_turn_seconds', '2', 'from 3 to 86400 (1 day)'],
+    ['engine.stale_turn_seconds', '86401', 'from 3 to 86400 (1 day)'],
+    ['engine.stale_turn_seconds', '1e308', 'from 3 to 86400 (1 day)'],
+    ['engine.stale_turn_seconds', '.nan', 'from 3 to 86400 (1 day)'],
+    ['engine.stale_turn_seconds', '"99999999999999999999"', 'from 3 to 86400 (1 day)'],
+    ['engine.sweep_interval_ms', '1e10', 'from 10 to 600000 (10 minutes)'],
+    ['engine.sweep_interval_ms', '0', 'from 10 to 600000 (10 minutes)'],
+    ['engine.sweep_interval_ms', '-5', 'from 10 to 600000 (10 minutes)'],
+    ['engine.sweep_interval_ms', '1.5', 'a whole number'],
+    ['server.idempotency_lease_seconds', '0', 'from 1 to 600 (10 minutes)'],
+    ['server.idempotency_lease_seconds', '1e308', 'from 1 to 600 (10 minutes)'],
+  ])('%s: %s is refused, naming the field and the range', (field, value, range) => {
+    const [section, key] = field.split('.');
+    expect(load(`${section}:\n  ${key}: ${value}\n`)).toThrow(
+      new RegExp(`at ${section}\\.${key}: .*${range.replace(/[()]/g, '\\$&')}`),
     );
   });
 
