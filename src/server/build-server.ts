@@ -90,6 +90,7 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
   app.addHook('onRequest', async (request) => {
     // Matched by route pattern, not raw URL, so no crafted path can reach an API route without a key.
     if (PUBLIC_PATHS.has(request.url) || isConsoleRoute(request.routeOptions.url)) return;
+    await request.routeOptions.config.beforeAuthentication?.(request);
     request.principal = await failedAuth.guard(request.ip, () => authenticate(keys, request));
     const pattern = request.routeOptions.url;
     if (pattern === undefined) return; // no such route: the not-found handler answers

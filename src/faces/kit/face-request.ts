@@ -20,4 +20,11 @@ declare module 'fastify' {
     principal: Principal;
     idempotency: IdempotencyHandle | undefined;
   }
+  interface FastifyContextConfig {
+    /**
+     * A check the server runs before authentication (e.g. `/mcp`'s Origin rule, which the MCP
+     * spec wants answered with 403 whatever the key): throwing refuses the request.
+     */
+    beforeAuthentication?: (request: FastifyRequest) => Promise<void>;
+  }
 }

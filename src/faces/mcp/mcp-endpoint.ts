@@ -84,7 +84,7 @@ export function registerMcpEndpoint(app: FastifyInstance, options: McpEndpointOp
   app.route({
     method: 'POST',
     url: MCP_PATH,
-    onRequest: checkOrigin,
+    config: { beforeAuthentication: checkOrigin },
     onSend: addBearerChallenge,
     handler: async (request, reply) => {
       if (!request.principal)
@@ -103,7 +103,7 @@ export function registerMcpEndpoint(app: FastifyInstance, options: McpEndpointOp
   app.route({
     method: ['GET', 'DELETE', 'PUT', 'PATCH'],
     url: MCP_PATH,
-    onRequest: checkOrigin,
+    config: { beforeAuthentication: checkOrigin },
     onSend: addBearerChallenge,
     handler: async (request, reply) =>
       reply

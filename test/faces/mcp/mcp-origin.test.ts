@@ -94,13 +94,19 @@ describe('/mcp: the Origin header', () => {
     }
   });
 
-  it('authentication comes first: a foreign Origin without a key is a 401', async () => {
+  it('the Origin comes first: a foreign Origin without a key is a 403, as the MCP spec asks', async () => {
     const response = await fetch(`${baton.url}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: MCP_ACCEPT, origin: 'http://evil.example.com' },
       body: TOOLS_LIST,
     });
-    expect(response.status).toBe(401);
+    expect(response.status).toBe(403);
+    const keyless = await fetch(`${baton.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: MCP_ACCEPT, origin: 'http://localhost:3000' },
+      body: TOOLS_LIST,
+    });
+    expect(keyless.status).toBe(401);
   });
 
   describe('with the official MCP SDK client', () => {
