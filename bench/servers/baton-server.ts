@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBaton } from '../../src/server/start-baton.ts';
 import { testConfig } from '../../test/helpers/test-baton.ts';
+import { DEFAULT_LIMITS } from '../../src/server/limit-settings.ts';
 import { NOISY_PROGRAM, NOISY_PROGRAM_NAME } from '../noisy-neighbour-program.ts';
 import { SERVER_TOOLS_PROGRAM, SERVER_TOOLS_PROGRAM_NAME } from '../server-tools-program.ts';
 import { createThread, engineRoundTrip } from '../engine-driver.ts';
@@ -38,8 +39,17 @@ const serverTools =
   process.env.BENCH_SERVER_TOOLS === '1'
     ? { egressAllow: ['127.0.0.1/32'], scripted: { [SERVER_TOOLS_PROGRAM_NAME]: SERVER_TOOLS_PROGRAM } }
     : {};
+// The load comes from one app, far past a tenant's default request rate: the bench measures
+// throughput, so the per-app and total limits are set to their maximum.
+const limits = {
+  ...DEFAULT_LIMITS,
+  requestsPerMinutePerApp: 1_000_000,
+  requestsPerMinuteTotal: 1_000_000,
+  turnsPerApp: 10_000,
+  turnsTotal: 10_000,
+};
 const noisy = process.env.BENCH_NOISY === '1' ? { scripted: { [NOISY_PROGRAM_NAME]: NOISY_PROGRAM } } : {};
-const baton = await createBaton(testConfig({ port: 0, ...serverTools, ...noisy }), {
+const baton = await createBaton(testConfig({ port: 0, limits, ...serverTools, ...noisy }), {
   store: { kind: 'sqlite', filename },
   sweeper: false,
   logger: false,

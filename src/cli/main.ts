@@ -1,10 +1,13 @@
 import { runChat } from './chat.ts';
+import { runKeys } from './keys.ts';
 import { runServe } from './serve.ts';
 
 const USAGE = `Usage:
   baton serve                 start the server (config: ./baton.yaml or BATON_CONFIG; HOST, PORT, BATON_DATA_DIR, BATON_ADMIN_KEY)
   baton chat AGENT            chat with an agent in the terminal, answering its client-executed tool calls at a prompt
-                              (BATON_URL, default http://127.0.0.1:8080; BATON_API_KEY)`;
+                              (BATON_URL, default http://127.0.0.1:8080; BATON_API_KEY)
+  baton keys list|create|revoke|rotate
+                              manage API keys (an app admin's of its app; an operator's of any app with --app)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -13,6 +16,8 @@ async function main(argv: string[]): Promise<number> {
       return runServe();
     case 'chat':
       return runChat(rest);
+    case 'keys':
+      return runKeys(rest);
     case undefined:
     case 'help':
     case '--help':

@@ -148,7 +148,11 @@ export interface SessionRecord {
   updatedAt: string;
 }
 
-export type ApiKeyRole = 'admin' | 'member';
+/**
+ * What a key may do (src/domain/access.ts): `operator` runs the server, `admin` manages its own app,
+ * `member` uses its app's APIs, `reader` only reads them.
+ */
+export type ApiKeyRole = 'operator' | 'admin' | 'member' | 'reader';
 
 export interface ApiKeyRecord {
   id: string;
@@ -161,6 +165,10 @@ export interface ApiKeyRecord {
   role: ApiKeyRole;
   createdAt: string;
   revokedAt: string | null;
+  /** After this instant the key no longer authenticates (set at creation or by a rotation's grace). */
+  expiresAt: string | null;
+  /** Recorded at most once a minute per key, so authentication stays a read. */
+  lastUsedAt: string | null;
 }
 
 export interface AgentRecord {
@@ -355,6 +363,13 @@ export interface IdempotencyRecord {
   responseStatus: number | null;
   responseBody: string | null;
   createdAt: string;
+  /** The server process that runs (or ran) the request; null on rows from before leases. */
+  owner: string | null;
+  /**
+   * While `in_progress`: when the owner's lease ends unless it renews it. Past it, the owner is
+   * taken for dead and a retry of the same request may take the key over.
+   */
+  leaseExpiresAt: string | null;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { IdGenerator } from '../domain/ids.ts';
 
 import type { ModelResolver } from './ports/model-resolver.ts';
 import type { ToolProvider } from './ports/tool-provider.ts';
+import type { TurnSlots } from './turn-slots.ts';
 
 export interface EngineLogger {
   warn(details: object, message: string): void;
@@ -17,6 +18,10 @@ export interface EngineSettings {
   maxInvalidCallRounds: number;
   /** An `in_progress` turn not updated for this long is considered orphaned by a dead process. */
   staleTurnSeconds: number;
+  /** Turns of one app whose loop may run in this process at once; new turns past it get `too_many_turns`. */
+  turnsPerApp: number;
+  /** Turns of all apps whose loop may run in this process at once. */
+  turnsTotal: number;
 }
 
 /** What every part of the engine shares. Built once by `createEngine`. */
@@ -33,6 +38,8 @@ export interface EngineContext {
   running: Map<string, AbortController>;
   /** Work started without a caller waiting on it (resumes by the sweeper, queued input). */
   background: Set<Promise<unknown>>;
+  /** The running turns of this process, per app, under `turnsPerApp` and `turnsTotal`. */
+  turns: TurnSlots;
 }
 
 export function nowIso(context: EngineContext): string {

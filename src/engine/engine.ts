@@ -25,7 +25,13 @@ import {
   conversationNotFound,
   nothingToCancel,
 } from './engine-errors.ts';
-import { nowIso, runInBackground, type EngineContext, type EngineLogger } from './engine-context.ts';
+import {
+  nowIso,
+  runInBackground,
+  type EngineContext,
+  type EngineLogger,
+  type EngineSettings,
+} from './engine-context.ts';
 import {
   checkToolChoice,
   type ConversationState,
@@ -50,6 +56,7 @@ import { ResponseChains } from './responses/response-chains.ts';
 import { listMessagePage } from './message-pages.ts';
 import { LedgerChangeFeed, type LedgerChangeFeedSettings } from './ledger/ledger-change-feed.ts';
 import { SessionRuns } from './sessions/session-runs.ts';
+import { TurnSlots } from './turn-slots.ts';
 
 export * from './engine-types.ts';
 
@@ -64,6 +71,14 @@ export class Engine {
   private readonly context: EngineContext;
 
   constructor(options: EngineOptions) {
+    const settings: EngineSettings = {
+      maxModelRetries: 2,
+      maxInvalidCallRounds: 2,
+      staleTurnSeconds: 120,
+      turnsPerApp: 100,
+      turnsTotal: 400,
+      ...options.settings,
+    };
     this.context = {
       store: options.store,
       models: options.models,
@@ -71,9 +86,10 @@ export class Engine {
       clock: options.clock ?? systemClock,
       newId: options.newId ?? defaultNewId,
       logger: options.logger ?? silentLogger,
-      settings: { maxModelRetries: 2, maxInvalidCallRounds: 2, staleTurnSeconds: 120, ...options.settings },
+      settings,
       running: new Map(),
       background: new Set(),
+      turns: new TurnSlots({ perApp: settings.turnsPerApp, total: settings.turnsTotal }),
     };
     this.dispatch = new TurnDispatch(this.context, new AgentVersions(options.store));
     this.responses = new ResponseChains(this.context, this);
@@ -147,16 +163,22 @@ export class Engine {
     const agentRecord = await this.agentNamed(appId, agentName);
     checkToolChoice(agentRecord.definition, input.options);
     const conversation = this.newConversation(appId, agentRecord, metadata);
-    const turn = await this.dispatch.startTurn(
-      conversation,
-      agentRecord.id,
-      agentRecord.version,
-      [input],
-      [],
-      options.onAccepted,
-      true,
+    return this.dispatch.admitAndRun(
+      appId,
+      async () => ({
+        turn: await this.dispatch.startTurn(
+          conversation,
+          agentRecord.id,
+          agentRecord.version,
+          [input],
+          [],
+          options.onAccepted,
+          true,
+        ),
+        agent: agentRecord.definition,
+      }),
+      options,
     );
-    return this.dispatch.runOrDetach(turn, agentRecord.definition, options);
   }
 
   /** A new conversation with the history of `conversationId` up to item `uptoSeq` (see `forkConversation`). */
@@ -310,15 +332,21 @@ export class Engine {
       throw conversationBusy(conversationId, activeTurn.id);
     }
     checkToolChoice(agentRecord.definition, input.options);
-    const turn = await this.dispatch.startTurn(
-      conversation,
-      agentRecord.id,
-      agentRecord.version,
-      [input],
-      [],
-      options.onAccepted,
+    return this.dispatch.admitAndRun(
+      appId,
+      async () => ({
+        turn: await this.dispatch.startTurn(
+          conversation,
+          agentRecord.id,
+          agentRecord.version,
+          [input],
+          [],
+          options.onAccepted,
+        ),
+        agent: agentRecord.definition,
+      }),
+      options,
     );
-    return this.dispatch.runOrDetach(turn, agentRecord.definition, options);
   }
 
   // ---- results -------------------------------------------------------------------------------
@@ -361,16 +389,22 @@ export class Engine {
       assertValidToolSet(turnOptions.tools, 'tools');
       checkToolChoice(await this.dispatch.agentForTurn(turn), turnOptions);
     }
-    const resumed = await applyResultsMessage(
-      this.context,
-      turn,
-      matched,
-      options.submission,
-      followUp,
-      options.onAccepted,
-      turnOptions,
+    return this.dispatch.admitAndRun(
+      appId,
+      async () => {
+        const resumed = await applyResultsMessage(
+          this.context,
+          turn,
+          matched,
+          options.submission,
+          followUp,
+          options.onAccepted,
+          turnOptions,
+        );
+        return { turn: resumed, agent: await this.dispatch.agentForTurn(resumed) };
+      },
+      options,
     );
-    return this.dispatch.runOrDetach(resumed, await this.dispatch.agentForTurn(resumed), options);
   }
 
   /**
@@ -481,6 +515,11 @@ export class Engine {
     return resumeStrandedTurns(this.context, graceSeconds, limit, (turnId) =>
       this.dispatch.resume(turnId, 'resume stranded turn'),
     );
+  }
+
+  /** Turns whose loop runs in this process now, of one app or of all (under `turnsPerApp`, `turnsTotal`). */
+  runningTurns(appId?: string): number {
+    return this.context.turns.running(appId);
   }
 
   /** Waits for background work (resumes, queued input) to settle; used on shutdown and in tests. */

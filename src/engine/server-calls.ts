@@ -1,4 +1,5 @@
 import type { ClientToolDefinition, LedgerEntryRecord } from '../domain/records.ts';
+import { clampToDurationRange, DURATION_RANGES } from '../domain/duration-ranges.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
 import type { ServerCallResult } from './ports/tool-provider.ts';
 import { resolveRan } from './ledger/ledger-transitions.ts';
@@ -46,7 +47,8 @@ export async function runOne(
   signal: AbortSignal,
   useFakes: boolean,
 ): Promise<ServerCallResult> {
-  const seconds = tool.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+  // Clamped, since any ToolProvider may hand a timeout: AbortSignal.timeout throws past about 49 days.
+  const seconds = clampToDurationRange(tool.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS, DURATION_RANGES.serverToolRun);
   const deadline = AbortSignal.timeout(seconds * 1000);
   try {
     // Raced against the signal too, so an executor that ignores it cannot hold the turn.

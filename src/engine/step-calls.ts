@@ -9,6 +9,7 @@ import type {
 } from '../domain/records.ts';
 import { hashArguments } from './arguments-hash.ts';
 import { addSeconds } from '../domain/clock.ts';
+import { clampToDurationRange, DURATION_RANGES } from '../domain/duration-ranges.ts';
 import type { EngineContext } from './engine-context.ts';
 import { runSystemTool } from './system-tools.ts';
 import { checkToolArguments } from './tool-schema.ts';
@@ -137,8 +138,11 @@ export function planStepCalls(context: EngineContext, calls: readonly StepCall[]
       argumentsHash: hashArguments(check.value),
       callIndex: planned.entries.length,
       state: 'pending',
+      // Clamped: an agent stored before the ranges existed may say 1e308 seconds, which no date can hold.
       deadlineAt:
-        timeoutSeconds === null || timeoutSeconds === undefined ? null : addSeconds(now, timeoutSeconds).toISOString(),
+        timeoutSeconds === null || timeoutSeconds === undefined
+          ? null
+          : addSeconds(now, clampToDurationRange(timeoutSeconds, DURATION_RANGES.pendingCall)).toISOString(),
       timeoutPolicy: tool.timeoutPolicy ?? agent.timeoutPolicy,
       result: null,
       isError: false,

@@ -7,6 +7,7 @@ import type { EngineEventListener } from './events.ts';
 import { beginResume } from './result-submission.ts';
 import { runTurn, type TurnOutcome } from './turn-runner.ts';
 import { startTurn } from './turn-start.ts';
+import type { TurnSlot } from './turn-slots.ts';
 
 /**
  * How the engine sets turns going: it starts a turn with its input, runs the loop for the caller
@@ -40,16 +41,46 @@ export class TurnDispatch {
     });
   }
 
-  /** Runs the turn for the caller, or in the background when the caller asked not to wait. */
-  async runOrDetach(turn: TurnRecord, agent: AgentDefinition, options: RunOptions): Promise<TurnOutcome> {
-    if (!options.detach) return this.run(turn, agent, options.listener);
-    runInBackground(this.context, 'detached turn', () => this.run(turn, agent, options.listener));
+  /**
+   * A new turn of `appId`: admitted under the app's and the process's turn caps before anything
+   * is written (`too_many_turns` otherwise), then `begin` writes it as running and it runs for
+   * the caller, or in the background when the caller asked not to wait.
+   */
+  async admitAndRun(
+    appId: string,
+    begin: () => Promise<{ turn: TurnRecord; agent: AgentDefinition }>,
+    options: RunOptions,
+  ): Promise<TurnOutcome> {
+    const slot = this.context.turns.admit(appId);
+    let begun: { turn: TurnRecord; agent: AgentDefinition };
+    try {
+      begun = await begin();
+    } catch (error) {
+      slot.release();
+      throw error;
+    }
+    const { turn, agent } = begun;
+    if (!options.detach) return this.run(turn, agent, options.listener, slot);
+    runInBackground(this.context, 'detached turn', () => this.run(turn, agent, options.listener, slot));
     return { turn, replyGroupId: '', text: null, pendingCalls: [] };
   }
 
-  /** Runs the loop for a turn this caller owns, then applies any queued input. */
-  async run(turn: TurnRecord, agent: AgentDefinition, listener: EngineEventListener | undefined): Promise<TurnOutcome> {
-    const outcome = await runTurn(this.context, turn, agent, listener);
+  /**
+   * Runs the loop for a turn this caller owns, holding `slot` until the loop ends (finished,
+   * paused for a client, failed or thrown), then applies any queued input.
+   */
+  private async run(
+    turn: TurnRecord,
+    agent: AgentDefinition,
+    listener: EngineEventListener | undefined,
+    slot: TurnSlot,
+  ): Promise<TurnOutcome> {
+    let outcome: TurnOutcome;
+    try {
+      outcome = await runTurn(this.context, turn, agent, listener);
+    } finally {
+      slot.release();
+    }
     // Only agents with the `queue` policy ever store input; others skip the extra query.
     if (outcome.turn.status !== 'requires_action' && agent.inputPolicy === 'queue')
       this.drainQueueLater(turn.appId, turn.conversationId);
@@ -58,20 +89,23 @@ export class TurnDispatch {
 
   /**
    * Moves a paused turn whose calls are all answered back to running, if this caller wins the
-   * resume, and runs it in the background. Returns whether it resumed.
+   * resume, and runs it in the background. Returns whether it resumed. The answers were accepted
+   * already, so the turn takes its slot even at the cap (see `TurnSlots`).
    */
   async resume(turnId: string, label: string): Promise<boolean> {
     const turn = await this.context.store.transaction((tx) => beginResume(this.context, tx, turnId));
     if (!turn) return false;
     const agent = await this.agentForTurn(turn);
-    runInBackground(this.context, label, () => this.run(turn, agent, undefined));
+    runInBackground(this.context, label, () => this.run(turn, agent, undefined, this.context.turns.take(turn.appId)));
     return true;
   }
 
   /** `resume`, run for the caller: its outcome, or null when the turn still waits or another resumed it. */
   async resumeNow(turnId: string, listener: EngineEventListener | undefined): Promise<TurnOutcome | null> {
     const turn = await this.context.store.transaction((tx) => beginResume(this.context, tx, turnId));
-    return turn ? this.run(turn, await this.agentForTurn(turn), listener) : null;
+    if (!turn) return null;
+    const agent = await this.agentForTurn(turn);
+    return this.run(turn, agent, listener, this.context.turns.take(turn.appId));
   }
 
   /** The agent definition the turn pinned when it started. */
@@ -105,7 +139,8 @@ export class TurnDispatch {
         if (error instanceof BatonError && error.code === 'concurrent_update') return; // another process took it
         throw error;
       }
-      await this.run(turn, agentRecord.definition, undefined);
+      // Queued input was accepted (202) earlier: its turn is counted, never refused.
+      await this.run(turn, agentRecord.definition, undefined, this.context.turns.take(appId));
     });
   }
 }

@@ -12,6 +12,7 @@ import { resolveApp } from './apps/app-access.ts';
 import { AppService } from './apps/app-service.ts';
 import { TenantService } from './apps/tenant-service.ts';
 import { ApiKeyCache } from './keys/api-key-cache.ts';
+import { KeyService } from './keys/key-service.ts';
 import type { ServerKeys } from './keys/server-keys.ts';
 import type { ResourceDependencies } from './resource-dependencies.ts';
 import { SecretService } from './secrets/secret-service.ts';
@@ -57,8 +58,10 @@ export class Resources {
   readonly secrets: SecretService;
   /** Baton's own agent definitions: the native `/v1/agents` API, config-file agents, implicit model agents. */
   readonly agentDefinitions: AgentService;
-  /** The native admin API: apps as tenants, and their keys. */
+  /** The native admin API: apps as tenants. */
   readonly tenants: TenantService;
+  /** API keys as records: create, list, revoke, rotate. */
+  readonly keys: KeyService;
   /** Key lookup for authentication. */
   readonly apiKeys: ApiKeyCache;
   /** The engine's ToolProvider, which also names where each tool an agent may call comes from. */
@@ -86,7 +89,8 @@ export class Resources {
           maxTimeoutSeconds: workers.settings.maxTimeoutSeconds,
         });
     this.provider = provider;
-    const deps: ResourceDependencies = { store, agents, keys, kinds, openApi: workers.openApi };
+    this.apiKeys = new ApiKeyCache(store);
+    const deps: ResourceDependencies = { store, agents, keys, kinds, keyCache: this.apiKeys, openApi: workers.openApi };
     const writer = new AgentWriter(agents);
     this.apps = new AppService(deps);
     this.agents = new AgentResourceService(deps, writer);
@@ -95,12 +99,12 @@ export class Resources {
     this.secrets = new SecretService(deps);
     this.agentDefinitions = agents;
     this.tenants = new TenantService(store);
-    this.apiKeys = new ApiKeyCache(store);
+    this.keys = new KeyService(store, this.apiKeys);
     this.toolCatalog = new AppToolCatalog(store, options.serverTools ?? provider ?? NO_SERVER_TOOLS, kinds);
     this.pageTokens = keys.pageTokens;
   }
 
-  /** `projects/{p}/locations/{l}/apps/{a}` as an app the caller may use, or NOT_FOUND / PERMISSION_DENIED. */
+  /** `projects/{p}/locations/{l}/apps/{a}` as an app the caller may use, or NOT_FOUND. */
   resolveApp(principal: Principal, path: AppPath): Promise<AppRecord> {
     return resolveApp(this.options.store, principal, path.project, path.location, path.app);
   }

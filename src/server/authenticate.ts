@@ -6,6 +6,7 @@ import { hashApiKey, type ApiKeyCache } from '../resources/index.ts';
 /**
  * Reads `Authorization: Bearer <key>` or `x-api-key: <key>` and resolves it to its app. Takes only
  * the headers, so a WebSocket upgrade request (which never reaches Fastify) is checked the same way.
+ * A revoked or expired key is refused here, on every request; a deleted app's keys are gone.
  */
 export async function authenticate(keys: ApiKeyCache, request: { headers: IncomingHttpHeaders }): Promise<Principal> {
   const authorization = request.headers.authorization;
@@ -24,11 +25,24 @@ export async function authenticate(keys: ApiKeyCache, request: { headers: Incomi
     throw new BatonError('missing_api_key', 'Missing API key: send Authorization: Bearer <key> or x-api-key: <key>.');
   }
   const key = await keys.find(hashApiKey(secret));
-  if (!key || key.revokedAt !== null) {
+  if (!key) {
     throw new BatonError(
       'invalid_api_key',
-      'Invalid API key: check the key, or create one with POST /v1/api-keys using an admin key.',
+      'Invalid API key: check the key, or ask an app admin for one (POST /v1/api-keys).',
     );
   }
+  if (key.revokedAt !== null) {
+    throw new BatonError(
+      'api_key_revoked',
+      `API key ${key.id} (${key.prefix}…) was revoked at ${key.revokedAt}; use another key of the app.`,
+    );
+  }
+  if (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()) {
+    throw new BatonError(
+      'api_key_expired',
+      `API key ${key.id} (${key.prefix}…) expired at ${key.expiresAt}; use the key that replaced it, or ask an app admin for a new one.`,
+    );
+  }
+  keys.recordUse(key);
   return { appId: key.appId, keyId: key.id, role: key.role };
 }

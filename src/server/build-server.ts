@@ -14,11 +14,21 @@ import { registerResponseWebSocket, type ResponseWebSocketSettings } from '../fa
 import type { Store } from '../store/store.ts';
 import { isConsoleRoute, registerConsoleRoutes } from './console-routes.ts';
 import { authenticate } from './authenticate.ts';
-import { nativeErrorBody, toBatonError } from '../faces/kit/http-errors.ts';
-import { beginIdempotentRequest } from './idempotency.ts';
+import { DEFAULT_IDEMPOTENCY_LEASE_SECONDS, IdempotencyKeys } from './idempotency.ts';
+import { withRequestLogRedaction } from './request-log-redaction.ts';
+import { MAX_PATH_SEGMENT_LENGTH, toBatonError } from '../faces/kit/http-errors.ts';
+import { clientErrorHandler, frameworkErrorHandler } from './client-errors.ts';
+import { ErrorFormats } from './error-formats.ts';
+import { checkRequestSize, PARSER_MAX_HEADER_BYTES } from './request-limits.ts';
 import type { Principal } from '../domain/principal.ts';
-import type { ErrorRenderer, FaceContext, SweepChore } from '../faces/kit/face-context.ts';
+import type { FaceContext, SweepChore } from '../faces/kit/face-context.ts';
 import type { Resources } from '../resources/index.ts';
+import { requireCapability } from '../domain/access.ts';
+import { routeCapability } from './route-access.ts';
+import { StreamSlots } from '../faces/kit/stream-slots.ts';
+import { AuthFailureLimiter } from './auth-failure-limiter.ts';
+import { DEFAULT_LIMITS, type LimitSettings } from './limit-settings.ts';
+import { registerRequestRateLimits } from './request-rate-limits.ts';
 
 export interface ServerDependencies {
   store: Store;
@@ -30,17 +40,27 @@ export interface ServerDependencies {
   responsesWebSocket?: ResponseWebSocketSettings;
   /** Faces add their periodic clean-up here; the sweeper runs each on every pass. */
   sweepChores?: SweepChore[];
+  /** How long an in-flight Idempotency-Key stays held after its process died (`server.idempotency_lease_seconds`). */
+  idempotencyLeaseSeconds?: number;
+  /** Web origins besides loopback ones whose pages may call `/mcp` (`mcp.allowed_origins`). */
+  mcpAllowedOrigins?: readonly string[];
+  /** Request rates, open streams and failed authentications (turns are the engine's); defaults when absent. */
+  limits?: LimitSettings;
 }
-
-const renderNative: ErrorRenderer = (error) => ({ status: error.status, body: nativeErrorBody(error) });
 
 const PUBLIC_PATHS = new Set(['/healthz']);
 
 /** Assembles the HTTP server: auth, body limits, idempotency, error mapping, then each face. */
 export async function buildServer(dependencies: ServerDependencies): Promise<FastifyInstance> {
+  // Which face's error format a path gets: for route errors, Fastify's own and Node's parser's alike.
+  const formats = new ErrorFormats();
   const app = Fastify({
-    logger: dependencies.logger ?? false,
+    logger: withRequestLogRedaction(dependencies.logger),
     bodyLimit: dependencies.bodyLimitBytes,
+    http: { maxHeaderSize: PARSER_MAX_HEADER_BYTES },
+    routerOptions: { maxParamLength: MAX_PATH_SEGMENT_LENGTH },
+    frameworkErrors: frameworkErrorHandler(formats, dependencies.bodyLimitBytes),
+    clientErrorHandler: clientErrorHandler(formats),
     // Prototype-poisoning keys are refused, not silently kept.
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
@@ -53,16 +73,41 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
   app.decorateRequest('principal', null as unknown as Principal);
   app.decorateRequest('idempotency', undefined);
 
+  // Fail closed: an API route without an access rule stops the server from starting.
+  app.addHook('onRoute', (route) => {
+    if (PUBLIC_PATHS.has(route.url) || isConsoleRoute(route.url)) return;
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD' && method !== 'OPTIONS' && routeCapability(method, route.url) === undefined)
+        throw new Error(`Route ${method} ${route.url} has no access rule in src/server/route-access.ts.`);
+    }
+  });
+
+  app.addHook('onRequest', checkRequestSize);
   const keys = resources.apiKeys;
+  const limits = dependencies.limits ?? DEFAULT_LIMITS;
+  // Failed attempts are counted per address after the key was checked, so a valid key always passes.
+  const failedAuth = new AuthFailureLimiter({ maxFailures: limits.failedAuthPerMinutePerAddress, windowMs: 60_000 });
   app.addHook('onRequest', async (request) => {
     // Matched by route pattern, not raw URL, so no crafted path can reach an API route without a key.
     if (PUBLIC_PATHS.has(request.url) || isConsoleRoute(request.routeOptions.url)) return;
-    request.principal = await authenticate(keys, request);
+    request.principal = await failedAuth.guard(request.ip, () => authenticate(keys, request));
+    const pattern = request.routeOptions.url;
+    if (pattern === undefined) return; // no such route: the not-found handler answers
+    const capability = routeCapability(request.method, pattern) ?? 'operate';
+    requireCapability(request.principal, capability, `${request.method} ${request.url.split('?')[0]}`);
+  });
+  // After authentication: the rate is counted per app.
+  await registerRequestRateLimits(app, {
+    perAppPerMinute: limits.requestsPerMinutePerApp,
+    totalPerMinute: limits.requestsPerMinuteTotal,
   });
 
+  const idempotency = new IdempotencyKeys(store, {
+    leaseMs: (dependencies.idempotencyLeaseSeconds ?? DEFAULT_IDEMPOTENCY_LEASE_SECONDS) * 1000,
+  });
   app.addHook('preHandler', async (request, reply) => {
     if (request.method !== 'POST' || !request.principal) return;
-    const handle = await beginIdempotentRequest(store, request.principal.appId, request, reply);
+    const handle = await idempotency.begin(request.principal.appId, request, reply);
     if (handle === null) return reply; // replayed: the stored response was sent
     request.idempotency = handle;
     return undefined;
@@ -72,22 +117,19 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     const handle = request.idempotency;
     if (!handle) return payload;
     request.idempotency = undefined;
-    // An internal fault (500) or unavailability (503) changed nothing a retry should not redo, so
-    // the key is freed. A 502 model failure is stored: the input was saved, a retry must not add it twice.
-    if (typeof payload === 'string' && reply.statusCode !== 500 && reply.statusCode !== 503)
+    // An internal fault (500), a limit (429) or unavailability (503) changed nothing a retry should
+    // not redo, so the key is freed. A 502 model failure is stored: the input was saved, a retry must not add it twice.
+    if (typeof payload === 'string' && ![429, 500, 503].includes(reply.statusCode))
       await handle.complete(reply.statusCode, payload);
     else await handle.release();
     return payload;
   });
 
-  const errorFormats: { prefix: string; render: ErrorRenderer }[] = [];
-  const renderFor = (url: string): ErrorRenderer =>
-    errorFormats.find((format) => url.startsWith(format.prefix))?.render ?? renderNative;
-
   app.setErrorHandler(async (error, request, reply) => {
     const engineError = toBatonError(error, dependencies.bodyLimitBytes);
     if (engineError.kind === 'internal') request.log.error({ err: error }, 'unhandled error');
-    const { status, body } = renderFor(request.url)(engineError);
+    const { status, body } = formats.render(request.url, engineError);
+    if (engineError.retryAfterSeconds !== null) void reply.header('retry-after', engineError.retryAfterSeconds);
     return reply.status(status).send(body);
   });
 
@@ -96,7 +138,7 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
       'route_not_found',
       `No route ${request.method} ${request.url.split('?')[0]}. See the README for Baton's endpoints.`,
     );
-    const { status, body } = renderFor(request.url)(error);
+    const { status, body } = formats.render(request.url, error);
     return reply.status(status).send(body);
   });
 
@@ -105,7 +147,8 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
   const face: FaceContext = {
     engine: dependencies.engine,
     resources,
-    useErrorFormat: (prefix, render) => errorFormats.push({ prefix, render }),
+    useErrorFormat: (prefix, render) => formats.use(prefix, render),
+    streams: new StreamSlots({ perApp: limits.streamsPerApp, total: limits.streamsTotal }),
     addSweepChore: (chore) => dependencies.sweepChores?.push(chore),
   };
   registerConsoleRoutes(app);
@@ -122,13 +165,20 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     // Tool errors carry the same google.rpc.Status body as the REST API.
     renderError: (error) => googleErrorBody(error).body,
     useErrorFormat: face.useErrorFormat,
+    allowedOrigins: dependencies.mcpAllowedOrigins ?? [],
   });
   const responses = registerResponseRoutes(app, face);
   registerResponseWebSocket(app, {
     ...dependencies.responsesWebSocket,
     service: responses,
     engine: dependencies.engine,
-    authenticate: (headers) => authenticate(keys, { headers }),
+    authenticate: async (headers, address) => {
+      const principal = await failedAuth.guard(address, () => authenticate(keys, { headers }));
+      // Every message on the socket creates a response: a member's action, as POST /v1/responses.
+      requireCapability(principal, 'use', 'The Responses WebSocket');
+      return principal;
+    },
+    streams: face.streams,
     maxPayloadBytes: dependencies.bodyLimitBytes,
   });
   return app;

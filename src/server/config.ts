@@ -2,9 +2,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { DURATION_RANGES, durationNumber } from '../domain/duration-ranges.ts';
 import { agentWireSchema, type AgentWire } from '../resources/agents/agent-config-form.ts';
 import { toolSettingsFileSchema, toolSettingsFrom, type ToolSettings } from '../resources/tools/tool-settings.ts';
 import { compileEgressPolicy } from '../tools/http/address-policy.ts';
+import { DEFAULT_IDEMPOTENCY_LEASE_SECONDS } from './idempotency.ts';
+import { parseAllowedOrigin } from '../faces/mcp/mcp-origins.ts';
+import { DEFAULT_LIMITS, type LimitSettings } from './limit-settings.ts';
 
 /** Replaces `${NAME}` and `${NAME:-default}` with environment values, so secrets stay out of the file. */
 export function interpolateEnv(text: string, env: NodeJS.ProcessEnv): string {
@@ -19,6 +23,20 @@ export function interpolateEnv(text: string, env: NodeJS.ProcessEnv): string {
   );
 }
 
+const limit = (max: number) => z.coerce.number().int().min(1).max(max).optional();
+
+const limitsSchema = z
+  .object({
+    requests_per_minute_per_app: limit(1_000_000),
+    requests_per_minute_total: limit(1_000_000),
+    streams_per_app: limit(100_000),
+    streams_total: limit(100_000),
+    turns_per_app: limit(10_000),
+    turns_total: limit(10_000),
+    failed_auth_per_minute_per_address: limit(10_000),
+  })
+  .strict();
+
 const providerSchema = z.object({ api_key: z.string().optional(), base_url: z.string().optional() }).strict();
 
 const fileSchema = z
@@ -28,15 +46,16 @@ const fileSchema = z
         host: z.string().optional(),
         port: z.coerce.number().int().min(0).max(65535).optional(),
         body_limit_bytes: z.coerce.number().int().positive().optional(),
+        idempotency_lease_seconds: z.coerce.number().int().min(1).max(600).optional(),
       })
       .strict()
       .optional(),
     database: z.object({ url: z.string().optional(), data_dir: z.string().optional() }).strict().optional(),
     engine: z
       .object({
-        sweep_interval_ms: z.coerce.number().int().positive().optional(),
+        sweep_interval_ms: durationNumber(DURATION_RANGES.sweepInterval, { coerce: true, integer: true }).optional(),
         max_model_retries: z.coerce.number().int().min(0).max(10).optional(),
-        stale_turn_seconds: z.coerce.number().int().min(3).optional(),
+        stale_turn_seconds: durationNumber(DURATION_RANGES.staleTurn, { coerce: true, integer: true }).optional(),
       })
       .strict()
       .optional(),
@@ -55,6 +74,11 @@ const fileSchema = z
       .object({ allow: z.array(z.string()).optional() })
       .strict()
       .optional(),
+    mcp: z
+      .object({ allowed_origins: z.array(z.string()).optional() })
+      .strict()
+      .optional(),
+    limits: limitsSchema.optional(),
     scripted: z.record(z.string(), z.unknown()).optional(),
     agents: z.array(agentWireSchema).optional(),
     tools: toolSettingsFileSchema.optional(),
@@ -72,6 +96,11 @@ export interface BatonConfig {
   host: string;
   port: number;
   bodyLimitBytes: number;
+  /**
+   * How long an in-flight `Idempotency-Key` stays held when the process running its request
+   * stops renewing it (it died); then a retry of the same request takes the key over.
+   */
+  idempotencyLeaseSeconds: number;
   dataDir: string;
   /** A Postgres URL; when absent, SQLite in `dataDir/baton.db`. */
   databaseUrl: string | null;
@@ -94,6 +123,10 @@ export interface BatonConfig {
    * every loopback, private, link-local and metadata address is refused otherwise.
    */
   egressAllow: string[];
+  /** Web origins besides loopback ones whose pages may call `/mcp` (`mcp.allowed_origins`), normalised. */
+  mcpAllowedOrigins: string[];
+  /** Request rates, open streams, running turns and failed authentications, per app and overall. */
+  limits: LimitSettings;
   /** `tools:`: worker pools, the timeout cap, OpenAPI limits (resources/tools/tool-settings.ts); defaults when absent. */
   tools?: ToolSettings;
   /** The file the configuration came from, if any. */
@@ -189,6 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     host: env.HOST || file.server?.host || '127.0.0.1',
     port,
     bodyLimitBytes: file.server?.body_limit_bytes ?? 1_048_576,
+    idempotencyLeaseSeconds: file.server?.idempotency_lease_seconds ?? DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
     dataDir: resolve(cwd, env.BATON_DATA_DIR || file.database?.data_dir || './data'),
     databaseUrl: env.DATABASE_URL || file.database?.url || null,
     adminKey: env.BATON_ADMIN_KEY || null,
@@ -199,6 +233,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     scripted: file.scripted ?? {},
     agents: file.agents ?? (source ? [] : [DEMO_AGENT]),
     egressAllow: egressAllowList(env.BATON_EGRESS_ALLOW, file.egress?.allow),
+    mcpAllowedOrigins: allowedOrigins(file.mcp?.allowed_origins ?? [], path),
+    limits: limitSettings(file.limits),
     tools: toolSettingsFrom(file.tools),
     source,
   };
@@ -219,4 +255,30 @@ function egressAllowList(fromEnv: string | undefined, fromFile: string[] | undef
     throw new Error(`Invalid egress.allow (or BATON_EGRESS_ALLOW): ${(error as Error).message}`, { cause: error });
   }
   return allow;
+}
+
+/** `mcp.allowed_origins`, normalised; each entry is checked now, not at the first browser request. */
+function allowedOrigins(origins: string[], path: string): string[] {
+  return origins.map((origin, index) => {
+    try {
+      return parseAllowedOrigin(origin);
+    } catch (error) {
+      throw new Error(`Invalid mcp.allowed_origins[${index}] in ${path}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  });
+}
+
+function limitSettings(file: ConfigFile['limits']): LimitSettings {
+  return {
+    requestsPerMinutePerApp: file?.requests_per_minute_per_app ?? DEFAULT_LIMITS.requestsPerMinutePerApp,
+    requestsPerMinuteTotal: file?.requests_per_minute_total ?? DEFAULT_LIMITS.requestsPerMinuteTotal,
+    streamsPerApp: file?.streams_per_app ?? DEFAULT_LIMITS.streamsPerApp,
+    streamsTotal: file?.streams_total ?? DEFAULT_LIMITS.streamsTotal,
+    turnsPerApp: file?.turns_per_app ?? DEFAULT_LIMITS.turnsPerApp,
+    turnsTotal: file?.turns_total ?? DEFAULT_LIMITS.turnsTotal,
+    failedAuthPerMinutePerAddress:
+      file?.failed_auth_per_minute_per_address ?? DEFAULT_LIMITS.failedAuthPerMinutePerAddress,
+  };
 }

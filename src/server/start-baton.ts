@@ -105,7 +105,12 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
         warn: (details, message) => log.warn(details, message),
         error: (details, message) => log.error(details, message),
       },
-      settings: { maxModelRetries: config.maxModelRetries, staleTurnSeconds: config.staleTurnSeconds },
+      settings: {
+        maxModelRetries: config.maxModelRetries,
+        staleTurnSeconds: config.staleTurnSeconds,
+        turnsPerApp: config.limits.turnsPerApp,
+        turnsTotal: config.limits.turnsTotal,
+      },
     });
     const defaultAppId = await ensureDefaultApp(store);
     for (const agent of config.agents) await agents.upsert(defaultAppId, agentFromWire(agent));
@@ -119,6 +124,9 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       logger: options.logger ?? false,
       responsesWebSocket: options.responsesWebSocket,
       sweepChores,
+      idempotencyLeaseSeconds: config.idempotencyLeaseSeconds,
+      mcpAllowedOrigins: config.mcpAllowedOrigins,
+      limits: config.limits,
     });
     log = {
       warn: (details, message) => app.log.warn(details, message),

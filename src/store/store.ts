@@ -106,6 +106,16 @@ export interface SessionRepo {
 export interface ApiKeyRepo {
   insert(key: ApiKeyRecord): Promise<void>;
   findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  /** One key of an app (undefined when the id is another app's). */
+  get(appId: string, id: string): Promise<ApiKeyRecord | undefined>;
+  /** An app's keys, newest first, at most `limit`. */
+  listByApp(appId: string, limit: number): Promise<ApiKeyRecord[]>;
+  /** Sets `revoked_at` unless already revoked; returns the key as it now is. */
+  revoke(appId: string, id: string, at: string): Promise<ApiKeyRecord | undefined>;
+  /** Moves the expiry earlier only (a rotation's grace never extends a key that expires sooner). */
+  expireBy(appId: string, id: string, at: string): Promise<void>;
+  /** Records a use; a no-op when the key was used after `staleBefore` already. */
+  touch(id: string, at: string, staleBefore: string): Promise<void>;
   count(): Promise<number>;
 }
 
@@ -221,16 +231,46 @@ export interface LedgerRepo {
   listChangedSince(appId: string, since: string, limit: number): Promise<LedgerEntryRecord[]>;
 }
 
-export type IdempotencyReservation = { reserved: true } | { reserved: false; existing: IdempotencyRecord };
+/** Who runs an in-flight request and until when, unless renewed, that holds. */
+export interface IdempotencyLease {
+  /** The server process running the request (one id per process). */
+  owner: string;
+  /** ISO time after which the key may be taken over by a retry of the same request. */
+  expiresAt: string;
+}
+
+export type IdempotencyReservation =
+  /** `takenOver`: the key was in progress under an owner whose lease had run out. */
+  { reserved: true; takenOver: boolean } | { reserved: false; existing: IdempotencyRecord };
 
 export interface IdempotencyRepo {
-  /** Inserts an `in_progress` row; if (appId, key) exists, returns it instead. */
-  reserve(appId: string, key: string, requestHash: string, createdAt: string): Promise<IdempotencyReservation>;
-  complete(appId: string, key: string, responseStatus: number, responseBody: string): Promise<void>;
-  /** Drops an `in_progress` reservation (the request failed on our side and may be retried). */
-  release(appId: string, key: string): Promise<void>;
+  /**
+   * Inserts an `in_progress` row held under `lease`. If (appId, key) exists, it is taken over
+   * when it is still in progress for the same `requestHash` and its lease ended before `now`
+   * (its owner died mid-request); otherwise it is returned. A row without a lease (written before
+   * leases existed) counts as leased for {@link LEGACY_IDEMPOTENCY_LEASE_MS} from its creation.
+   */
+  reserve(
+    appId: string,
+    key: string,
+    requestHash: string,
+    now: string,
+    lease: IdempotencyLease,
+  ): Promise<IdempotencyReservation>;
+  /** Extends the lease of an in-progress key `lease.owner` holds; false when it no longer holds it. */
+  renew(appId: string, key: string, lease: IdempotencyLease): Promise<boolean>;
+  /**
+   * Stores the response of an in-progress key `owner` holds; false (nothing stored) when another
+   * process took the key over meanwhile, whose own outcome is the one kept.
+   */
+  complete(appId: string, key: string, owner: string, responseStatus: number, responseBody: string): Promise<boolean>;
+  /** Drops an `in_progress` reservation `owner` holds (the request failed on our side and may be retried). */
+  release(appId: string, key: string, owner: string): Promise<void>;
   get(appId: string, key: string): Promise<IdempotencyRecord | undefined>;
 }
+
+/** How long an in-progress row without a lease (from before leases) is held from its `created_at`. */
+export const LEGACY_IDEMPOTENCY_LEASE_MS = 60_000;
 
 export interface QueuedInputRepo {
   insert(input: QueuedInputRecord): Promise<void>;

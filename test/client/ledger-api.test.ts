@@ -39,7 +39,7 @@ describe('toolCalls and friends', () => {
     expect(answered.response?.choices[0]?.message.content).toContain('one@x.com');
     const me = await h.baton.me();
     expect(me.app.resource_name).toBe('projects/default/locations/global/apps/default');
-    expect(me.key.role).toBe('admin');
+    expect(me.key.role).toBe('operator');
   });
 
   it('streams ledger events: created, then resolved; resumes after the last event id; stops on abort', async () => {

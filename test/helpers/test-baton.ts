@@ -1,5 +1,6 @@
 import type { AgentWire } from '../../src/resources/agents/agent-config-form.ts';
 import { DEMO_AGENT, type BatonConfig } from '../../src/server/config.ts';
+import { DEFAULT_LIMITS } from '../../src/server/limit-settings.ts';
 import { createBaton, type BatonInstance, type StartOptions } from '../../src/server/start-baton.ts';
 import type { Clock } from '../../src/domain/clock.ts';
 
@@ -36,6 +37,7 @@ export function testConfig(overrides: Partial<BatonConfig> = {}): BatonConfig {
     host: '127.0.0.1',
     port: 0,
     bodyLimitBytes: 1_048_576,
+    idempotencyLeaseSeconds: 30,
     dataDir: '/nonexistent',
     databaseUrl: null,
     adminKey: ADMIN_KEY,
@@ -46,6 +48,8 @@ export function testConfig(overrides: Partial<BatonConfig> = {}): BatonConfig {
     scripted: {},
     agents: [DEMO_AGENT],
     egressAllow: [],
+    mcpAllowedOrigins: [],
+    limits: DEFAULT_LIMITS,
     source: null,
     ...overrides,
   };

@@ -65,7 +65,7 @@ describe('console endpoints', () => {
     expect(me.body).toMatchObject({
       object: 'principal',
       app: { name: 'default', resource_name: APP },
-      key: { role: 'admin' },
+      key: { role: 'operator' },
     });
     const other = await baton.request('POST', '/v1/apps', { name: 'shop' });
     const shop = await baton.request('GET', '/v1/me', undefined, { authorization: `Bearer ${other.body.api_key.key}` });

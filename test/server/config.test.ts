@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { interpolateEnv, loadConfig } from '../../src/server/config.ts';
 import { createBaton } from '../../src/server/start-baton.ts';
+import { DEFAULT_LIMITS } from '../../src/server/limit-settings.ts';
 
 describe('configuration', () => {
   const dirs: string[] = [];
@@ -87,6 +88,32 @@ agents:
     expect(() => loadConfig({}, dirWith('tools:\n  openapi: { max_depth: 2 }\n'))).toThrow(
       /at tools\.openapi\.max_depth/,
     );
+  });
+
+  it('server.idempotency_lease_seconds: 30 by default, 1 to 600', () => {
+    expect(loadConfig({}, dirWith(null)).idempotencyLeaseSeconds).toBe(30);
+    expect(loadConfig({}, dirWith('server:\n  idempotency_lease_seconds: 5\n')).idempotencyLeaseSeconds).toBe(5);
+    for (const bad of ['0', '601', '2.5'])
+      expect(() => loadConfig({}, dirWith(`server:\n  idempotency_lease_seconds: ${bad}\n`))).toThrow(
+        /server\.idempotency_lease_seconds/,
+      );
+  });
+
+  it('limits: defaults, values from the file, and ranges checked at load', () => {
+    expect(loadConfig({}, dirWith(null)).limits).toEqual(DEFAULT_LIMITS);
+    const dir = dirWith('limits:\n  streams_per_app: 5\n  turns_total: 40\n  failed_auth_per_minute_per_address: 7\n');
+    expect(loadConfig({}, dir).limits).toEqual({
+      ...DEFAULT_LIMITS,
+      streamsPerApp: 5,
+      turnsTotal: 40,
+      failedAuthPerMinutePerAddress: 7,
+    });
+    expect(() => loadConfig({}, dirWith('limits:\n  turns_per_app: 0\n'))).toThrow(/limits\.turns_per_app/);
+    expect(() => loadConfig({}, dirWith('limits:\n  requests_per_minute_total: 2.5\n'))).toThrow(
+      /limits\.requests_per_minute_total/,
+    );
+    expect(() => loadConfig({}, dirWith('limits:\n  streams_total: 1000001\n'))).toThrow(/limits\.streams_total/);
+    expect(() => loadConfig({}, dirWith('limits:\n  streams: 3\n'))).toThrow(/limits/);
   });
 
   it('names the bad field of an invalid file', () => {

@@ -49,7 +49,7 @@ describe('the deadline sweeper on its timer', () => {
   });
 });
 
-describe('the first admin key', () => {
+describe('the first (operator) key', () => {
   it('is generated once when no key exists, stored only as a hash, and BATON_ADMIN_KEY is registered', async () => {
     const store = await openStore({ kind: 'sqlite', filename: ':memory:' });
     try {
@@ -57,11 +57,11 @@ describe('the first admin key', () => {
       const first = await bootstrapAdminKey(store, appId, null);
       expect(first.generated).toMatch(/^bk_/);
       const stored = await store.apiKeys.findByHash(hashApiKey(first.generated!));
-      expect(stored?.role).toBe('admin');
+      expect(stored?.role).toBe('operator');
       expect(JSON.stringify(stored)).not.toContain(first.generated!);
       expect((await bootstrapAdminKey(store, appId, null)).generated).toBeNull();
       await bootstrapAdminKey(store, appId, 'bk_from_environment');
-      expect((await store.apiKeys.findByHash(hashApiKey('bk_from_environment')))?.role).toBe('admin');
+      expect((await store.apiKeys.findByHash(hashApiKey('bk_from_environment')))?.role).toBe('operator');
       expect(await store.apiKeys.count()).toBe(2);
     } finally {
       await store.close();

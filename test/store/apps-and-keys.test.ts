@@ -14,6 +14,8 @@ function apiKey(appId: string, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRec
     role: 'admin',
     createdAt: at(0),
     revokedAt: null,
+    expiresAt: null,
+    lastUsedAt: null,
     ...overrides,
   };
 }
@@ -68,5 +70,37 @@ describe.each(backends)('apps and api keys ($name)', (backend) => {
     const after = await store().apiKeys.count();
     expect(typeof after).toBe('number');
     expect(after).toBe(before + 2);
+  });
+
+  it('lists, revokes, expires and touches keys, scoped by app', async () => {
+    const app = appRecord();
+    const other = appRecord();
+    await store().apps.insert(app);
+    await store().apps.insert(other);
+    const older = apiKey(app.id, { createdAt: at(1) });
+    const newer = apiKey(app.id, { createdAt: at(2), role: 'reader' });
+    const foreign = apiKey(other.id);
+    for (const key of [older, newer, foreign]) await store().apiKeys.insert(key);
+
+    expect((await store().apiKeys.listByApp(app.id, 10)).map((key) => key.id)).toEqual([newer.id, older.id]);
+    expect(await store().apiKeys.listByApp(app.id, 1)).toHaveLength(1);
+    expect(await store().apiKeys.get(app.id, foreign.id)).toBeUndefined();
+    expect(await store().apiKeys.revoke(app.id, foreign.id, at(3))).toBeUndefined();
+    expect((await store().apiKeys.get(other.id, foreign.id))?.revokedAt).toBeNull();
+
+    expect((await store().apiKeys.revoke(app.id, older.id, at(3)))?.revokedAt).toBe(at(3));
+    // A second revoke keeps the first instant.
+    expect((await store().apiKeys.revoke(app.id, older.id, at(9)))?.revokedAt).toBe(at(3));
+
+    await store().apiKeys.expireBy(app.id, newer.id, at(20));
+    await store().apiKeys.expireBy(app.id, newer.id, at(30)); // never later
+    expect((await store().apiKeys.get(app.id, newer.id))?.expiresAt).toBe(at(20));
+    await store().apiKeys.expireBy(app.id, newer.id, at(10));
+    expect((await store().apiKeys.get(app.id, newer.id))?.expiresAt).toBe(at(10));
+
+    await store().apiKeys.touch(newer.id, at(5), at(4));
+    expect((await store().apiKeys.get(app.id, newer.id))?.lastUsedAt).toBe(at(5));
+    await store().apiKeys.touch(newer.id, at(6), at(4)); // used after at(4) already: no write
+    expect((await store().apiKeys.get(app.id, newer.id))?.lastUsedAt).toBe(at(5));
   });
 });

@@ -53,7 +53,7 @@ describe.each(backends)('transactions ($name)', (backend) => {
         await tx.conversations.compareAndSet(conversation.id, 0, { activeTurnId: turn.id, updatedAt: at(1) });
         await tx.turns.update(turn.id, ['in_progress'], { status: 'requires_action', updatedAt: at(1) });
         await tx.agents.update(app.id, agent.name, 1, { ...agent.definition, instructions: 'lost' }, at(1));
-        await tx.idempotency.reserve(app.id, 'idem', 'hash', at(1));
+        await tx.idempotency.reserve(app.id, 'idem', 'hash', at(1), { owner: 'process-a', expiresAt: at(31) });
         throw failure;
       }),
     ).rejects.toBe(failure);

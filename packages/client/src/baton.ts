@@ -1,6 +1,7 @@
 import { DEFAULT_RETRY } from './http/retry-policy.ts';
 import { Transport, type FetchLike } from './http/transport.ts';
 import { Agents } from './resources/agents.ts';
+import { ApiKeys, Apps } from './resources/api-keys.ts';
 import { CesSessions } from './resources/ces-sessions.ts';
 import { Responses } from './resources/responses.ts';
 import { Threads } from './resources/threads.ts';
@@ -60,6 +61,10 @@ export class Baton {
   readonly agents: Agents;
   readonly responses: Responses;
   readonly ces: { readonly sessions: CesSessions };
+  /** The app's API keys (app admin keys; operators pass `app_id` for another app). */
+  readonly apiKeys: ApiKeys;
+  /** Creating apps (operator keys). */
+  readonly apps: Apps;
   /** The HTTP layer (auth, retries, idempotency keys), for requests the SDK has no method for. */
   readonly http: Transport;
 
@@ -84,6 +89,8 @@ export class Baton {
     this.agents = new Agents(this.http);
     this.responses = new Responses(this.http, this.toolCalls, defaults);
     this.ces = { sessions: new CesSessions(this.http, this.toolCalls, this.threads, defaults) };
+    this.apiKeys = new ApiKeys(this.http);
+    this.apps = new Apps(this.http);
   }
 
   /** The key's app and role (`GET /v1/me`); the app's `resource_name` is the parent of its CES sessions. */

@@ -43,6 +43,7 @@ export type { CesReply } from './runner/ces-face.ts';
 export type { ThreadMessageSettings } from './runner/threads-face.ts';
 
 export type { AgentBody, AgentToolBody, AgentUpdateBody, Agents } from './resources/agents.ts';
+export type { ApiKeys, Apps, AppScope } from './resources/api-keys.ts';
 export type { CallOptions } from './resources/call-options.ts';
 export type { CesSessions, SessionRunOptions } from './resources/ces-sessions.ts';
 export type { ResponseResumeOptions, ResponseRunParams, Responses } from './resources/responses.ts';
@@ -56,6 +57,7 @@ export { parseSse, SseDecoder, type SseMessage } from './sse/parse-sse.ts';
 export type * from './wire/agents.ts';
 export type * from './wire/ces.ts';
 export type * from './wire/common.ts';
+export type * from './wire/keys.ts';
 export type * from './wire/ledger.ts';
 export type * from './wire/responses.ts';
 export type * from './wire/threads.ts';

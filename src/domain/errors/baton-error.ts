@@ -11,6 +11,8 @@ export interface BatonErrorOptions {
    * Responses face speaks of `call_id`s where the engine speaks of calls). Never rendered as such.
    */
   data?: Record<string, unknown>;
+  /** When a retry may succeed (a limit's window resets, a slot frees up): sent as `Retry-After`. */
+  retryAfterSeconds?: number;
   cause?: unknown;
 }
 
@@ -24,6 +26,7 @@ export class BatonError extends Error {
   readonly param: string | null;
   readonly details: Record<string, unknown>;
   readonly data: Record<string, unknown>;
+  readonly retryAfterSeconds: number | null;
 
   constructor(code: ErrorCode, message: string, options: BatonErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -32,6 +35,7 @@ export class BatonError extends Error {
     this.param = options.param ?? null;
     this.details = options.details ?? {};
     this.data = options.data ?? {};
+    this.retryAfterSeconds = options.retryAfterSeconds ?? null;
   }
 
   /** The HTTP status of the native and Responses faces (the CES face maps its own). */

@@ -24,14 +24,6 @@ export interface ErrorEntry {
  * missing here, or listed here but never used.
  */
 export const ERROR_CATALOGUE = {
-  admin_key_required: {
-    status: 403,
-    grpc: 'PERMISSION_DENIED',
-    faces: ['ces', 'mcp', 'admin'],
-    meaning:
-      'The request needs an admin API key: creating apps and API keys, and creating or deleting CES ' +
-      'apps, are admin-only. Repeat it with an admin key of the same project.',
-  },
   agent_deleted: {
     status: 422,
     grpc: 'FAILED_PRECONDITION',
@@ -73,12 +65,22 @@ export const ERROR_CATALOGUE = {
     meaning:
       'Internal: the agent version a turn was started with is missing from the store. Report it with the request id, and start a new conversation meanwhile.',
   },
-  app_access_denied: {
-    status: 403,
-    grpc: 'PERMISSION_DENIED',
-    faces: ['ces', 'mcp'],
+  api_key_expired: {
+    status: 401,
+    faces: ['all'],
     meaning:
-      "The API key belongs to another app and is not an admin key of this app's project. Use a key of that app, or an admin key of its project.",
+      'The API key passed its expiry (set when it was created, or by a rotation whose grace period ended). ' +
+      'Use the key that replaced it, or ask an app admin for a new one.',
+  },
+  api_key_not_found: {
+    status: 404,
+    faces: ['admin'],
+    meaning: 'No API key with this id belongs to the app. List the keys with GET /v1/api-keys.',
+  },
+  api_key_revoked: {
+    status: 401,
+    faces: ['all'],
+    meaning: 'The API key was revoked. Use another key of the app, or ask an app admin to create one.',
   },
   app_deleted: {
     status: 403,
@@ -236,17 +238,33 @@ export const ERROR_CATALOGUE = {
       'The resource changed since the etag sent with the request was read. Read it again and reapply ' +
       'the change with the new etag (or send no etag to overwrite).',
   },
+  headers_too_large: {
+    status: 431,
+    faces: ['all'],
+    meaning:
+      "The request's header fields are larger than Baton accepts (16 KiB in all). Send fewer or shorter headers, such as a shorter cookie or API key header.",
+  },
   idempotency_key_in_use: {
     status: 409,
     faces: ['all'],
     meaning:
-      'A request with the same Idempotency-Key is still being processed. Retry in a moment to get its stored response.',
+      'A request with the same Idempotency-Key is still being processed. Retry in a moment to get its stored response; ' +
+      'if the server running it stopped, a retry runs it once its lease ends (Retry-After says when).',
   },
   idempotency_key_reused: {
     status: 422,
     faces: ['all'],
     meaning:
       'The Idempotency-Key was already used for a different request (another method, path or body). Use a new key for a new request.',
+  },
+  insufficient_role: {
+    status: 403,
+    grpc: 'PERMISSION_DENIED',
+    faces: ['all'],
+    meaning:
+      "The API key's role does not allow this action: readers read, members also talk to agents and answer " +
+      'calls, app admins also change the app (agents, tools, secrets, keys), operators manage every app. ' +
+      'Use a key with the role the message names.',
   },
   internal_error: {
     status: 500,
@@ -477,7 +495,8 @@ export const ERROR_CATALOGUE = {
     status: 400,
     faces: ['agents'],
     meaning:
-      "tool_timeout_seconds (or a tool's timeout_seconds) is not a positive number of seconds. Give a positive number, or null for no deadline.",
+      "tool_timeout_seconds (or a tool's timeout_seconds) is outside its range: a number of seconds " +
+      'from 0.001 to 2592000 (30 days). Give one in range, or null for no deadline.',
   },
   invalid_timeout_policy: {
     status: 400,
@@ -679,6 +698,15 @@ export const ERROR_CATALOGUE = {
       'Every worker that reads OpenAPI documents is busy (tools.openapi.workers), or the server is stopping, so the ' +
       'document of the tool or toolset could not be checked; nothing was stored. Send the request again shortly.',
   },
+  origin_not_allowed: {
+    status: 403,
+    grpc: 'PERMISSION_DENIED',
+    faces: ['mcp'],
+    meaning:
+      'The request to /mcp carries an Origin header that is neither a loopback origin nor listed in ' +
+      'mcp.allowed_origins: a web page of another site may not use the MCP endpoint (DNS rebinding). ' +
+      "Add the page's origin to mcp.allowed_origins, or call from a client that sends no Origin.",
+  },
   page_token_mismatch: {
     status: 400,
     faces: ['ces', 'mcp'],
@@ -706,18 +734,25 @@ export const ERROR_CATALOGUE = {
       'The previous response is not the latest of its conversation, and the latest waits for tool ' +
       'outputs. Continue from the latest response with those outputs, or cancel it first.',
   },
-  project_access_denied: {
-    status: 403,
-    grpc: 'PERMISSION_DENIED',
-    faces: ['ces', 'mcp'],
+  rate_limited: {
+    status: 429,
+    grpc: 'RESOURCE_EXHAUSTED',
+    faces: ['all'],
     meaning:
-      "The API key belongs to another project than the one the request names. Use your key's own project in the parent, or a key of that project.",
+      'The app made more than limits.requests_per_minute_per_app requests in the current minute, or the server ' +
+      'received more than limits.requests_per_minute_total. Retry after Retry-After seconds; the x-ratelimit-* ' +
+      'headers show the limit, what is left and when it resets.',
   },
   repeated_query_parameter: {
     status: 400,
     grpc: 'INVALID_ARGUMENT',
     faces: ['ces'],
     meaning: 'A query parameter was given more than once. Send each parameter once.',
+  },
+  request_timeout: {
+    status: 408,
+    faces: ['all'],
+    meaning: 'The client did not send the whole request in time. Send it again.',
   },
   required_field: {
     status: 400,
@@ -869,15 +904,36 @@ export const ERROR_CATALOGUE = {
       'Tool results arrived while the conversation waits for none (nothing is pending, or another ' +
       "request answered first). Read the conversation's state before sending results.",
   },
+  too_many_failed_auth: {
+    status: 429,
+    grpc: 'RESOURCE_EXHAUSTED',
+    faces: ['all'],
+    meaning:
+      'Too many requests with a missing or invalid API key came from this address within a minute ' +
+      '(limits.failed_auth_per_minute_per_address). Fix the key; a request with a valid key is never refused ' +
+      'for this. Retry-After says when failed attempts are counted afresh.',
+  },
   too_many_streams: {
-    status: 503,
-    faces: ['ledger'],
-    meaning: 'The server has too many ledger event streams open. Close one, or retry in a minute.',
+    status: 429,
+    grpc: 'RESOURCE_EXHAUSTED',
+    faces: ['threads', 'responses', 'ces', 'ledger'],
+    meaning:
+      'The app already has limits.streams_per_app streams open (ledger event streams, streamed runs and ' +
+      'responses, Responses WebSocket connections), or the server has limits.streams_total. Close a stream, ' +
+      'or retry after Retry-After seconds.',
   },
   too_many_tools: {
     status: 400,
     faces: ['threads', 'responses', 'agents'],
     meaning: 'More than 128 tools are declared for one request or agent. Declare at most 128.',
+  },
+  too_many_turns: {
+    status: 429,
+    grpc: 'RESOURCE_EXHAUSTED',
+    faces: ['threads', 'responses', 'ces'],
+    meaning:
+      'The app already has limits.turns_per_app turns running in this server process, or the server has ' +
+      'limits.turns_total. Nothing was written: retry after Retry-After seconds.',
   },
   tool_call_already_resolved: {
     status: 409,
@@ -1114,6 +1170,13 @@ export const ERROR_CATALOGUE = {
     faces: ['responses'],
     meaning:
       'A tool in `tools` is not a function tool; server-side tools are configured on the agent. Send only {"type":"function",…} tools.',
+  },
+  uri_too_long: {
+    status: 414,
+    faces: ['all'],
+    meaning:
+      'The URL is longer than Baton accepts (8 KiB), or one of its path segments (an id) is longer ' +
+      'than 100 characters. Check the URL; send large data in the body instead.',
   },
   websocket_connection_limit_reached: {
     status: 400,

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { appResourceName } from '../../resources/index.ts';
 import type { FaceContext } from '../kit/face-context.ts';
+import { issuedKeyView, keyView } from './key-views.ts';
 
 /** Apps (tenants) and API keys. Keys are shown once, at creation; only their hash is stored. */
 export function registerAdminRoutes(app: FastifyInstance, face: FaceContext): void {
-  const { tenants } = face.resources;
+  const { tenants, keys } = face.resources;
 
   app.post('/v1/apps', async (request, reply) => {
     const { app: record, key, secret } = await tenants.createApp(request.principal, request.body);
@@ -35,9 +36,26 @@ export function registerAdminRoutes(app: FastifyInstance, face: FaceContext): vo
   });
 
   app.post('/v1/api-keys', async (request, reply) => {
-    const { key, secret } = await tenants.createKey(request.principal, request.body);
-    return reply
-      .status(201)
-      .send({ object: 'api_key', id: key.id, key: secret, role: key.role, name: key.name, created_at: key.createdAt });
+    const { key, secret } = await keys.create(request.principal, request.body);
+    return reply.status(201).send(issuedKeyView(key, secret));
+  });
+
+  app.get('/v1/api-keys', async (request) => {
+    const records = await keys.list(request.principal, request.query);
+    return { object: 'list', data: records.map(keyView) };
+  });
+
+  app.delete<{ Params: { id: string } }>('/v1/api-keys/:id', async (request) =>
+    keyView(await keys.revoke(request.principal, request.params.id, request.query)),
+  );
+
+  app.post<{ Params: { id: string } }>('/v1/api-keys/:id/rotate', async (request, reply) => {
+    const { key, secret, replaced } = await keys.rotate(
+      request.principal,
+      request.params.id,
+      request.body,
+      request.query,
+    );
+    return reply.status(201).send({ ...issuedKeyView(key, secret), replaces: keyView(replaced) });
   });
 }

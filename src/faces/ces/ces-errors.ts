@@ -19,6 +19,8 @@ export const GRPC_STATUS: Record<GrpcStatus, { code: number; http: number }> = {
   UNAVAILABLE: { code: 14, http: 503 },
 };
 
+const HTTP_LEVEL_STATUSES: ReadonlySet<number> = new Set([408, 413, 414, 415, 431]);
+
 const KIND_TO_STATUS: Record<ErrorKind, GrpcStatus> = {
   invalid_request: 'INVALID_ARGUMENT',
   unauthorized: 'UNAUTHENTICATED',
@@ -50,8 +52,9 @@ function metadataOf(error: BatonError): Record<string, string> {
 /** The JSON body Google APIs send for a google.rpc.Status: `{error:{code,message,status,details}}`. */
 export function googleErrorBody(error: BatonError): { status: number; body: object } {
   const status = grpcStatusOf(error);
-  // 413 and 415 keep their precise HTTP status; everything else follows the google.rpc mapping.
-  const http = error.status === 413 || error.status === 415 ? error.status : GRPC_STATUS[status].http;
+  // HTTP's own refusals (408, 413, 414, 415, 431) keep their precise status; everything else
+  // follows the google.rpc mapping.
+  const http = HTTP_LEVEL_STATUSES.has(error.status) ? error.status : GRPC_STATUS[status].http;
   const details: object[] = [
     {
       '@type': 'type.googleapis.com/google.rpc.ErrorInfo',

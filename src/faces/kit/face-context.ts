@@ -1,6 +1,7 @@
 import type { BatonError } from '../../domain/errors/baton-error.ts';
 import type { Engine } from '../../engine/index.ts';
 import type { Resources } from '../../resources/index.ts';
+import type { StreamSlots } from './stream-slots.ts';
 import './face-request.ts';
 
 /** Periodic clean-up a face needs (run by the sweeper, safe in several processes at once). */
@@ -14,6 +15,8 @@ export interface FaceContext {
   engine: Engine;
   /** Apps, keys, agents, tools, toolsets and secrets, with their rules. */
   resources: Resources;
+  /** The open-stream counts every long-lived stream takes a slot from (per app and in all). */
+  streams: StreamSlots;
   /** Errors (auth, bad JSON, not found, …) under `prefix` are rendered by `render` instead of the native format. */
   useErrorFormat(prefix: string, render: ErrorRenderer): void;
   /** Registers clean-up to run on every sweeper pass. */

@@ -19,13 +19,24 @@ const TYPE_BY_KIND: Record<ErrorKind, string> = {
 export function nativeErrorBody(error: BatonError): { error: Record<string, unknown> } {
   return {
     error: {
-      type: TYPE_BY_KIND[error.kind],
+      // A limit (429) is told apart from unavailability (503), as OpenAI's `rate_limit_error` is.
+      type: error.status === 429 ? 'rate_limit_error' : TYPE_BY_KIND[error.kind],
       code: error.code,
       message: nativeMessage(error),
       param: error.param,
       ...error.details,
     },
   };
+}
+
+/** Fastify's `maxParamLength` (its default): longer path parameters are refused with a 414. */
+export const MAX_PATH_SEGMENT_LENGTH = 100;
+
+/** The path a Fastify URL error quotes (`'/v1/x' is not a valid url component`), shortened, then a space. */
+function quotedPath(message: string): string {
+  const path = /^'(.*)' is /.exec(message)?.[1];
+  if (path === undefined) return '';
+  return `'${path.length > 120 ? `${path.slice(0, 120)}…` : path}' `;
 }
 
 interface FastifyLikeError {
@@ -57,10 +68,26 @@ export function toBatonError(error: unknown, bodyLimitBytes: number): BatonError
         `The request body is not valid JSON: ${fastifyError.message}. Send a JSON object with Content-Type: application/json.`,
       );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new BatonError(
         'unsupported_media_type',
         `Unsupported Content-Type: send the body as JSON with Content-Type: application/json.`,
+      );
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new BatonError(
+        'bad_request',
+        'The body is not as long as its Content-Length header says. Send the header that matches the body, or none.',
+      );
+    case 'FST_ERR_BAD_URL':
+      return new BatonError(
+        'bad_request',
+        `The URL path ${quotedPath(fastifyError.message)}is not valid: it holds malformed percent-encoding or bytes ` +
+          'that are not UTF-8. Percent-encode each byte of a UTF-8 path segment, e.g. %C3%A9 for é.',
+      );
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new BatonError(
+        'uri_too_long',
+        `A segment of the URL path ${quotedPath(fastifyError.message)}is longer than ${MAX_PATH_SEGMENT_LENGTH} ` +
+          "characters, which no Baton id is. Check the URL's ids.",
       );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new BatonError(

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LazySseWriter, type SseWriter } from './sse-writer.ts';
+import type { StreamSlots } from './stream-slots.ts';
 import './face-request.ts';
 
 /**
@@ -33,6 +34,9 @@ export function takeIdempotency(request: FastifyRequest): IdempotencySettlement 
  * anything was streamed (a 409, a bad id) are still answered as plain JSON with their status.
  * Once streamed, the outcome settles the request's `Idempotency-Key` exactly here: a finished
  * stream stores the response a retry replays as one JSON body; a failed one frees the key.
+ *
+ * It holds one of the app's stream slots from construction until the response closes, however it
+ * closes; constructing it when the app is at its cap throws `too_many_streams` before anything ran.
  */
 export class StreamedReply {
   private readonly sse: LazySseWriter;
@@ -40,7 +44,9 @@ export class StreamedReply {
   constructor(
     private readonly request: FastifyRequest,
     reply: FastifyReply,
+    streams: StreamSlots,
   ) {
+    streams.acquireUntilClosed(request.principal.appId, reply.raw);
     this.sse = new LazySseWriter(reply);
   }
 

@@ -18,8 +18,6 @@ const eventsQuery = z
   .strict();
 
 const KEEP_ALIVE_MS = 15_000;
-// Each open stream holds a socket and a subscription; past this, new ones are refused, not queued.
-const MAX_OPEN_STREAMS = 1_000;
 // An event id is `<updated_at>|<call id>`: where to resume from after a reconnect.
 const EVENT_ID = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z)\|(.{1,200})$/;
 
@@ -66,12 +64,9 @@ export function registerLedgerEventRoutes(
     const lastEventId = typeof header === 'string' && header !== '' ? header : query.last_event_id;
     const resumeFrom = lastEventId !== undefined ? parseEventId(lastEventId) : null;
     const { appId } = request.principal;
-    if (open.size >= MAX_OPEN_STREAMS) {
-      throw new BatonError(
-        'too_many_streams',
-        `This server has ${MAX_OPEN_STREAMS} ledger event streams open; close one, or retry in a minute.`,
-      );
-    }
+    // Each open stream holds a socket and a subscription; past the app's (or the server's) cap, new
+    // ones are refused, not queued. The slot is freed when the response closes, however it closes.
+    face.streams.acquireUntilClosed(appId, reply.raw);
     const wanted = (entry: LedgerEntryRecord) =>
       (query.agent === undefined || entry.agentName === query.agent) &&
       (query.tool === undefined || entry.toolName === query.tool);

@@ -18,11 +18,12 @@ export function cesManagementTools(services: Pick<Resources, 'apps' | 'agents' |
       plural: 'apps',
       about:
         'An app holds agents, tools, toolsets, secrets and conversations; `rootAgent` is the agent new sessions talk to.',
-      parent: '`projects/{project}/locations/{location}` (the project of your API key; creating needs an admin key)',
+      parent: '`projects/{project}/locations/{location}` (the project of your API key; creating needs an operator key)',
       createHint:
         '`app.displayName` is required. The result is a finished long-running operation whose `response` is the app.',
       service: services.apps,
       requests: services.apps.requests,
+      lifecycle: 'operate',
     }),
     ...familyTools({
       singular: 'agent',

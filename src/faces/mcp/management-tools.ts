@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import type { Capability } from '../../domain/access.ts';
 import type { Principal } from '../../domain/principal.ts';
 import type { McpInputSchema, McpTool, McpToolAnnotations } from './mcp-tool.ts';
 
 /** What a delete tool's description says of the references it may break. */
 const DELETE_APP_NOTE =
   'Deletes everything the app holds (agents, tools, toolsets, secrets, conversations); ' +
-  'the app of the API key in use cannot be deleted.';
+  'needs an operator key, and the app of the key in use cannot be deleted.';
 const DELETE_REFERENCED_NOTE =
   'Refused with FAILED_PRECONDITION while other resources refer to it, unless `force` is true, ' +
   'which removes those references first.';
@@ -32,6 +33,8 @@ export interface ResourceFamily {
   createHint: string;
   service: ResourceMethods;
   requests: Record<'create' | 'get' | 'list' | 'update' | 'delete', z.ZodType>;
+  /** What creating and deleting one needs: `manage` (an app admin) unless the family says more. */
+  lifecycle?: Capability;
 }
 
 // Annotations as CES publishes them (its create_toolset and delete_* pages): writes are
@@ -68,13 +71,16 @@ export function familyTools(family: ResourceFamily): McpTool[] {
     request: z.ZodType,
     annotations: McpToolAnnotations,
     run: (principal: Principal, args: unknown) => Promise<unknown>,
+    capability: Capability = annotations.readOnlyHint ? 'read' : 'manage',
   ): McpTool => ({
     name,
     description,
     inputSchema: inputSchemaOf(request),
     annotations,
+    capability,
     handler: (args, principal) => run(principal, args),
   });
+  const lifecycle = family.lifecycle ?? 'manage';
   return [
     tool(
       `create_${singular}`,
@@ -85,6 +91,7 @@ export function familyTools(family: ResourceFamily): McpTool[] {
       requests.create,
       WRITE,
       (principal, args) => service.create(principal, args),
+      lifecycle,
     ),
     tool(
       `get_${singular}`,
@@ -122,6 +129,7 @@ export function familyTools(family: ResourceFamily): McpTool[] {
       requests.delete,
       WRITE,
       (principal, args) => service.delete(principal, args),
+      lifecycle,
     ),
   ];
 }

@@ -17,9 +17,11 @@ import { z } from 'zod';
 import { takeIdempotency } from '../kit/streamed-reply.ts';
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { Principal } from '../../domain/principal.ts';
+import { requireCapability } from '../../domain/access.ts';
 import type { FaceContext } from '../kit/face-context.ts';
 import { toBatonError } from '../kit/http-errors.ts';
 import { checkToolArguments, mcpAjv } from './mcp-arguments.ts';
+import { McpOriginPolicy } from './mcp-origins.ts';
 import {
   JsonRpcErrorCode,
   jsonRpcErrorBody,
@@ -49,6 +51,8 @@ export interface McpServerOptions {
 export interface McpEndpointOptions extends McpServerOptions {
   /** The FaceContext hook, so auth/JSON/body-limit errors under `/mcp` are JSON-RPC errors. */
   useErrorFormat: FaceContext['useErrorFormat'];
+  /** Web origins besides loopback ones whose pages may call the endpoint (`mcp.allowed_origins`). */
+  allowedOrigins?: readonly string[];
 }
 
 // The SDK server builds a fresh Ajv (with formats) per instance unless given one: with a server
@@ -68,15 +72,19 @@ const ToolsCallMethodSchema = z.looseObject({ method: z.literal('tools/call'), p
  *   `application/json` and `text/event-stream`, as the spec requires (the SDK answers 406 otherwise);
  * - GET and DELETE are 405 (no server-initiated stream, no sessions to end), as are PUT and PATCH;
  * - authentication is Baton's global hook; its errors, and malformed bodies, are JSON-RPC errors
- *   with `id: null` (401 also carries `WWW-Authenticate: Bearer`).
+ *   with `id: null` (401 also carries `WWW-Authenticate: Bearer`);
+ * - a request whose `Origin` is not allowed (`McpOriginPolicy`) is a 403, before its body is read.
  */
 export function registerMcpEndpoint(app: FastifyInstance, options: McpEndpointOptions): void {
-  const { useErrorFormat, ...serverOptions } = options;
+  const { useErrorFormat, allowedOrigins, ...serverOptions } = options;
   useErrorFormat(MCP_PATH, (error) => renderJsonRpcHttpError(error, options.renderError));
+  const origins = new McpOriginPolicy(allowedOrigins);
+  const checkOrigin = async (request: FastifyRequest): Promise<void> => origins.check(request.headers.origin);
 
   app.route({
     method: 'POST',
     url: MCP_PATH,
+    onRequest: checkOrigin,
     onSend: addBearerChallenge,
     handler: async (request, reply) => {
       if (!request.principal)
@@ -95,6 +103,7 @@ export function registerMcpEndpoint(app: FastifyInstance, options: McpEndpointOp
   app.route({
     method: ['GET', 'DELETE', 'PUT', 'PATCH'],
     url: MCP_PATH,
+    onRequest: checkOrigin,
     onSend: addBearerChallenge,
     handler: async (request, reply) =>
       reply
@@ -218,6 +227,7 @@ export function createMcpServer(options: McpServerOptions, principal: Principal,
       return toolErrorResult(invalid, options.renderError);
     }
     try {
+      requireCapability(principal, tool.capability, `The tool ${name}`);
       return toolSuccessResult(await tool.handler(args, principal));
     } catch (error) {
       // Baton's usual mapping (BatonError as is, a bad cursor → invalid_request, anything else → internal).

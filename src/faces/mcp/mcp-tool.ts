@@ -1,3 +1,4 @@
+import type { Capability } from '../../domain/access.ts';
 import type { BatonError } from '../../domain/errors/baton-error.ts';
 import type { Principal } from '../../domain/principal.ts';
 
@@ -35,6 +36,8 @@ export interface McpTool {
   description: string;
   inputSchema: McpInputSchema;
   annotations: McpToolAnnotations;
+  /** What the caller's key must allow (src/domain/access.ts); checked before the handler runs. */
+  capability: Capability;
   handler(args: Record<string, unknown>, principal: Principal): Promise<unknown>;
 }
 

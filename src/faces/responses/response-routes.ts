@@ -4,6 +4,7 @@ import type { JsonObject } from '../../domain/records.ts';
 import type { FaceContext } from '../kit/face-context.ts';
 import { parseRequest } from '../../domain/parse-request.ts';
 import { StreamedReply } from '../kit/streamed-reply.ts';
+import type { StreamSlots } from '../kit/stream-slots.ts';
 import { responsesErrorBody, toResponsesError } from './response-errors.ts';
 import { ResponseLifecycle } from './response-lifecycle.ts';
 import { ResponseService } from './response-service.ts';
@@ -29,7 +30,7 @@ export function registerResponseRoutes(app: FastifyInstance, face: FaceContext):
     const { appId, keyId } = request.principal;
     const base = { appId, actor: keyId, idempotencyKey: request.idempotency?.key ?? null };
     if (body.stream !== true) return service.create(body, base);
-    const stream = new LazySse(request, reply);
+    const stream = new LazySse(request, reply, face.streams);
     try {
       const view = await service.create(body, { ...base, sink: stream.sink });
       return await stream.finish(view);
@@ -74,8 +75,9 @@ class LazySse {
   constructor(
     private readonly request: FastifyRequest,
     reply: FastifyReply,
+    streams: StreamSlots,
   ) {
-    this.reply = new StreamedReply(request, reply);
+    this.reply = new StreamedReply(request, reply, streams);
   }
 
   get started(): boolean {

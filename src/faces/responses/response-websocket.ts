@@ -7,6 +7,7 @@ import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { JsonObject } from '../../domain/records.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { toBatonError } from '../kit/http-errors.ts';
+import type { StreamSlots } from '../kit/stream-slots.ts';
 import { parseRequest } from '../../domain/parse-request.ts';
 import type { ConnectionResponseCache } from '../../engine/index.ts';
 import { responsesErrorBody, toResponsesError } from './response-errors.ts';
@@ -39,8 +40,10 @@ export interface ResponseWebSocketSettings {
 export interface ResponseWebSocketOptions extends ResponseWebSocketSettings {
   service: ResponseService;
   engine: Engine;
-  /** The HTTP API's own key check, on the upgrade request's headers. */
-  authenticate(headers: IncomingHttpHeaders): Promise<Principal>;
+  /** The HTTP API's own key check, on the upgrade request's headers; `address` is the client's, for its failure count. */
+  authenticate(headers: IncomingHttpHeaders, address: string | undefined): Promise<Principal>;
+  /** Each connection holds one of its app's stream slots until its socket closes. */
+  streams: StreamSlots;
   /** The server's body limit, applied to each message. */
   maxPayloadBytes: number;
 }
@@ -137,6 +140,7 @@ function refuse(socket: Duplex, error: BatonError): void {
     'Connection: close',
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,
+    ...(error.retryAfterSeconds !== null ? [`Retry-After: ${error.retryAfterSeconds}`] : []),
   ];
   socket.once('finish', () => socket.destroy());
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
@@ -175,7 +179,7 @@ export function registerResponseWebSocket(app: FastifyInstance, options: Respons
     }
     let principal: Principal;
     try {
-      principal = await options.authenticate(request.headers);
+      principal = await options.authenticate(request.headers, request.socket.remoteAddress);
     } catch (error) {
       const engineError = toBatonError(error, options.maxPayloadBytes);
       if (engineError.kind === 'internal') app.log.error({ err: error }, 'WebSocket authentication failed');
@@ -184,6 +188,13 @@ export function registerResponseWebSocket(app: FastifyInstance, options: Respons
     }
     if (socket.destroyed || closing) {
       socket.destroy();
+      return;
+    }
+    try {
+      // Held until the socket closes: after the WebSocket closes, or when ws refuses a bad handshake.
+      options.streams.acquireUntilClosed(principal.appId, socket);
+    } catch (error) {
+      refuse(socket, toBatonError(error, options.maxPayloadBytes));
       return;
     }
     socket.off('error', onError);

@@ -9,6 +9,7 @@ import type { FaceContext } from '../kit/face-context.ts';
 import { nativeErrorBody } from '../kit/http-errors.ts';
 import { parseRequest } from '../../domain/parse-request.ts';
 import { StreamedReply } from '../kit/streamed-reply.ts';
+import type { StreamSlots } from '../kit/stream-slots.ts';
 import { createThreadBody, parsePostedMessage, postMessageBody } from './thread-wire.ts';
 import { ledgerEntryView, messageResponseView, messagesView, threadView } from './thread-views.ts';
 import { pageQuerySchema, toPageRequest } from '../kit/page-query.ts';
@@ -98,7 +99,7 @@ export function registerThreadRoutes(app: FastifyInstance, face: FaceContext): v
     const { appId, keyId } = request.principal;
     const threadId = request.params.id;
     const submission = { actor: keyId, idempotencyKey: request.idempotency?.key ?? null };
-    const stream = body.stream === true ? new ThreadStream(request, reply) : null;
+    const stream = body.stream === true ? new ThreadStream(request, reply, face.streams) : null;
     try {
       const outcome =
         parsed.kind === 'results'
@@ -151,8 +152,9 @@ class ThreadStream {
   constructor(
     private readonly request: FastifyRequest,
     reply: FastifyReply,
+    streams: StreamSlots,
   ) {
-    this.reply = new StreamedReply(request, reply);
+    this.reply = new StreamedReply(request, reply, streams);
   }
 
   get started(): boolean {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BatonError } from '../../domain/errors/baton-error.ts';
+import { DURATION_RANGES, durationNumber } from '../../domain/duration-ranges.ts';
 import type { ToolResultInput } from '../../engine/index.ts';
 import type { ContentPart, TurnOptions } from '../../domain/records.ts';
 import { toolFromWire, toolWireSchema } from '../../resources/agents/agent-config-form.ts';
@@ -52,7 +53,7 @@ export const postMessageBody = z
       ])
       .optional(),
     parallel_tool_calls: z.boolean().optional(),
-    tool_timeout_seconds: z.number().positive().optional(),
+    tool_timeout_seconds: durationNumber(DURATION_RANGES.pendingCall).optional(),
     max_steps: z.number().int().min(1).max(100).optional(),
     stream: z.boolean().optional(),
   })

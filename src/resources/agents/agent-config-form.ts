@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DURATION_RANGES, durationNumber } from '../../domain/duration-ranges.ts';
 import type { AgentInput } from './agent-definition.ts';
 import type { AgentRecord, ClientToolDefinition } from '../../domain/records.ts';
 
@@ -15,7 +16,7 @@ export const toolWireSchema = z
     description: z.string().max(10_000).optional(),
     parameters: z.record(z.string(), z.unknown()).optional(),
     response_schema: z.record(z.string(), z.unknown()).optional(),
-    timeout_seconds: z.number().positive().optional(),
+    timeout_seconds: durationNumber(DURATION_RANGES.pendingCall).optional(),
     timeout_policy: z.enum(['error_result', 'fail', 'cancel']).optional(),
   })
   .strict();
@@ -31,7 +32,9 @@ export const agentWireSchema = z
     tools: z.array(toolWireSchema).max(1_000).optional(),
     max_steps: z.number().int().optional(),
     parallel_tool_calls: z.boolean().optional(),
-    tool_timeout_seconds: z.number().nullable().optional(),
+    tool_timeout_seconds: durationNumber(DURATION_RANGES.pendingCall, { nullMeans: 'for no deadline' })
+      .nullable()
+      .optional(),
     timeout_policy: z.enum(['error_result', 'fail', 'cancel']).optional(),
     input_policy: z.enum(['reject', 'queue']).optional(),
     history_limit: z.number().int().optional(),

@@ -1,5 +1,6 @@
 import type { AgentDefinition, ClientToolDefinition, InputPolicy, TimeoutPolicy } from '../../domain/records.ts';
 import { BatonError } from '../../domain/errors/baton-error.ts';
+import { DURATION_RANGES, describeDurationRange, inDurationRange } from '../../domain/duration-ranges.ts';
 import { assertValidToolSet, TOOL_NAME_PATTERN } from '../../engine/index.ts';
 
 export const AGENT_DEFAULTS = {
@@ -89,13 +90,13 @@ export function buildAgentDefinition(input: AgentInput, validateModel: (modelId:
       },
     );
   }
-  if (definition.toolTimeoutSeconds !== null && !(definition.toolTimeoutSeconds > 0)) {
+  const deadlines = DURATION_RANGES.pendingCall;
+  if (definition.toolTimeoutSeconds !== null && !inDurationRange(definition.toolTimeoutSeconds, deadlines)) {
     throw new BatonError(
       'invalid_timeout',
-      `tool_timeout_seconds must be a positive number of seconds, or null for no deadline.`,
-      {
-        param: 'tool_timeout_seconds',
-      },
+      `tool_timeout_seconds must be ${describeDurationRange(deadlines)}, or null for no deadline ` +
+        `(got ${definition.toolTimeoutSeconds}).`,
+      { param: 'tool_timeout_seconds' },
     );
   }
   if (!TIMEOUT_POLICIES.includes(definition.timeoutPolicy)) {
@@ -109,10 +110,12 @@ export function buildAgentDefinition(input: AgentInput, validateModel: (modelId:
     });
   }
   tools.forEach((tool, index) => {
-    if (tool.timeoutSeconds !== undefined && !(tool.timeoutSeconds > 0)) {
-      throw new BatonError('invalid_timeout', `tools[${index}].timeout_seconds must be a positive number of seconds.`, {
-        param: `tools[${index}].timeout_seconds`,
-      });
+    if (tool.timeoutSeconds !== undefined && !inDurationRange(tool.timeoutSeconds, deadlines)) {
+      throw new BatonError(
+        'invalid_timeout',
+        `tools[${index}].timeout_seconds must be ${describeDurationRange(deadlines)} (got ${tool.timeoutSeconds}).`,
+        { param: `tools[${index}].timeout_seconds` },
+      );
     }
     if (tool.timeoutPolicy !== undefined && !TIMEOUT_POLICIES.includes(tool.timeoutPolicy)) {
       throw new BatonError(

@@ -3,7 +3,7 @@ import type { Principal } from '../../domain/principal.ts';
 import { newAppRecord } from './app-records.ts';
 import type { AppRecord, JsonObject } from '../../domain/records.ts';
 import { DuplicateKeyError } from '../../store/store.ts';
-import { assertProjectAccess, canUse, resolveApp } from './app-access.ts';
+import { canUse, requireAppOperator, resolveApp } from './app-access.ts';
 import { computeEtag } from '../aip/etag.ts';
 import { applyFieldMask, parseFieldMask, type MaskSpec } from '../aip/field-mask.ts';
 import { isCesAgent } from '../agents/agent-references.ts';
@@ -86,8 +86,8 @@ function renderApp(app: AppRecord): JsonObject {
 
 /**
  * Apps (CES AgentService *App methods) over Baton's apps: the tenants that own agents, tools,
- * keys and conversations. Create and delete need an admin key of the project and answer with an
- * Operation that is already done. Every method takes the caller and the CES request message.
+ * keys and conversations. Create and delete need an operator key and answer with an Operation
+ * that is already done. Every method takes the caller and the CES request message.
  */
 export class AppService {
   /** The request message of each method (the MCP tools publish them as input schemas). */
@@ -148,7 +148,7 @@ export class AppService {
   async create(principal: Principal, request: unknown): Promise<JsonObject> {
     const { parent, appId, app } = parseCesRequest(createAppRequestSchema, request);
     const scope = parseLocationName(parent, 'parent');
-    await assertProjectAccess(this.deps.store, principal, scope.project, true);
+    requireAppOperator(principal, 'Creating an app');
     const id = chooseResourceId(appId, 'appId', 'app');
     const settings = await this.settingsFrom(
       withoutFields(toJsonObject(app), MASK.outputOnly),
@@ -176,13 +176,12 @@ export class AppService {
     return renderApp(await resolveApp(this.deps.store, principal, path.project, path.location, path.app));
   }
 
-  /** ListAppsRequest → `{apps, nextPageToken?}`: an admin key sees every app of its project here, a member key its own. */
+  /** ListAppsRequest → `{apps, nextPageToken?}`: an operator key sees every app of the location, any other key its own. */
   async list(principal: Principal, request: unknown): Promise<JsonObject> {
     const parsed = parseCesRequest(listAppsRequestSchema, request);
     const scope = parseLocationName(parsed.parent, 'parent');
-    const home = await assertProjectAccess(this.deps.store, principal, scope.project, false);
     const apps = (await this.deps.store.apps.listByProject(scope.project)).filter(
-      (app) => app.location === scope.location && canUse(principal, home, app),
+      (app) => app.location === scope.location && canUse(principal, app),
     );
     return listResponse('apps', apps.map(renderApp), parsed, {
       fields: FILTER_FIELDS,
@@ -212,23 +211,24 @@ export class AppService {
 
   /**
    * DeleteAppRequest `{name, etag?}` → Operation (done, Empty). Deletes everything the app owns,
-   * keys included; the app of the calling key cannot delete itself (the key would die mid-request
-   * and leave nobody able to manage the project with it).
+   * keys included (they stop authenticating at once in this process); only an operator may, and
+   * not the operator key's own app (the key would die mid-request and leave the server unmanaged).
    */
   async delete(principal: Principal, request: unknown): Promise<JsonObject> {
     const { name, etag } = parseCesRequest(deleteAppRequestSchema, request);
     const path = parseAppName(name, 'name');
-    await assertProjectAccess(this.deps.store, principal, path.project, true);
+    requireAppOperator(principal, 'Deleting an app');
     const app = await resolveApp(this.deps.store, principal, path.project, path.location, path.app);
     const fullName = formatAppName(path);
     if (app.id === principal.appId) {
       throw new BatonError(
         'deleting_own_app',
-        `'${fullName}' is the app of the API key making this request; delete it with an admin key of another app of project '${path.project}'.`,
+        `'${fullName}' is the app of the operator key making this request; delete it with an operator key of another app.`,
       );
     }
     assertFreshEtag(etag, computeEtag([app.id, app.revision]), fullName, 'etag');
     await this.deps.store.apps.delete(app.id);
+    this.deps.keyCache.forgetApp(app.id);
     return doneOperation(path, 'google.protobuf.Empty');
   }
 }

@@ -18,6 +18,7 @@ export async function createApiKey(
   secret: string,
   role: ApiKeyRole,
   name: string | null,
+  expiresAt: string | null = null,
 ): Promise<ApiKeyRecord> {
   const record: ApiKeyRecord = {
     id: newId('key'),
@@ -28,13 +29,15 @@ export async function createApiKey(
     role,
     createdAt: new Date().toISOString(),
     revokedAt: null,
+    expiresAt,
+    lastUsedAt: null,
   };
   await store.apiKeys.insert(record);
   return record;
 }
 
 /**
- * The first admin key: `BATON_ADMIN_KEY` when set (registered if new), else generated once when
+ * The first operator key: `BATON_ADMIN_KEY` when set (registered if new), else generated once when
  * no key exists at all. Returns the generated secret so the caller can print it once.
  */
 export async function bootstrapAdminKey(
@@ -44,11 +47,11 @@ export async function bootstrapAdminKey(
 ): Promise<{ generated: string | null }> {
   if (adminKey) {
     if (!(await store.apiKeys.findByHash(hashApiKey(adminKey))))
-      await createApiKey(store, appId, adminKey, 'admin', 'BATON_ADMIN_KEY');
+      await createApiKey(store, appId, adminKey, 'operator', 'BATON_ADMIN_KEY');
     return { generated: null };
   }
   if ((await store.apiKeys.count()) > 0) return { generated: null };
   const secret = generateApiKeySecret();
-  await createApiKey(store, appId, secret, 'admin', 'first admin key');
+  await createApiKey(store, appId, secret, 'operator', 'first admin key');
   return { generated: secret };
 }

@@ -3,7 +3,8 @@ import type { ClientToolDefinition } from '../../domain/records.ts';
 import { asObject } from '../json-objects.ts';
 import { toJsonSchema } from '../tools/ces-schema.ts';
 import { toolSchemaObject } from '../tools/common-schemas.ts';
-import { parseDurationSeconds } from '../tools/duration.ts';
+import { DURATION_RANGES } from '../../domain/duration-ranges.ts';
+import { storedDurationSeconds } from '../tools/duration.ts';
 import { checkFunction, declaredFunction, functionName } from './function-declaration.ts';
 import type { ClientToolKind } from './tool-kind.ts';
 
@@ -35,7 +36,7 @@ export const clientFunctionKind: ClientToolKind = {
     const definition: ClientToolDefinition = declared;
     const response = asObject(member.response);
     if (response) definition.responseSchema = toJsonSchema(response);
-    const timeout = typeof body.timeout === 'string' ? parseDurationSeconds(body.timeout) : undefined;
+    const timeout = storedDurationSeconds(body.timeout, DURATION_RANGES.pendingCall);
     if (timeout !== undefined) definition.timeoutSeconds = timeout;
     if (body.executionType === 'ASYNCHRONOUS') definition.asynchronous = true;
     if (asObject(body.toolFakeConfig)?.enableFakeMode === true)

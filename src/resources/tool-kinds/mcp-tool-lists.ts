@@ -85,11 +85,12 @@ export class McpToolLists {
     this.cache.clear();
   }
 
-  target(mcp: JsonObject, headers: Record<string, string>): McpServerTarget {
+  target(mcp: JsonObject, headers: Record<string, string>, credentialHeaders: readonly string[] = []): McpServerTarget {
     const ca = caCertsOf(mcp.tlsConfig);
     return {
       serverAddress: String(mcp.serverAddress),
       headers,
+      credentialHeaders,
       policy: this.policy(),
       timeoutMs: LIST_TIMEOUT_MS,
       ...(ca.length > 0 ? { ca } : {}),

@@ -47,7 +47,7 @@ async function callMcp(
   const customHeaders = asObject(mcp.customHeaders) as Record<string, string> | undefined;
   const headers = resolveContextVariables(customHeaders, environment.variables, `${prefix}.customHeaders`);
   const auth = await requestCredentials(mcp, environment, runtime.oauth, `${prefix}.apiAuthentication`);
-  const target = runtime.mcp.lists.target(mcp, { ...headers, ...auth.headers });
+  const target = runtime.mcp.lists.target(mcp, { ...headers, ...auth.headers }, Object.keys(auth.headers ?? {}));
   if (auth.query) {
     const url = new URL(target.serverAddress);
     for (const [name, value] of Object.entries(auth.query)) url.searchParams.set(name, value);

@@ -1,3 +1,4 @@
+import { DURATION_RANGES } from '../../domain/duration-ranges.ts';
 import type { AgentDefinition, AppResourceRecord, ClientToolDefinition } from '../../domain/records.ts';
 import type { ServerCall, ServerCallResult } from '../../engine/index.ts';
 import type { Store } from '../../store/store.ts';
@@ -10,7 +11,7 @@ import type { ToolKindRegistry } from '../tool-kinds/registry.ts';
 import type { ToolsetInspection } from '../tool-kinds/tool-kind.ts';
 import { createToolRuntime, type ToolRuntime } from '../tool-kinds/tool-runtime.ts';
 import type { CallEnvironment } from './call-environment.ts';
-import { parseDurationSeconds } from './duration.ts';
+import { storedDurationSeconds } from './duration.ts';
 import type { ServerTools } from './server-tools.ts';
 import { runToolFake } from './tool-fakes.ts';
 import { textResult } from './tool-results.ts';
@@ -47,8 +48,8 @@ export interface ToolsetInspector {
  */
 function commonSettings(record: AppResourceRecord, maxTimeoutSeconds: number): Partial<ClientToolDefinition> {
   const settings: Partial<ClientToolDefinition> = {};
-  const timeout = typeof record.body.timeout === 'string' ? parseDurationSeconds(record.body.timeout) : undefined;
-  if (timeout !== undefined && timeout > 0) settings.timeoutSeconds = Math.min(timeout, maxTimeoutSeconds);
+  const timeout = storedDurationSeconds(record.body.timeout, DURATION_RANGES.serverToolRun);
+  if (timeout !== undefined) settings.timeoutSeconds = Math.min(timeout, maxTimeoutSeconds);
   if (record.body.requireApproval === true) settings.requireApproval = true;
   return settings;
 }

@@ -1,6 +1,7 @@
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { ErrorCode } from '../../domain/errors/error-catalogue.ts';
-import { parseDurationSeconds } from './duration.ts';
+import { durationInRange } from './duration.ts';
+import type { DurationRange } from '../../domain/duration-ranges.ts';
 import type { AppRecord, JsonObject, JsonValue } from '../../domain/records.ts';
 import type { Store } from '../../store/store.ts';
 import type { OpenApiCompiler } from '../../tools/openapi/openapi-pool.ts';
@@ -44,11 +45,16 @@ export function refuseUnsupported(object: JsonObject, reasons: Record<string, st
   }
 }
 
-export function checkDuration(value: JsonValue | undefined, field: string): void {
+/** A protobuf Duration (`"30s"`, `"1.5s"`) within `range`; `what` says what the duration bounds. */
+export function checkDuration(value: JsonValue | undefined, field: string, range: DurationRange, what: string): void {
   if (value === undefined) return;
-  const seconds = typeof value === 'string' ? parseDurationSeconds(value) : undefined;
-  if (seconds === undefined || seconds <= 0)
-    invalid(field, `${field} must be a positive duration in seconds with an "s" suffix, e.g. "30s".`);
+  if (typeof value === 'string' && durationInRange(value, range) !== undefined) return;
+  const got = JSON.stringify(value).slice(0, 40);
+  invalid(
+    field,
+    `${field} (${what}) must be a duration from "${range.min}s" to "${range.max}s" (${range.maxInWords}), ` +
+      `in seconds with an "s" suffix such as "30s" or "1.5s"; got ${got}.`,
+  );
 }
 
 export function checkHttpUrl(value: JsonValue | undefined, field: string): void {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DURATION_RANGES } from '../../domain/duration-ranges.ts';
 
 /**
  * zod shapes of the messages Tool and Toolset share. They check structure and types only, so the
@@ -17,7 +18,14 @@ export const executionTypeSchema = z
     'SYNCHRONOUS (default): the turn waits for the result; ASYNCHRONOUS: it goes on and the result arrives later.',
   );
 
-export const durationSchema = z.string().describe('A duration in seconds with an "s" suffix, e.g. "30s" or "1.5s".');
+const { pendingCall, serverToolRun } = DURATION_RANGES;
+const DURATION_RANGES_TEXT =
+  `from "${pendingCall.min}s" to "${pendingCall.max}s" (${pendingCall.maxInWords}) for a clientFunction, ` +
+  `to "${serverToolRun.max}s" (${serverToolRun.maxInWords}) for a tool Baton runs`;
+
+export const durationSchema = z
+  .string({ error: `must be a duration string in seconds with an "s" suffix, such as "30s": ${DURATION_RANGES_TEXT}` })
+  .describe(`A duration in seconds with an "s" suffix, e.g. "30s" or "1.5s": ${DURATION_RANGES_TEXT}.`);
 
 /** A CES Schema (`type: "OBJECT"`, upper case) or a JSON Schema object; stored as given. */
 export const toolSchemaObject = z

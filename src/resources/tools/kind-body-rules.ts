@@ -1,3 +1,4 @@
+import { DURATION_RANGES } from '../../domain/duration-ranges.ts';
 import type { JsonObject } from '../../domain/records.ts';
 import type { ToolKindRegistry } from '../tool-kinds/registry.ts';
 import { checkDuration, checkRequireApproval, checkToolFakeConfig, type RuleContext } from './common-rules.ts';
@@ -21,9 +22,13 @@ export async function checkKindBody(
   collectionRules: () => Promise<void> = async () => {},
 ): Promise<JsonObject> {
   const { collection, singular } = resource;
-  checkDuration(body.timeout, `${singular}.timeout`);
-  checkToolFakeConfig(body.toolFakeConfig, `${singular}.toolFakeConfig`);
   const found = kinds.memberOf(collection, body);
+  // A client function's timeout is its pending call's deadline (a person may answer); a tool Baton
+  // runs holds a connection for as long as its timeout says, so it gets a much shorter bound.
+  if (found?.kind.executor === 'client')
+    checkDuration(body.timeout, `${singular}.timeout`, DURATION_RANGES.pendingCall, "the pending call's deadline");
+  else checkDuration(body.timeout, `${singular}.timeout`, DURATION_RANGES.serverToolRun, 'how long one call may run');
+  checkToolFakeConfig(body.toolFakeConfig, `${singular}.toolFakeConfig`);
   checkRequireApproval(body, `${singular}.requireApproval`, found?.kind);
   await collectionRules();
   if (!found) return body;

@@ -14,6 +14,8 @@ function toRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     role: row.role as ApiKeyRole,
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
+    expiresAt: row.expires_at,
+    lastUsedAt: row.last_used_at,
   };
 }
 
@@ -32,6 +34,8 @@ export function createApiKeyRepo(db: Kysely<Database>): ApiKeyRepo {
             role: key.role,
             created_at: key.createdAt,
             revoked_at: key.revokedAt,
+            expires_at: key.expiresAt,
+            last_used_at: key.lastUsedAt,
           })
           .execute(),
       );
@@ -40,6 +44,58 @@ export function createApiKeyRepo(db: Kysely<Database>): ApiKeyRepo {
     async findByHash(keyHash) {
       const row = await db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
       return row && toRecord(row);
+    },
+
+    async get(appId, id) {
+      const row = await db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('app_id', '=', appId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row && toRecord(row);
+    },
+
+    async listByApp(appId, limit) {
+      const rows = await db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('app_id', '=', appId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map(toRecord);
+    },
+
+    async revoke(appId, id, at) {
+      await db
+        .updateTable('api_keys')
+        .set({ revoked_at: at })
+        .where('app_id', '=', appId)
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .execute();
+      return this.get(appId, id);
+    },
+
+    async expireBy(appId, id, at) {
+      await db
+        .updateTable('api_keys')
+        .set({ expires_at: at })
+        .where('app_id', '=', appId)
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', at)]))
+        .execute();
+    },
+
+    async touch(id, at, staleBefore) {
+      await db
+        .updateTable('api_keys')
+        .set({ last_used_at: at })
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', staleBefore)]))
+        .execute();
     },
 
     async count() {

@@ -72,6 +72,8 @@ export interface ApiKeysTable {
   role: string;
   created_at: string;
   revoked_at: string | null;
+  expires_at: string | null;
+  last_used_at: string | null;
 }
 
 export interface AgentsTable {
@@ -174,6 +176,10 @@ export interface IdempotencyKeysTable {
   response_status: number | null;
   response_body: string | null;
   created_at: string;
+  /** The server process holding an in-progress key (null on rows older than leases). */
+  owner: string | null;
+  /** When an in-progress key's lease ends unless renewed (null on rows older than leases). */
+  lease_expires_at: string | null;
 }
 
 export interface QueuedInputsTable {

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { IdempotencyRecord } from '../../domain/records.ts';
-import type { IdempotencyRepo } from '../store.ts';
+import { LEGACY_IDEMPOTENCY_LEASE_MS, type IdempotencyRepo } from '../store.ts';
 import type { Database, IdempotencyKeysTable } from './database-schema.ts';
 
 function toRecord(row: Selectable<IdempotencyKeysTable>): IdempotencyRecord {
@@ -12,6 +12,8 @@ function toRecord(row: Selectable<IdempotencyKeysTable>): IdempotencyRecord {
     responseStatus: row.response_status,
     responseBody: row.response_body,
     createdAt: row.created_at,
+    owner: row.owner,
+    leaseExpiresAt: row.lease_expires_at,
   };
 }
 
@@ -33,7 +35,8 @@ export function createIdempotencyRepo(db: Kysely<Database>): IdempotencyRepo {
   }
 
   return {
-    async reserve(appId, key, requestHash, createdAt) {
+    async reserve(appId, key, requestHash, now, lease) {
+      const legacyCreatedBefore = new Date(Date.parse(now) - LEGACY_IDEMPOTENCY_LEASE_MS).toISOString();
       for (let attempt = 0; attempt < MAX_RESERVE_ATTEMPTS; attempt++) {
         // The primary key arbitrates: of two concurrent reservations exactly one inserts.
         // ON CONFLICT DO NOTHING instead of catching the error, because on Postgres a failed
@@ -47,34 +50,71 @@ export function createIdempotencyRepo(db: Kysely<Database>): IdempotencyRepo {
             state: 'in_progress',
             response_status: null,
             response_body: null,
-            created_at: createdAt,
+            created_at: now,
+            owner: lease.owner,
+            lease_expires_at: lease.expiresAt,
           })
           .onConflict((oc) => oc.columns(['app_id', 'key']).doNothing())
           .returning('key')
           .executeTakeFirst();
-        if (inserted) return { reserved: true };
+        if (inserted) return { reserved: true, takenOver: false };
+        // The owner died mid-request: the same request takes the key over. One statement, so of
+        // two retries racing for it one wins (the loser sees the lease the winner just set).
+        const taken = await db
+          .updateTable('idempotency_keys')
+          .set({ owner: lease.owner, lease_expires_at: lease.expiresAt })
+          .where('app_id', '=', appId)
+          .where('key', '=', key)
+          .where('state', '=', 'in_progress')
+          .where('request_hash', '=', requestHash)
+          .where((eb) =>
+            eb.or([
+              eb('lease_expires_at', '<', now),
+              eb.and([eb('lease_expires_at', 'is', null), eb('created_at', '<', legacyCreatedBefore)]),
+            ]),
+          )
+          .returning('key')
+          .executeTakeFirst();
+        if (taken) return { reserved: true, takenOver: true };
         const existing = await get(appId, key);
         if (existing) return { reserved: false, existing };
       }
       throw new Error(`Idempotency key ${key} kept being released while reserving it`);
     },
 
-    async complete(appId, key, responseStatus, responseBody) {
-      await db
+    async renew(appId, key, lease) {
+      const result = await db
         .updateTable('idempotency_keys')
-        .set({ state: 'done', response_status: responseStatus, response_body: responseBody })
+        .set({ lease_expires_at: lease.expiresAt })
         .where('app_id', '=', appId)
         .where('key', '=', key)
-        .execute();
+        .where('state', '=', 'in_progress')
+        .where('owner', '=', lease.owner)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
     },
 
-    async release(appId, key) {
-      // Only in-progress rows: a completed response must keep answering retries.
+    async complete(appId, key, owner, responseStatus, responseBody) {
+      const result = await db
+        .updateTable('idempotency_keys')
+        .set({ state: 'done', response_status: responseStatus, response_body: responseBody, lease_expires_at: null })
+        .where('app_id', '=', appId)
+        .where('key', '=', key)
+        .where('state', '=', 'in_progress')
+        .where('owner', '=', owner)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async release(appId, key, owner) {
+      // Only in-progress rows this owner holds: a completed response must keep answering
+      // retries, and a key taken over belongs to its new owner.
       await db
         .deleteFrom('idempotency_keys')
         .where('app_id', '=', appId)
         .where('key', '=', key)
         .where('state', '=', 'in_progress')
+        .where('owner', '=', owner)
         .execute();
     },
 

@@ -4,6 +4,8 @@ import { createResponsesMigration } from './0002-responses.ts';
 import { createItemGroupsMigration } from './0003-item-groups.ts';
 import { createAppResourcesMigration } from './0004-app-resources.ts';
 import { createConsoleIndexesMigration } from './0005-console-indexes.ts';
+import { createKeyLifecycleMigration } from './0006-key-lifecycle.ts';
+import { createIdempotencyLeasesMigration } from './0007-idempotency-leases.ts';
 import type { MigrationDialect } from './migration-dialect.ts';
 
 /**
@@ -17,5 +19,7 @@ export function migrationsFor(dialect: MigrationDialect): Record<string, Migrati
     '0003-item-groups': createItemGroupsMigration(),
     '0004-app-resources': createAppResourcesMigration(dialect),
     '0005-console-indexes': createConsoleIndexesMigration(),
+    '0006-key-lifecycle': createKeyLifecycleMigration(),
+    '0007-idempotency-leases': createIdempotencyLeasesMigration(dialect),
   };
 }

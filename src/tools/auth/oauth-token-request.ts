@@ -1,4 +1,5 @@
-import { AuthError, describeEndpoint, redact } from './auth-error.ts';
+import { AuthError, describeEndpoint } from './auth-error.ts';
+import { redactSecrets } from './credential-redaction.ts';
 import type { TokenSender } from './token-sender.ts';
 
 /**
@@ -76,7 +77,8 @@ export async function requestClientCredentialsToken(
     );
   }
 
-  const secrets = [request.clientSecret, basic, formEncode(request.clientSecret)];
+  // Each in every form an error body may quote it (JSON-escaped, URL-encoded…): see secretForms.
+  const secrets = [request.clientSecret, basic];
   if (response.status < 200 || response.status > 299) {
     throw new AuthError(
       'token_request_failed',
@@ -95,10 +97,12 @@ function describeErrorBody(body: string, secrets: readonly string[]): string {
     const description = typeof json.error_description === 'string' ? ` — ${json.error_description}` : '';
     text = `${json.error}${description}`;
   } else {
-    // Not an OAuth error body (a proxy's HTML page, say): a short excerpt still helps.
-    text = body.replace(/<[^>]*>/g, ' ');
+    // Not an OAuth error body (a proxy's HTML page, say): a short excerpt still helps. Redacted
+    // before the tags go, which would cut a secret holding `<`.
+    text = redactSecrets(body, secrets).replace(/<[^>]*>/g, ' ');
   }
-  text = redact(text.replace(/\s+/g, ' ').trim(), secrets);
+  // Redacted before whitespace is collapsed, which would change a secret holding a run of spaces.
+  text = redactSecrets(text, secrets).replace(/\s+/g, ' ').trim();
   if (text === '') return '';
   return `: ${text.length > ERROR_EXCERPT_CHARS ? `${text.slice(0, ERROR_EXCERPT_CHARS)}…` : text}`;
 }

@@ -2,7 +2,15 @@ import { fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'und
 import type { EgressPolicy } from './address-policy.ts';
 import { EgressError, toEgressError } from './egress-error.ts';
 import { sharedGuardedAgents, type GuardedAgentPool } from './guarded-agent.ts';
-import { DEFAULT_MAX_REDIRECTS, isRedirect, nextHop, parseHttpUrl, tooManyRedirects, type Hop } from './redirects.ts';
+import {
+  DEFAULT_MAX_REDIRECTS,
+  isRedirect,
+  nextHop,
+  parseHttpUrl,
+  tooManyRedirects,
+  type CarriedCredentials,
+  type Hop,
+} from './redirects.ts';
 
 /**
  * A `fetch` for clients that stream, such as the MCP SDK's StreamableHTTPClientTransport (its
@@ -22,8 +30,11 @@ export interface GuardedFetchOptions {
   readonly maxRedirects?: number;
   /** Extra trusted CAs for this client only (PEM or base64 DER). */
   readonly ca?: readonly string[];
-  /** Credential headers to drop on a cross-origin redirect, besides authorization and cookie. */
-  readonly sensitiveHeaders?: readonly string[];
+  /**
+   * The headers and query parameters this client's requests carry credentials in (the toolset's
+   * auth config): dropped on a cross-origin redirect, besides authorization and cookie.
+   */
+  readonly credentials?: CarriedCredentials;
   readonly agents?: GuardedAgentPool;
 }
 
@@ -97,7 +108,7 @@ export function guardedFetch(policy: EgressPolicy, options: GuardedFetchOptions 
           throw new TypeError(`fetch failed: ${hop.url.href} redirected and the redirect mode is "error"`);
         }
         if (redirects >= maxRedirects) throw tooManyRedirects(hop.url, maxRedirects);
-        hop = nextHop(hop, response.status, location, options.sensitiveHeaders);
+        hop = nextHop(hop, response.status, location, options.credentials);
       }
     } finally {
       // Headers are in (or the call failed): from here on only the caller's signal governs the body.

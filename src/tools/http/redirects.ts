@@ -20,6 +20,16 @@ export const ALWAYS_SENSITIVE_HEADERS: readonly string[] = [
   'x-auth-token',
 ];
 
+/**
+ * What a request carries from a tool's auth config, by name: the headers and query parameters
+ * that hold a credential. Whatever their names (`X-Custom-Key`, `api_key`…), they are dropped
+ * when a redirect leaves the origin, like the always-sensitive headers above.
+ */
+export interface CarriedCredentials {
+  readonly headers?: readonly string[];
+  readonly query?: readonly string[];
+}
+
 /** Headers describing the request body; meaningless once a redirect turns the request into a GET. */
 const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
 
@@ -64,13 +74,14 @@ export function tooManyRedirects(url: URL, maxRedirects: number): EgressError {
 /**
  * The request to send after a redirect response, per the Fetch standard's rules: 303 (and 301/302
  * after a POST) become a body-less GET; 307/308 repeat the method and body. Leaving the origin
- * drops the authorization, cookie and caller-named credential headers.
+ * drops the authorization and cookie headers and every credential the request carries, header or
+ * query parameter (a server that moves an API elsewhere often echoes the query into `Location`).
  */
 export function nextHop<Body>(
   current: Hop<Body>,
   status: number,
   location: string,
-  sensitiveHeaders: readonly string[] = [],
+  credentials: CarriedCredentials = {},
 ): Hop<Body> {
   let url: URL;
   try {
@@ -95,8 +106,10 @@ export function nextHop<Body>(
     for (const name of BODY_HEADERS) headers.delete(name);
   }
   if (url.origin !== current.url.origin) {
-    for (const name of [...ALWAYS_SENSITIVE_HEADERS, ...sensitiveHeaders]) headers.delete(name);
+    for (const name of [...ALWAYS_SENSITIVE_HEADERS, ...(credentials.headers ?? [])]) headers.delete(name);
     headers.delete('host');
+    // Only touched when present: deleting re-serialises the whole query, which is best left as sent.
+    for (const name of credentials.query ?? []) if (url.searchParams.has(name)) url.searchParams.delete(name);
   }
   return { url, method, headers, body };
 }

@@ -3,7 +3,15 @@ import { request } from 'undici';
 import type { EgressPolicy } from './address-policy.ts';
 import { EgressError, toEgressError } from './egress-error.ts';
 import { sharedGuardedAgents, type GuardedAgentPool } from './guarded-agent.ts';
-import { DEFAULT_MAX_REDIRECTS, isRedirect, nextHop, parseHttpUrl, tooManyRedirects, type Hop } from './redirects.ts';
+import {
+  DEFAULT_MAX_REDIRECTS,
+  isRedirect,
+  nextHop,
+  parseHttpUrl,
+  tooManyRedirects,
+  type CarriedCredentials,
+  type Hop,
+} from './redirects.ts';
 
 /**
  * One buffered HTTP call for a server-executed tool (an OpenAPI operation, an OAuth token
@@ -22,6 +30,8 @@ export interface SafeFetchInit {
   readonly body?: SafeFetchBody;
   /** The caller's own cancellation; its reason is rethrown as is. */
   readonly signal?: AbortSignal;
+  /** The headers and query parameters holding the tool's credentials: never sent to another origin. */
+  readonly credentials?: CarriedCredentials;
 }
 
 export interface SafeFetchOptions {
@@ -33,8 +43,6 @@ export interface SafeFetchOptions {
   readonly maxRedirects?: number;
   /** Extra trusted CAs for this call's client (PEM or base64 DER). */
   readonly ca?: readonly string[];
-  /** Credential headers to drop on a cross-origin redirect, besides authorization and cookie. */
-  readonly sensitiveHeaders?: readonly string[];
   readonly agents?: GuardedAgentPool;
 }
 
@@ -101,7 +109,7 @@ export async function safeFetch(
       // Read and drop a bounded redirect body so the connection can be reused.
       await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
       if (redirects >= maxRedirects) throw tooManyRedirects(hop.url, maxRedirects);
-      hop = nextHop(hop, response.statusCode, location, options.sensitiveHeaders);
+      hop = nextHop(hop, response.statusCode, location, init.credentials);
       continue;
     }
 

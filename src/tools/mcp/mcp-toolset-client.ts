@@ -11,6 +11,8 @@ export interface McpServerTarget {
   serverAddress: string;
   /** Headers sent on every request (CES `customHeaders`, already resolved from session variables). */
   headers?: Record<string, string>;
+  /** Which of `headers` carry the toolset's credentials: dropped on a cross-origin redirect, whatever their names. */
+  credentialHeaders?: readonly string[];
   policy: EgressPolicy;
   /** Extra CA certificates (PEM or base64 DER) trusted for this server only. */
   ca?: readonly string[];
@@ -105,6 +107,7 @@ export class McpToolsetClients {
           fetch: guardedFetch(target.policy, {
             timeoutMs: target.timeoutMs ?? 10_000,
             ...(target.ca ? { ca: [...target.ca] } : {}),
+            credentials: { headers: target.credentialHeaders ?? [] },
           }),
           requestInit: { headers },
         });

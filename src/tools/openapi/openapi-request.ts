@@ -120,5 +120,15 @@ export function buildRequest(
   }
 
   const url = `${serverUrl}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`;
-  return { method: operation.method.toUpperCase(), url, headers, ...(body === undefined ? {} : { body }) };
+  const credentials = options.auth && {
+    headers: Object.keys(options.auth.headers ?? {}),
+    query: authQuery.map(([name]) => name),
+  };
+  return {
+    method: operation.method.toUpperCase(),
+    url,
+    headers,
+    ...(body === undefined ? {} : { body }),
+    ...(credentials ? { credentials } : {}),
+  };
 }

@@ -4,6 +4,7 @@
  * keeps the whole dereferenced document for anything else.
  */
 import type { JsonObject, JsonValue } from '../../domain/records.ts';
+import type { CarriedCredentials } from '../http/redirects.ts';
 
 export type { JsonObject, JsonValue };
 
@@ -82,6 +83,8 @@ export interface OutgoingRequest {
   url: string;
   headers: Record<string, string>;
   body?: string;
+  /** Which of the headers and query parameters hold the toolset's credentials (never sent to another origin). */
+  credentials?: CarriedCredentials;
 }
 
 /** What `send` returns; `truncated` says the body was cut at the caller's size cap. */

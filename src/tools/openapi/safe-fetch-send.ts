@@ -24,6 +24,7 @@ export function safeFetchSend(options: SafeSendOptions): SendFunction {
         method: request.method,
         headers: request.headers,
         ...(request.body === undefined ? {} : { body: request.body }),
+        ...(request.credentials ? { credentials: request.credentials } : {}),
         signal: options.signal,
       },
       {

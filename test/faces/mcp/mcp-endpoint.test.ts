@@ -44,6 +44,7 @@ const TOOLS: McpTool[] = [
     description: 'Returns one agent by resource name.',
     inputSchema: getAgentSchema,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    capability: 'read',
     handler: async (args, principal) => ({
       name: args['name'],
       view: args['view'] ?? 'BASIC',
@@ -57,6 +58,7 @@ const TOOLS: McpTool[] = [
     description: 'Deletes an agent.',
     inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    capability: 'use',
     handler: async (args) => {
       throw new BatonError(
         'agent_not_found',
@@ -70,6 +72,7 @@ const TOOLS: McpTool[] = [
     description: 'Returns a bare array.',
     inputSchema: { type: 'object' },
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    capability: 'read',
     handler: async () => ['a', 'b'],
   },
   {
@@ -77,6 +80,7 @@ const TOOLS: McpTool[] = [
     description: 'Fails with a non-engine error.',
     inputSchema: { type: 'object', properties: {} },
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    capability: 'read',
     handler: async () => {
       throw new Error('db password is hunter2');
     },

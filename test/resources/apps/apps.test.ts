@@ -99,24 +99,25 @@ describe('CES apps', () => {
     expect(await baton.baton.store.resources.list(appId, 'tools')).toEqual([]);
   });
 
-  it('a member key cannot create apps and lists only its own app', async () => {
+  it('a member key cannot create apps, lists only its own app and sees no other', async () => {
     const error = expectGoogleError(
       await asMember('POST', `${APPS}?appId=sneaky`, { displayName: 'Sneaky' }),
       403,
       'PERMISSION_DENIED',
     );
-    expect(error.message).toContain('admin API key');
+    expect(error.message).toContain("needs a key with role 'operator'");
     expectGoogleError(await read(baton, `${LOCATION}/apps/sneaky`), 404, 'NOT_FOUND');
     const listed = await asMember('GET', APPS);
     expect(listed.body.apps.map((app: any) => app.name)).toEqual([APP]);
-    expectGoogleError(await asMember('GET', `${APPS}/shop`), 403, 'PERMISSION_DENIED');
+    // Another app is not found, whoever asks; deleting is refused by role before anything is looked up.
+    expectGoogleError(await asMember('GET', `${APPS}/shop`), 404, 'NOT_FOUND');
     expectGoogleError(await asMember('DELETE', `${APPS}/shop`), 403, 'PERMISSION_DENIED');
     expect((await read(baton, `${LOCATION}/apps/shop`)).status).toBe(200);
   });
 
   it('refuses deleting the caller’s own app, a stale etag, another project, a duplicate id and unknown fields', async () => {
     const own = expectGoogleError(await baton.request('DELETE', `/v1/${APP}`), 400, 'FAILED_PRECONDITION');
-    expect(own.message).toContain('the app of the API key');
+    expect(own.message).toContain('the app of the operator key');
     expect((await read(baton, APP)).status).toBe(200);
 
     const app = (await created(baton, `${APPS}?appId=guarded`, { displayName: 'Guarded' })).response;
@@ -128,11 +129,10 @@ describe('CES apps', () => {
     );
     expect((await read(baton, app.name)).body.description).toBe('changed');
 
-    expectGoogleError(
-      await baton.request('POST', '/v1/projects/other/locations/global/apps', { displayName: 'Elsewhere' }),
-      403,
-      'PERMISSION_DENIED',
-    );
+    // The operator manages apps server-wide, in any project.
+    expect(
+      (await baton.request('POST', '/v1/projects/other/locations/global/apps', { displayName: 'Elsewhere' })).status,
+    ).toBe(200);
     expect(
       violatedField(
         expectGoogleError(

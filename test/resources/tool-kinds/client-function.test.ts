@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/domain/records.ts';
 import { TOOL_KINDS } from '../../../src/resources/index.ts';
-import { parseDurationSeconds } from '../../../src/resources/tools/duration.ts';
+import { DURATION_RANGES } from '../../../src/domain/duration-ranges.ts';
+import { durationInRange, parseDurationSeconds } from '../../../src/resources/tools/duration.ts';
 import { toJsonSchema } from '../../../src/resources/tools/ces-schema.ts';
 
 /** The definition the registry offers the model for a stored Tool body. */
@@ -56,5 +57,17 @@ describe('app Tool resources as agent tools', () => {
     expect(toJsonSchema(plain)).toEqual(plain);
     expect(parseDurationSeconds('1.5s')).toBe(1.5);
     expect(parseDurationSeconds('10m')).toBeUndefined();
+  });
+
+  it('brings a timeout stored before the ranges existed into range, so no deadline overflows', () => {
+    const timeoutOf = (timeout: string) =>
+      clientDefinition({ clientFunction: { name: 'f', description: 'd' }, timeout })?.timeoutSeconds;
+    expect(timeoutOf('99999999999999999999s')).toBe(DURATION_RANGES.pendingCall.max);
+    expect(timeoutOf('0.0000001s')).toBe(DURATION_RANGES.pendingCall.min);
+    expect(timeoutOf('0s')).toBeUndefined();
+    expect(timeoutOf('soon')).toBeUndefined();
+    expect(durationInRange('99999999999999999999s', DURATION_RANGES.pendingCall)).toBeUndefined();
+    expect(durationInRange('1.5s', DURATION_RANGES.serverToolRun)).toBe(1.5);
+    expect(durationInRange('600.000000001s', DURATION_RANGES.serverToolRun)).toBeUndefined();
   });
 });

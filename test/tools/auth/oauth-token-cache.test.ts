@@ -106,6 +106,15 @@ describe('token responses', () => {
     expect(error.message).not.toContain(SECRET);
   });
 
+  it('redacts a secret with quotes and backslashes from a JSON body quoted as is', async () => {
+    const secret = 'se"cr\\et  with spaces';
+    // Not an RFC 6749 error body, so the excerpt is the JSON text, where the secret is escaped.
+    fake.queue.push(json(400, { message: `client secret ${secret} is wrong` }));
+    const error = await authFailure(cache.getToken({ ...REQUEST, clientSecret: secret }, { send: fake.send }));
+    expect(error.message).toContain('{"message":"client secret [redacted] is wrong"}');
+    expect(error.message).not.toContain('cr\\\\et');
+  });
+
   it('wraps a network failure, naming the endpoint without its query', async () => {
     fake.queue.push(new Error(`connect ECONNREFUSED for ${ENDPOINT}?key=hidden`));
     const error = await authFailure(

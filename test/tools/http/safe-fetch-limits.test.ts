@@ -111,10 +111,8 @@ describe('safeFetch redirects and credentials', () => {
     const to = encodeURIComponent(`${other.origin}/`);
     const response = await safeFetch(
       `${api.origin}/redirect?to=${to}`,
-      { headers: secrets },
-      opts(LOOPBACK, {
-        sensitiveHeaders: ['X-Custom-Auth'],
-      }),
+      { headers: secrets, credentials: { headers: ['X-Custom-Auth'] } },
+      opts(LOOPBACK),
     );
     const seen = JSON.parse(response.body.toString()) as Record<string, string>;
     expect(seen['x-trace']).toBe('keep-me');

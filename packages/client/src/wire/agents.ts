@@ -13,6 +13,7 @@ export interface Agent {
   tools: ToolDeclaration[];
   max_steps: number;
   parallel_tool_calls: boolean;
+  /** Default deadline of a pending call in seconds (0.001 to 2592000, 30 days); null: none. */
   tool_timeout_seconds: number | null;
   timeout_policy: TimeoutPolicy;
   input_policy: 'reject' | 'queue';

@@ -34,5 +34,5 @@ export type TurnStatus = 'in_progress' | 'requires_action' | 'completed' | 'fail
 export interface Principal {
   object: string;
   app: { id: string; name: string; project: string; location: string; resource_name: string };
-  key: { id: string; role: 'admin' | 'member' };
+  key: { id: string; role: 'reader' | 'member' | 'admin' | 'operator' };
 }

@@ -97,6 +97,7 @@ export interface ToolDeclaration {
   parameters?: Record<string, unknown>;
   /** The JSON Schema of the answer a client function expects (the console builds its answer form from it). */
   response_schema?: Record<string, unknown>;
+  /** Seconds the call may stay pending, 0.001 to 2592000 (30 days). */
   timeout_seconds?: number;
   timeout_policy?: 'error_result' | 'fail' | 'cancel';
 }
@@ -122,6 +123,7 @@ export interface PostMessageBody {
   tools?: ToolDeclaration[];
   tool_choice?: 'auto' | 'none' | 'required' | { type: 'tool' | 'function'; name: string };
   parallel_tool_calls?: boolean;
+  /** Deadline of this turn's pending calls in seconds, 0.001 to 2592000 (30 days). */
   tool_timeout_seconds?: number;
   max_steps?: number;
   stream?: boolean;

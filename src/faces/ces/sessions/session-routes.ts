@@ -56,7 +56,7 @@ export function registerSessionRoutes(app: FastifyInstance, face: FaceContext): 
       // Errors found before the first output are ordinary JSON errors; later ones end the stream.
       // A replay of a finished stream gets the whole run as one JSON response.
       const streamed: SessionOutput[] = [];
-      const stream = new StreamedReply(request, reply);
+      const stream = new StreamedReply(request, reply, face.streams);
       try {
         await sessions.runSession(
           request.principal,

@@ -1,0 +1,146 @@
+import type http from 'node:http';
+import { writeFileSync } from 'node:fs';
+import { stringify as stringifyYaml } from 'yaml';
+import { Baton, derivedIdempotencyKey } from '@baton/client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEMO_AGENT } from '../../src/server/config.ts';
+import { startServer, type LocalServer } from '../tools/http/local-servers.ts';
+import { localApiDocument } from '../resources/tools/provider-fixtures.ts';
+import { BatonProcess, makeWorkspace, PROCESS_ADMIN_KEY } from './baton-process.ts';
+
+/**
+ * An Idempotency-Key whose request was in flight when the real `baton serve` was SIGKILLed is
+ * not refused forever: after the restart, the retry with the same key and body takes the key
+ * over once the dead process's lease (2 s here) ended, and runs. The request is slow because
+ * its turn calls a server tool whose local API holds the first call until the process is gone.
+ * Both attempts go through the SDK with a derived key, as its runner sends results.
+ */
+
+const APP = 'projects/default/locations/global/apps/default';
+const LEASE_SECONDS = 2;
+
+const processes: BatonProcess[] = [];
+const cleanups: Array<() => Promise<void> | void> = [];
+
+afterEach(async () => {
+  // Runs even when an assertion failed: no server outlives its test, no temp dir is left behind.
+  await Promise.all(processes.splice(0).map((baton) => baton.kill()));
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+async function start(dataDir: string, configFile: string): Promise<BatonProcess> {
+  const baton = await BatonProcess.start({ dataDir, configFile });
+  processes.push(baton);
+  return baton;
+}
+
+/** The API the tool calls: the first call hangs (the slow request), later ones answer at once. */
+async function startSlowApi(): Promise<LocalServer> {
+  const held: http.ServerResponse[] = [];
+  const api = await startServer((_req, res, self) => {
+    if (self.hits.length === 1) {
+      held.push(res);
+      return;
+    }
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ stock: 7 }));
+  });
+  cleanups.push(() => api.close());
+  return api;
+}
+
+/** A config with a short lease, loopback egress for the API, and a program that calls it. */
+function writeConfig(configFile: string): void {
+  const program = {
+    rules: [
+      { when: { user: 'stock' }, call: { tool: 'getStock' } },
+      { when: { tool_error: true }, say: 'Failed: {{result}}' },
+      { when: { tool_result: true }, say: 'Done: {{result}}' },
+      { say: 'ok' },
+    ],
+  };
+  writeFileSync(
+    configFile,
+    stringifyYaml({
+      server: { idempotency_lease_seconds: LEASE_SECONDS },
+      egress: { allow: ['127.0.0.1/32'] },
+      scripted: { tools: program },
+      agents: [DEMO_AGENT],
+    }),
+  );
+}
+
+async function until(condition: () => boolean, what: string, log: () => string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`Gave up waiting for ${what}:\n${log()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('Idempotency-Key across a crash (real process, SIGKILL)', () => {
+  it('lets the retry with the same key run after a restart instead of answering 409 forever', async () => {
+    const workspace = makeWorkspace();
+    cleanups.push(() => workspace.remove());
+    writeConfig(workspace.configFile);
+    const api = await startSlowApi();
+
+    const first = await start(workspace.dataDir, workspace.configFile);
+    const toolset = await first.request('POST', `/v1/${APP}/toolsets?toolsetId=stock`, {
+      displayName: 'Stock',
+      openApiToolset: {
+        openApiSchema: localApiDocument(api.origin, [{ method: 'get', path: '/stock', operationId: 'getStock' }]),
+      },
+    });
+    expect(toolset.status, toolset.text).toBe(200);
+    const agent = await first.request('POST', `/v1/${APP}/agents?agentId=stocker`, {
+      displayName: 'Stocker',
+      instruction: 'Answer stock questions with the tool.',
+      modelSettings: { model: 'scripted:tools' },
+      toolsets: [{ toolset: `${APP}/toolsets/stock` }],
+    });
+    expect(agent.status, agent.text).toBe(200);
+    const thread = await first.request('POST', '/v1/threads', { agent: 'stocker' });
+    expect(thread.status, thread.text).toBe(200);
+    const threadId = thread.body.id as string;
+    const path = `/v1/threads/${threadId}/messages`;
+    const message = { role: 'user' as const, content: 'How much stock is left?' };
+    // A key derived from what is sent, as the SDK's runner makes them: the same after any restart.
+    const idempotencyKey = await derivedIdempotencyKey('stock-question', [threadId], JSON.stringify(message));
+
+    // The request runs until its tool call reaches the API, which holds it; then the process dies.
+    const client = new Baton({ baseURL: first.url, apiKey: PROCESS_ADMIN_KEY, maxRetries: 0 });
+    const inFlight = client.threads.send(threadId, message, { idempotencyKey }).then(
+      () => 'answered',
+      () => 'cut off',
+    );
+    await until(
+      () => api.hits.length === 1,
+      'the tool call to reach the API',
+      () => first.log,
+    );
+    await first.kill();
+    expect(await inFlight).toBe('cut off');
+
+    // A fresh client (as after its own restart) repeats the request with the same key. The dead
+    // process's lease ends at most 2 s after its last renewal: the retry takes the key over then
+    // (the server waits for it if needed) and runs the request.
+    const second = await start(workspace.dataDir, workspace.configFile);
+    const after = new Baton({ baseURL: second.url, apiKey: PROCESS_ADMIN_KEY });
+    const answer = await after.threads.send(threadId, message, { idempotencyKey });
+    expect('choices' in answer && answer.choices[0]?.message.content).toContain('Done:');
+    expect(api.hits).toHaveLength(2);
+
+    const key = { 'idempotency-key': idempotencyKey };
+    const replayed = await second.request('POST', path, message, key);
+    expect(replayed.status, replayed.text).toBe(200);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body).toEqual(answer);
+
+    // Another body under the key is still refused.
+    const reused = await second.request('POST', path, { role: 'user', content: 'Something else' }, key);
+    expect(reused.status, reused.text).toBe(422);
+    expect(reused.body.error.code).toBe('idempotency_key_reused');
+    expect(api.hits).toHaveLength(2);
+  }, 120_000);
+});
