@@ -24,7 +24,8 @@ export const DURATION_RANGES = {
   pendingCall: { min: 0.001, max: 2_592_000, unit: 'seconds', maxInWords: '30 days' },
   /**
    * How long Baton lets one call of a tool it runs itself take: a Tool's or Toolset's `timeout`
-   * for OpenAPI and MCP tools (a jsFunction's sandbox stops at 60 s whatever it says).
+   * for jsFunction, OpenAPI and MCP tools; a call runs with at most the operator's
+   * `tools.max_timeout_seconds` (60 s by default), whatever it says.
    */
   serverToolRun: { min: 0.001, max: 600, unit: 'seconds', maxInWords: '10 minutes' },
   /** `engine.stale_turn_seconds`: how long a running turn may go without a sign of life. */

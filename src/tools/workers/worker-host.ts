@@ -17,7 +17,6 @@ import type { HostMessage, TaskMessage } from './worker-messages.ts';
 const port = parentPort;
 if (!port) throw new Error('worker-host.ts runs inside a worker thread started by WorkerPool');
 const { module, niceness } = workerData as { module: string; niceness: number };
-lowerPriority(niceness);
 const loaded = createRequire(import.meta.url)(module) as { default?: unknown; ready?: unknown };
 const handler = loaded.default;
 if (typeof handler !== 'function') throw new Error(`${module} has no default export to run tasks with`);
@@ -27,9 +26,14 @@ port.on('message', (message: TaskMessage) => {
   void answer(message);
 });
 // A failed warm-up is not fatal: the first task meets the same failure and reports it.
+// Loading runs at the server's priority (it is bounded work, and a slow start delays the first
+// task); the tasks, which may spin, run at the lower one.
 void Promise.resolve(loaded.ready)
   .catch(() => undefined)
-  .then(() => port.postMessage({ type: 'ready' } satisfies HostMessage));
+  .then(() => {
+    lowerPriority(niceness);
+    port.postMessage({ type: 'ready' } satisfies HostMessage);
+  });
 
 async function answer({ id, task }: TaskMessage): Promise<void> {
   let reply: HostMessage;

@@ -13,7 +13,8 @@ import { WorkerPoolError, type WorkerPoolFailure } from './worker-pool-error.ts'
  * Budgets. A task's run budget (`runMs`) counts from the moment a worker takes it, so a task
  * never pays for a worker that was still starting (a cold worker loads its modules through tsx,
  * about a second) or for the tasks ahead of it. The wait for a worker is bounded separately
- * (`waitMs`) and by the caller's signal (the tool call's own deadline, a cancelled turn).
+ * (`waitMs`, stretched by up to a minute while workers are still starting) and by the caller's
+ * signal (the tool call's own deadline, a cancelled turn).
  *
  * Fairness. Each task names its owner (an app). One owner may have at most `maxRunningPerOwner`
  * tasks in workers at once, by default one fewer than the pool's size, so a tenant that floods
@@ -94,6 +95,8 @@ interface Job {
 }
 
 const DEFAULT_MAX_WAITING = 256;
+/** How long a task's wait may be stretched while workers are starting. */
+const STARTUP_ALLOWANCE_MS = 60_000;
 const DEFAULT_MAX_WAITING_PER_OWNER = 32;
 
 /**
@@ -158,7 +161,7 @@ export class WorkerPool {
         this.finish(job, this.failure('busy', options));
         return;
       }
-      job.timer = setTimeout(() => this.finish(job, this.failure('wait_timeout', options, job)), options.waitMs);
+      this.armWait(job, options.waitMs);
     });
   }
 
@@ -179,6 +182,22 @@ export class WorkerPool {
     const slots = this.slots.splice(0);
     for (const slot of slots) if (slot.job) this.finish(slot.job, this.failure('closed', slot.job.options));
     await Promise.all(slots.map((slot) => slot.worker.terminate()));
+  }
+
+  /**
+   * Bounds a task's wait. Time spent while a worker is still starting does not count (a cold
+   * worker loads its modules through tsx: about a second, far more on a loaded machine), up to
+   * `STARTUP_ALLOWANCE_MS`; a worker that fails to start fails the waiting tasks itself (onExit).
+   */
+  private armWait(job: Job, delayMs: number): void {
+    job.timer = setTimeout(() => {
+      const starting = this.slots.some((slot) => !slot.ready);
+      if (starting && waited(job) < job.options.waitMs + STARTUP_ALLOWANCE_MS) {
+        this.armWait(job, Math.min(1_000, job.options.waitMs));
+        return;
+      }
+      this.finish(job, this.failure('wait_timeout', job.options, job));
+    }, delayMs);
   }
 
   private ensureWorkers(): void {
