@@ -1,9 +1,8 @@
 import { BatonError } from '../domain/errors/baton-error.ts';
+import { PerAppCounter, type CountedSlot } from '../domain/per-app-counter.ts';
 
 /** A running turn's place among the turns of this process. Releasing twice is harmless. */
-export interface TurnSlot {
-  release(): void;
-}
+export type TurnSlot = CountedSlot;
 
 /** Turns may take seconds; a short Retry-After brings the client back about when one has ended. */
 const TURN_RETRY_AFTER_SECONDS = 2;
@@ -18,14 +17,13 @@ const TURN_RETRY_AFTER_SECONDS = 2;
  * `take`, counted but never refused, since refusing it would strand a turn nobody waits on.
  */
 export class TurnSlots {
-  private readonly byApp = new Map<string, number>();
-  private total = 0;
+  private readonly counter = new PerAppCounter();
 
   constructor(private readonly limits: { perApp: number; total: number }) {}
 
   /** Turns running now, of one app or of all. */
   running(appId?: string): number {
-    return appId === undefined ? this.total : (this.byApp.get(appId) ?? 0);
+    return this.counter.held(appId);
   }
 
   /** A slot for a new turn of `appId`, or `too_many_turns` (429) when the app or the process is full. */
@@ -39,12 +37,13 @@ export class TurnSlots {
         { retryAfterSeconds: TURN_RETRY_AFTER_SECONDS, data: { app_id: appId, running: mine } },
       );
     }
-    if (this.total >= this.limits.total) {
+    const total = this.running();
+    if (total >= this.limits.total) {
       throw new BatonError(
         'too_many_turns',
-        `This server has ${this.total} turns running, its limit (limits.turns_total); nothing was written. ` +
+        `This server has ${total} turns running, its limit (limits.turns_total); nothing was written. ` +
           `Retry in ${TURN_RETRY_AFTER_SECONDS} seconds.`,
-        { retryAfterSeconds: TURN_RETRY_AFTER_SECONDS, data: { app_id: appId, running: this.total } },
+        { retryAfterSeconds: TURN_RETRY_AFTER_SECONDS, data: { app_id: appId, running: total } },
       );
     }
     return this.take(appId);
@@ -52,18 +51,6 @@ export class TurnSlots {
 
   /** A slot for accepted work: counted toward the caps, never refused. */
   take(appId: string): TurnSlot {
-    this.byApp.set(appId, this.running(appId) + 1);
-    this.total++;
-    let held = true;
-    return {
-      release: () => {
-        if (!held) return;
-        held = false;
-        this.total--;
-        const left = (this.byApp.get(appId) ?? 1) - 1;
-        if (left > 0) this.byApp.set(appId, left);
-        else this.byApp.delete(appId);
-      },
-    };
+    return this.counter.take(appId);
   }
 }

@@ -1,4 +1,5 @@
 import { BatonError } from '../../domain/errors/baton-error.ts';
+import { PerAppCounter, type CountedSlot } from '../../domain/per-app-counter.ts';
 
 /** How many long-lived streams may be open at once in this process, per app and in all. */
 export interface StreamLimits {
@@ -7,9 +8,7 @@ export interface StreamLimits {
 }
 
 /** A held place among the open streams. Releasing twice is harmless, so every close path may call it. */
-export interface StreamSlot {
-  release(): void;
-}
+export type StreamSlot = CountedSlot;
 
 /** What a stream slot is released on: a response or socket that says when it has closed. */
 export interface Closable {
@@ -31,14 +30,13 @@ const STREAM_RETRY_AFTER_SECONDS = 5;
  * (sockets, subscriptions) whoever holds the slots.
  */
 export class StreamSlots {
-  private readonly byApp = new Map<string, number>();
-  private total = 0;
+  private readonly counter = new PerAppCounter();
 
   constructor(private readonly limits: StreamLimits) {}
 
   /** Streams open now, of one app or of all. */
   open(appId?: string): number {
-    return appId === undefined ? this.total : (this.byApp.get(appId) ?? 0);
+    return this.counter.held(appId);
   }
 
   /** A slot for a new stream of `appId`, or `too_many_streams` (429) when the app or the server is full. */
@@ -52,27 +50,16 @@ export class StreamSlots {
         { retryAfterSeconds: STREAM_RETRY_AFTER_SECONDS },
       );
     }
-    if (this.total >= this.limits.total) {
+    const total = this.open();
+    if (total >= this.limits.total) {
       throw new BatonError(
         'too_many_streams',
-        `This server has ${this.total} streams open, its limit (limits.streams_total); retry in ` +
+        `This server has ${total} streams open, its limit (limits.streams_total); retry in ` +
           `${STREAM_RETRY_AFTER_SECONDS} seconds.`,
         { retryAfterSeconds: STREAM_RETRY_AFTER_SECONDS },
       );
     }
-    this.byApp.set(appId, mine + 1);
-    this.total++;
-    let held = true;
-    return {
-      release: () => {
-        if (!held) return;
-        held = false;
-        this.total--;
-        const left = (this.byApp.get(appId) ?? 1) - 1;
-        if (left > 0) this.byApp.set(appId, left);
-        else this.byApp.delete(appId);
-      },
-    };
+    return this.counter.take(appId);
   }
 
   /**
