@@ -14,6 +14,25 @@ export type ContentPart =
   /** A document or a remote image: inline base64 `data`, or a `url` the provider fetches. */
   | { type: 'file'; mediaType: string; data: string | null; url: string | null; filename: string | null };
 
+/**
+ * What a provider attached to a part of its answer and needs back unchanged on the next request
+ * (Gemini's `thoughtSignature`, Anthropic's thinking `signature`, OpenAI's reasoning item id and
+ * encrypted content): the AI SDK's `providerMetadata`, returned as the part's `providerOptions`.
+ * It is bound to the model that produced it (`provider:model`, as the agent names it): another
+ * model would reject the foreign signatures, so it never sees them.
+ */
+export interface ProviderState {
+  model: string;
+  metadata: JsonObject;
+}
+
+/**
+ * Settings passed through to a provider, by the AI SDK's provider namespace (`openai`, `anthropic`,
+ * `google`, or an OpenAI-compatible provider's name): thinking budgets, reasoning effort, service
+ * tier. Validated per provider when an agent is written (models/provider-options.ts).
+ */
+export type ProviderOptions = Record<string, JsonObject>;
+
 /** A JSON Schema object as written by users (parameters of a tool). */
 export type JsonSchema = JsonObject;
 
@@ -84,6 +103,8 @@ export interface AgentDefinition {
   historyLimit: number;
   temperature?: number;
   maxOutputTokens?: number;
+  /** Passed to the provider on every model step (thinking, reasoning effort, service tier…). */
+  providerOptions?: ProviderOptions;
   /** Tools of the app (by id) the agent may call, besides its inline `tools`. */
   toolIds?: string[];
   toolsets?: ToolsetReference[];
@@ -245,6 +266,10 @@ export interface TurnError {
 export interface TurnUsage {
   inputTokens: number;
   outputTokens: number;
+  /** Input tokens the provider read from its prompt cache (part of `inputTokens`); absent when it did not say. */
+  cachedInputTokens?: number;
+  /** Output tokens spent on reasoning (part of `outputTokens`); absent when the provider did not say. */
+  reasoningTokens?: number;
 }
 
 export interface TurnRecord {
@@ -276,6 +301,19 @@ export type ItemPayload =
       content: ContentPart[];
       /** An assistant message's phase, as the client labelled it (Responses `phase`). */
       phase?: 'commentary' | 'final_answer';
+      /** What the model's provider attached to this text (assistant messages the model wrote). */
+      provider?: ProviderState;
+    }
+  | {
+      /**
+       * The model's reasoning in one step, before the text and calls it led to. `text` is what the
+       * provider showed (full thinking or a summary; empty when redacted or encrypted); the
+       * signature or encrypted content lives in `provider` and never leaves Baton, except an
+       * OpenAI `encrypted_content` a Responses client asks for with `include`.
+       */
+      type: 'reasoning';
+      text: string;
+      provider: ProviderState;
     }
   | {
       type: 'function_call';
@@ -285,6 +323,8 @@ export type ItemPayload =
       arguments: string;
       /** `invalid` calls were rejected by validation and answered to the model, never to the client. */
       executor: ToolExecutor;
+      /** What the model's provider attached to this call (a Gemini thought signature, an item id). */
+      provider?: ProviderState;
     }
   | {
       type: 'function_call_output';

@@ -1,4 +1,4 @@
-import type { ContentPart, ItemPayload, NewItem, TurnRecord } from '../domain/records.ts';
+import type { ContentPart, ItemPayload, NewItem, ProviderState, TurnRecord } from '../domain/records.ts';
 import { BatonError } from '../domain/errors/baton-error.ts';
 import type { EngineContext } from './engine-context.ts';
 
@@ -9,7 +9,9 @@ import type { EngineContext } from './engine-context.ts';
  */
 export type InputItem =
   | Extract<ItemPayload, { type: 'message' }>
-  | { type: 'function_call'; callId: string; name: string; arguments: string }
+  /** A stored reasoning item a client replayed by its id: the signatures it carries go back with it. */
+  | Extract<ItemPayload, { type: 'reasoning' }>
+  | { type: 'function_call'; callId: string; name: string; arguments: string; provider?: ProviderState }
   | { type: 'function_call_output'; callId: string; output: ContentPart[]; isError: boolean; name?: string };
 
 /** Where each input item sits in the request, for error messages (`input[2]`). */
@@ -88,8 +90,13 @@ export function toNewItems(
   let group = context.newId('msg');
   let previous: InputItem['type'] | null = null;
   return items.map((item) => {
-    // Consecutive calls (a parallel set) and consecutive outputs share a group, as the model made them.
-    if (!(previous === item.type && item.type !== 'message')) group = context.newId('msg');
+    // Consecutive calls (a parallel set) and consecutive outputs share a group, as the model made
+    // them; so does replayed reasoning with the calls or reply that followed it.
+    const joins =
+      (previous === item.type && item.type !== 'message') ||
+      (previous === 'reasoning' &&
+        (item.type === 'function_call' || (item.type === 'message' && item.role === 'assistant')));
+    if (!joins) group = context.newId('msg');
     previous = item.type;
     const base = {
       id: context.newId('item'),
@@ -98,7 +105,7 @@ export function toNewItems(
       groupId: group,
       createdAt,
     };
-    if (item.type === 'message') return { ...base, payload: item };
+    if (item.type === 'message' || item.type === 'reasoning') return { ...base, payload: item };
     if (item.type === 'function_call') {
       names.set(item.callId, item.name);
       return {
@@ -109,6 +116,7 @@ export function toNewItems(
           name: item.name,
           arguments: item.arguments,
           executor: 'client',
+          ...(item.provider ? { provider: item.provider } : {}),
         },
       };
     }

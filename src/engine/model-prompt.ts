@@ -1,11 +1,13 @@
 import type {
   LanguageModelV3FilePart,
   LanguageModelV3Message,
+  LanguageModelV3ReasoningPart,
   LanguageModelV3Prompt,
   LanguageModelV3TextPart,
   LanguageModelV3ToolResultOutput,
+  SharedV3ProviderOptions,
 } from '@ai-sdk/provider';
-import type { ContentPart } from '../domain/records.ts';
+import type { ContentPart, ProviderState } from '../domain/records.ts';
 import type { WindowItem } from '../domain/queries.ts';
 
 /**
@@ -13,8 +15,17 @@ import type { WindowItem } from '../domain/queries.ts';
  * SDK provider accepts. Items of one assistant step become one message; consecutive outputs
  * become one tool message, so parallel calls are answered together. Built directly, without the
  * SDK's per-call schema validation of the whole history, whose cost grew with every turn.
+ *
+ * What a provider attached to the model's parts (signatures, item ids, encrypted reasoning) goes
+ * back as the parts' `providerOptions`, as the AI SDK's own loop sends it, but only to the model
+ * that produced it: when the conversation continues on another model (an agent update, a
+ * Responses `model` switch), its text stays and its reasoning and signatures are left out.
  */
-export function toModelPrompt(instructions: string, items: readonly WindowItem[]): LanguageModelV3Prompt {
+export function toModelPrompt(
+  instructions: string,
+  items: readonly WindowItem[],
+  model: string,
+): LanguageModelV3Prompt {
   // System and developer messages from the input join the instructions at the top: several
   // providers refuse a system message after the conversation has started.
   const systemTexts = [
@@ -34,16 +45,22 @@ export function toModelPrompt(instructions: string, items: readonly WindowItem[]
     if (payload.type === 'message' && payload.role === 'system') continue;
     if (payload.type === 'message' && payload.role === 'user') {
       prompt.push({ role: 'user', content: payload.content.map(toUserPart) });
-    } else if (payload.type === 'message' || payload.type === 'function_call') {
+    } else if (payload.type === 'reasoning' && payload.provider.model !== model) {
+      continue;
+    } else if (payload.type === 'message' || payload.type === 'function_call' || payload.type === 'reasoning') {
+      const providerOptions = providerOptionsOf(payload.provider, model);
       const part =
         payload.type === 'message'
-          ? { type: 'text' as const, text: textOf(payload.content) }
-          : {
-              type: 'tool-call' as const,
-              toolCallId: payload.callId,
-              toolName: payload.name,
-              input: parseArguments(payload.arguments),
-            };
+          ? { type: 'text' as const, text: textOf(payload.content), ...providerOptions }
+          : payload.type === 'reasoning'
+            ? ({ type: 'reasoning', text: payload.text, ...providerOptions } satisfies LanguageModelV3ReasoningPart)
+            : {
+                type: 'tool-call' as const,
+                toolCallId: payload.callId,
+                toolName: payload.name,
+                input: parseArguments(payload.arguments),
+                ...providerOptions,
+              };
       if (payload.type === 'function_call') names.set(payload.callId, payload.name);
       if (last && last.role === 'assistant' && lastGroup === item.groupId) last.content.push(part);
       else prompt.push({ role: 'assistant', content: [part] });
@@ -70,6 +87,15 @@ export function toModelPrompt(instructions: string, items: readonly WindowItem[]
     lastGroup = item.groupId;
   }
   return prompt;
+}
+
+function providerOptionsOf(
+  provider: ProviderState | undefined,
+  model: string,
+): { providerOptions?: SharedV3ProviderOptions } {
+  if (provider === undefined || provider.model !== model) return {};
+  // Stored as the provider's `providerMetadata`, which has the same shape (namespace → JSON object).
+  return { providerOptions: provider.metadata as SharedV3ProviderOptions };
 }
 
 function lateResultText(name: string, callId: string, output: readonly ContentPart[], isError: boolean): string {

@@ -5,7 +5,15 @@ import {
   type LanguageModelV3Prompt,
   type LanguageModelV3StreamPart,
 } from '@ai-sdk/provider';
-import type { ClientToolDefinition, FinishReason, ResponseFormat, ToolChoice, TurnUsage } from '../domain/records.ts';
+import type {
+  ClientToolDefinition,
+  FinishReason,
+  JsonObject,
+  ProviderOptions,
+  ResponseFormat,
+  ToolChoice,
+  TurnUsage,
+} from '../domain/records.ts';
 
 export interface ModelStepRequest {
   model: LanguageModelV3;
@@ -17,6 +25,8 @@ export interface ModelStepRequest {
   topP?: number | undefined;
   maxOutputTokens: number | undefined;
   responseFormat?: ResponseFormat | undefined;
+  /** The agent's provider options (thinking, reasoning effort…), by provider namespace. */
+  providerOptions?: ProviderOptions | undefined;
   maxRetries: number;
   abortSignal: AbortSignal;
 }
@@ -27,7 +37,18 @@ export interface ModelStepCall {
   name: string;
   /** The arguments as JSON text (or the model's raw text when it was not valid JSON). */
   argumentText: string;
+  /** The provider's metadata of the call (a Gemini thought signature, an OpenAI item id). */
+  metadata: JsonObject | undefined;
 }
+
+/**
+ * What the model produced, in the order it produced it: reasoning, text and calls may interleave
+ * (Anthropic's interleaved thinking), and providers check that order when it comes back.
+ */
+export type ModelStepPart =
+  | { type: 'reasoning'; text: string; metadata: JsonObject | undefined }
+  | { type: 'text'; text: string; metadata: JsonObject | undefined }
+  | { type: 'call'; call: ModelStepCall };
 
 export interface ModelStepHandlers {
   onTextDelta(delta: string): void;
@@ -36,8 +57,10 @@ export interface ModelStepHandlers {
 }
 
 export interface ModelStepResult {
+  /** All the step's text, joined. */
   text: string;
   calls: ModelStepCall[];
+  parts: ModelStepPart[];
   finishReason: FinishReason;
   usage: TurnUsage;
 }
@@ -77,11 +100,7 @@ export async function runModelStep(request: ModelStepRequest, handlers: ModelSte
   const options: LanguageModelV3CallOptions = {
     prompt: request.prompt,
     abortSignal: request.abortSignal,
-    // Read by the scripted provider and OpenAI; other providers ignore unknown namespaces.
-    providerOptions: {
-      scripted: { parallelToolCalls: request.parallelToolCalls },
-      openai: { parallelToolCalls: request.parallelToolCalls },
-    },
+    providerOptions: providerOptionsFor(request),
   };
   if (request.tools.length > 0) {
     options.tools = request.tools.map((tool) => ({
@@ -106,10 +125,24 @@ export async function runModelStep(request: ModelStepRequest, handlers: ModelSte
   }
 
   const { stream } = await withRetries(() => request.model.doStream(options), request.maxRetries, request.abortSignal);
-  let text = '';
+  const parts: ModelStepPart[] = [];
+  const open = new Map<string, Extract<ModelStepPart, { type: 'reasoning' | 'text' }>>();
   const calls: ModelStepCall[] = [];
   let finishReason: FinishReason = 'stop';
   let usage: TurnUsage = { inputTokens: 0, outputTokens: 0 };
+  // Text and reasoning arrive as start/delta/end by id; as the AI SDK's own loop does, the latest
+  // metadata a provider sends for a part is the part's (signatures come on the last delta or end).
+  const openPart = (type: 'reasoning' | 'text', id: string, metadata: unknown) => {
+    const part = { type, text: '', metadata: asMetadata(metadata) };
+    open.set(`${type}:${id}`, part);
+    parts.push(part);
+    return part;
+  };
+  const partOf = (type: 'reasoning' | 'text', id: string, metadata: unknown) => {
+    const part = open.get(`${type}:${id}`) ?? openPart(type, id, undefined);
+    part.metadata = asMetadata(metadata) ?? part.metadata;
+    return part;
+  };
   const reader = stream.getReader();
   try {
     for (;;) {
@@ -117,9 +150,20 @@ export async function runModelStep(request: ModelStepRequest, handlers: ModelSte
       if (done) break;
       const part: LanguageModelV3StreamPart = value;
       switch (part.type) {
+        case 'reasoning-start':
+        case 'text-start':
+          openPart(part.type === 'text-start' ? 'text' : 'reasoning', part.id, part.providerMetadata);
+          break;
+        case 'reasoning-delta':
+          partOf('reasoning', part.id, part.providerMetadata).text += part.delta;
+          break;
         case 'text-delta':
-          text += part.delta;
+          partOf('text', part.id, part.providerMetadata).text += part.delta;
           handlers.onTextDelta(part.delta);
+          break;
+        case 'reasoning-end':
+        case 'text-end':
+          partOf(part.type === 'text-end' ? 'text' : 'reasoning', part.id, part.providerMetadata);
           break;
         case 'tool-input-start':
           handlers.onCallStarted(part.id, part.toolName);
@@ -127,12 +171,20 @@ export async function runModelStep(request: ModelStepRequest, handlers: ModelSte
         case 'tool-input-delta':
           handlers.onCallArgumentsDelta(part.id, part.delta);
           break;
-        case 'tool-call':
-          calls.push({ providerCallId: part.toolCallId, name: part.toolName, argumentText: part.input });
+        case 'tool-call': {
+          const call: ModelStepCall = {
+            providerCallId: part.toolCallId,
+            name: part.toolName,
+            argumentText: part.input,
+            metadata: asMetadata(part.providerMetadata),
+          };
+          calls.push(call);
+          parts.push({ type: 'call', call });
           break;
+        }
         case 'finish':
           finishReason = toFinishReason(part.finishReason.unified);
-          usage = { inputTokens: part.usage.inputTokens.total ?? 0, outputTokens: part.usage.outputTokens.total ?? 0 };
+          usage = toUsage(part.usage);
           break;
         case 'error':
           throw new ModelCallError(1, part.error);
@@ -146,7 +198,38 @@ export async function runModelStep(request: ModelStepRequest, handlers: ModelSte
   } finally {
     reader.releaseLock();
   }
-  return { text, calls, finishReason, usage };
+  // Empty text parts carry nothing a provider needs; empty reasoning may (redacted or encrypted).
+  const kept = parts.filter((part) => part.type !== 'text' || part.text !== '');
+  const text = kept.map((part) => (part.type === 'text' ? part.text : '')).join('');
+  return { text, calls, parts: kept, finishReason, usage };
+}
+
+/**
+ * The call's provider options: the agent's, plus what the engine decides itself. Parallel calls
+ * follow the agent's setting (read by the scripted provider and OpenAI; other providers ignore
+ * unknown keys). An OpenAI agent that keeps nothing at OpenAI (`store: false`) asks for its
+ * reasoning's encrypted content, the only way to send that reasoning back after a pause.
+ */
+function providerOptionsFor(request: ModelStepRequest): LanguageModelV3CallOptions['providerOptions'] {
+  const agent = request.providerOptions ?? {};
+  const openai: JsonObject = { ...agent.openai, parallelToolCalls: request.parallelToolCalls };
+  if (openai.store === false) {
+    const include = Array.isArray(openai.include) ? openai.include : [];
+    if (!include.includes('reasoning.encrypted_content')) openai.include = [...include, 'reasoning.encrypted_content'];
+  }
+  return { ...agent, scripted: { parallelToolCalls: request.parallelToolCalls }, openai };
+}
+
+function asMetadata(value: unknown): JsonObject | undefined {
+  if (value === undefined || value === null || typeof value !== 'object') return undefined;
+  return Object.keys(value).length === 0 ? undefined : (value as JsonObject);
+}
+
+function toUsage(usage: Extract<LanguageModelV3StreamPart, { type: 'finish' }>['usage']): TurnUsage {
+  const result: TurnUsage = { inputTokens: usage.inputTokens.total ?? 0, outputTokens: usage.outputTokens.total ?? 0 };
+  if (usage.inputTokens.cacheRead !== undefined) result.cachedInputTokens = usage.inputTokens.cacheRead;
+  if (usage.outputTokens.reasoning !== undefined) result.reasoningTokens = usage.outputTokens.reasoning;
+  return result;
 }
 
 async function withRetries<T>(call: () => PromiseLike<T>, maxRetries: number, signal: AbortSignal): Promise<T> {

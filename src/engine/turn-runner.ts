@@ -18,6 +18,8 @@ import { outputsOf, planStepCalls } from './step-calls.ts';
 import { runServerCalls } from './server-calls.ts';
 import { answerClientCallsWithFakes, markFakedCalls } from './tool-fakes.ts';
 import { blocksTurn } from './pending-calls.ts';
+import { stepItems } from './step-items.ts';
+import { addUsage } from '../domain/usage.ts';
 
 /** Where a turn stands when the engine hands control back to the caller. */
 export interface TurnOutcome {
@@ -108,7 +110,7 @@ export async function runTurn(
       const step = await runModelStep(
         {
           model,
-          prompt: toModelPrompt(instructions, history),
+          prompt: toModelPrompt(instructions, history, agent.model),
           tools,
           // A forced choice applies to the turn's first step only; forcing it again after the
           // results arrive would make the model call the tool forever. A spent call budget
@@ -124,6 +126,7 @@ export async function runTurn(
           topP: turn.options.topP,
           maxOutputTokens: turn.options.maxOutputTokens ?? agent.maxOutputTokens,
           responseFormat: turn.options.responseFormat,
+          providerOptions: agent.providerOptions,
           maxRetries: context.settings.maxModelRetries,
           abortSignal: controller.signal,
         },
@@ -138,16 +141,7 @@ export async function runTurn(
 
       const now = context.clock.now();
       const createdAt = now.toISOString();
-      const items: NewItem[] = [];
       const base = { conversationId: turn.conversationId, turnId: turn.id, createdAt };
-      if (step.text !== '') {
-        items.push({
-          ...base,
-          id: context.newId('item'),
-          groupId,
-          payload: { type: 'message', role: 'assistant', content: [{ type: 'text', text: step.text }] },
-        });
-      }
       const calls = step.calls.map((call) => ({
         callId: mintCallId(call.providerCallId),
         name: call.name,
@@ -169,13 +163,19 @@ export async function runTurn(
       await answerClientCallsWithFakes(context, planned, toolsByName, controller.signal, useFakes);
       await runServerCalls(context, entries, toolsByName, controller.signal, useFakes);
       markFakedCalls(planned);
-      items.push(...planned.callItems, ...planned.immediateOutputs);
+      const newItem = (payload: NewItem['payload']): NewItem => ({
+        ...base,
+        id: context.newId('item'),
+        groupId,
+        payload,
+      });
+      const items = [
+        ...stepItems(step.parts, planned.callItems, mintCallId, agent.model, newItem),
+        ...planned.immediateOutputs,
+      ];
       const blockingEntries = entries.filter(blocksTurn);
       const stepCount = turn.stepCount + 1;
-      const usage = {
-        inputTokens: turn.usage.inputTokens + step.usage.inputTokens,
-        outputTokens: turn.usage.outputTokens + step.usage.outputTokens,
-      };
+      const usage = addUsage(turn.usage, step.usage);
       if (items.some((item) => item.payload.type === 'message' || item.payload.type === 'function_call')) {
         replyGroupId = groupId;
         lastText = step.text === '' ? null : step.text;

@@ -137,6 +137,7 @@ describe('wire types', () => {
           role: R,
           content: R,
           tool_calls: O,
+          reasoning: O,
           turn_id: R,
           created_at: R,
         });
@@ -159,6 +160,7 @@ describe('wire types', () => {
         history_limit: R,
         temperature: R,
         max_output_tokens: R,
+        provider_options: R,
         created_at: R,
         updated_at: R,
       });

@@ -8,27 +8,31 @@ const item = (groupId: string, payload: ItemPayload): WindowItem => ({ seq: ++se
 
 describe('late results of asynchronous calls in the prompt', () => {
   it('sends a second output of an already answered call as a user message, never as a second tool result', () => {
-    const prompt = toModelPrompt('', [
-      item('u1', { type: 'message', role: 'user', content: [{ type: 'text', text: 'notify' }] }),
-      item('a1', { type: 'function_call', callId: 'c1', name: 'notify_crm', arguments: '{}', executor: 'client' }),
-      item('p1', {
-        type: 'function_call_output',
-        callId: 'c1',
-        name: 'notify_crm',
-        output: [{ type: 'text', text: 'runs asynchronously' }],
-        isError: false,
-        synthetic: true,
-      }),
-      item('a2', { type: 'message', role: 'assistant', content: [{ type: 'text', text: 'asked' }] }),
-      item('r1', {
-        type: 'function_call_output',
-        callId: 'c1',
-        name: 'notify_crm',
-        output: [{ type: 'text', text: '{"ticket":"T-1"}' }],
-        isError: false,
-        synthetic: false,
-      }),
-    ]);
+    const prompt = toModelPrompt(
+      '',
+      [
+        item('u1', { type: 'message', role: 'user', content: [{ type: 'text', text: 'notify' }] }),
+        item('a1', { type: 'function_call', callId: 'c1', name: 'notify_crm', arguments: '{}', executor: 'client' }),
+        item('p1', {
+          type: 'function_call_output',
+          callId: 'c1',
+          name: 'notify_crm',
+          output: [{ type: 'text', text: 'runs asynchronously' }],
+          isError: false,
+          synthetic: true,
+        }),
+        item('a2', { type: 'message', role: 'assistant', content: [{ type: 'text', text: 'asked' }] }),
+        item('r1', {
+          type: 'function_call_output',
+          callId: 'c1',
+          name: 'notify_crm',
+          output: [{ type: 'text', text: '{"ticket":"T-1"}' }],
+          isError: false,
+          synthetic: false,
+        }),
+      ],
+      'scripted:auto',
+    );
     expect(prompt.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
     const late = prompt.at(-1);
     expect(late?.role === 'user' && late.content[0]?.type === 'text' && late.content[0].text).toBe(

@@ -44,13 +44,11 @@ describe('the history window sent to the model', () => {
   });
 
   it('groups an assistant step into one message and parallel results into one tool message', () => {
-    const prompt = toModelPrompt('Be brief.', [
-      user('hi'),
-      call('a1', 'c1'),
-      call('a1', 'c2'),
-      output('r1', 'c1'),
-      output('r1', 'c2', true),
-    ]);
+    const prompt = toModelPrompt(
+      'Be brief.',
+      [user('hi'), call('a1', 'c1'), call('a1', 'c2'), output('r1', 'c1'), output('r1', 'c2', true)],
+      'scripted:auto',
+    );
     expect(prompt.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool']);
     expect(prompt[2]?.content).toHaveLength(2);
     const tool = prompt[3];

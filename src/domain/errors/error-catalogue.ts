@@ -434,6 +434,13 @@ export const ERROR_CATALOGUE = {
     meaning:
       'Internal: the key that seals page tokens is not 32 bytes, so the server does not start. No client should ever see it; report it.',
   },
+  invalid_provider_options: {
+    status: 400,
+    grpc: 'INVALID_ARGUMENT',
+    faces: ['ces', 'mcp', 'agents'],
+    meaning:
+      "An agent's `provider_options` has an unknown provider namespace, an unknown option or a wrong value, or sets an option Baton controls itself. The message names the field; docs/provider-options.md lists what each provider accepts.",
+  },
   invalid_reference: {
     status: 400,
     grpc: 'INVALID_ARGUMENT',

@@ -11,7 +11,10 @@ import { isHiddenItem } from './server-call-index.ts';
 export interface ItemReference {
   type: 'item_reference';
   id: string;
-  target: { kind: 'message'; groupId: string } | { kind: 'function_call' | 'function_call_output'; callId: string };
+  target:
+    | { kind: 'message'; groupId: string }
+    | { kind: 'reasoning'; groupId: string; itemId: string }
+    | { kind: 'function_call' | 'function_call_output'; callId: string };
 }
 
 /** A request's input: items, or references to stored ones, with where each sits in the request. */
@@ -30,7 +33,13 @@ export interface ResolvedInput {
 export function asInputItem(item: ItemRecord): InputItem {
   const payload = item.payload;
   if (payload.type === 'function_call')
-    return { type: 'function_call', callId: payload.callId, name: payload.name, arguments: payload.arguments };
+    return {
+      type: 'function_call',
+      callId: payload.callId,
+      name: payload.name,
+      arguments: payload.arguments,
+      ...(payload.provider ? { provider: payload.provider } : {}),
+    };
   if (payload.type === 'function_call_output')
     return {
       type: 'function_call_output',
@@ -72,6 +81,10 @@ async function resolveReference(
   let candidates: ItemRecord[] = [];
   if (target.kind === 'message') {
     candidates = (await store.items.listByGroup(target.groupId)).filter((item) => item.payload.type === 'message');
+  } else if (target.kind === 'reasoning') {
+    candidates = (await store.items.listByGroup(target.groupId)).filter(
+      (item) => item.payload.type === 'reasoning' && item.id === target.itemId,
+    );
   } else {
     const entry = await store.ledger.get(appId, target.callId);
     if (entry) {

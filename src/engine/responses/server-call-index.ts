@@ -24,7 +24,7 @@ export interface ServerCallIndex {
 export const NO_SERVER_CALLS: ServerCallIndex = { executors: new Map(), ledger: new Map() };
 
 /** An item as rendered: a stored one, or a result read from the ledger (see `withLedgerResults`). */
-export type RenderItem = Pick<ItemRecord, 'payload' | 'groupId'>;
+export type RenderItem = Pick<ItemRecord, 'payload' | 'groupId'> & { id?: string };
 
 /**
  * Finds the server-executed calls among `items` and the ones their outputs answer. An output's

@@ -1,5 +1,6 @@
 import type { ContentPart, JsonObject, LedgerEntryRecord } from '../../domain/records.ts';
 import { NO_SERVER_CALLS, type RenderItem, type ServerCallIndex } from '../../engine/index.ts';
+import { reasoningItemId } from './item-references.ts';
 
 /**
  * Renders one stored item as a Responses item. Calls Baton executed itself get their own item
@@ -52,14 +53,40 @@ export function approvalView(entry: LedgerEntryRecord): JsonObject {
   return { status, decide_url: entry.state === 'pending' ? `/v1/tool-calls/${entry.id}/decision` : null };
 }
 
+export interface ItemViewOptions {
+  /** The request asked for `include: ["reasoning.encrypted_content"]`. */
+  encryptedReasoning?: boolean;
+}
+
+/**
+ * The encrypted reasoning an OpenAI model returned (agents with `store: false`), or null: other
+ * providers' reasoning is signed, not encrypted, and a signature never leaves Baton.
+ */
+function encryptedContentOf(payload: Extract<RenderItem['payload'], { type: 'reasoning' }>): string | null {
+  const openai = payload.provider.metadata.openai;
+  const value =
+    openai !== null && typeof openai === 'object' && !Array.isArray(openai) ? openai.reasoningEncryptedContent : null;
+  return typeof value === 'string' ? value : null;
+}
+
 /** One stored item as a Responses item; `calls` says which calls Baton executed and their ledger rows. */
 export function itemView(
   item: RenderItem,
   status: 'completed' | 'incomplete' = 'completed',
   calls: ServerCallIndex = NO_SERVER_CALLS,
+  options: ItemViewOptions = {},
 ): JsonObject {
   const payload = item.payload;
   switch (payload.type) {
+    case 'reasoning':
+      // Only what the provider showed (a summary or the thinking); signatures stay in Baton.
+      return {
+        type: 'reasoning',
+        id: reasoningItemId(item.groupId, item.id ?? item.groupId),
+        summary: payload.text === '' ? [] : [{ type: 'summary_text', text: payload.text }],
+        ...(options.encryptedReasoning ? { encrypted_content: encryptedContentOf(payload) } : {}),
+        status,
+      };
     case 'message':
       return {
         type: 'message',

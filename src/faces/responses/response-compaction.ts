@@ -61,6 +61,9 @@ function clip(text: string): string {
 /** One line per condensed item. */
 export function compactionLine(item: InputItem): string | null {
   switch (item.type) {
+    case 'reasoning':
+      // Reasoning is the model's own, bound to it: a summary of the conversation leaves it out.
+      return null;
     case 'message': {
       const text = item.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ');
       return item.role === 'user' ? null : clip(`${item.role === 'system' ? 'Instruction' : 'Assistant'}: ${text}`);

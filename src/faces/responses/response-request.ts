@@ -10,7 +10,7 @@ import type {
   ToolChoice,
   TurnOptions,
 } from '../../domain/records.ts';
-import { itemReference } from './item-references.ts';
+import { isBatonReasoningId, itemReference } from './item-references.ts';
 import { decodeCompaction } from './response-compaction.ts';
 import type { ContentPartWire, CreateResponseBody, FunctionToolWire, InputItemWire } from './response-wire.ts';
 import { functionToolWire } from './response-wire.ts';
@@ -154,7 +154,9 @@ export function toInputItems(input: CreateResponseBody['input']): ResponseInput 
         });
         return;
       case 'reasoning':
-        // Reasoning from another model run cannot be replayed to ours; it is context we may drop.
+        // Baton's own reasoning comes back from the store, signatures and all; another system's
+        // reasoning cannot be replayed to our model, so it is context we drop.
+        if (item.id !== undefined && isBatonReasoningId(item.id)) add(itemReference(item.id));
         return;
       case 'compaction':
         for (const message of decodeCompaction(item.encrypted_content, `${param}.encrypted_content`)) add(message);

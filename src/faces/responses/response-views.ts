@@ -18,8 +18,18 @@ export function usageView(usage: TurnUsage): JsonObject {
     input_tokens: usage.inputTokens,
     output_tokens: usage.outputTokens,
     total_tokens: usage.inputTokens + usage.outputTokens,
-    input_tokens_details: { cached_tokens: 0 },
-    output_tokens_details: { reasoning_tokens: 0 },
+    input_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0 },
+    output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
+  };
+}
+
+/** What a response added to its conversation's usage: the turn's now, less what it had before. */
+function usageSince(now: TurnUsage, before: TurnUsage): TurnUsage {
+  return {
+    inputTokens: now.inputTokens - before.inputTokens,
+    outputTokens: now.outputTokens - before.outputTokens,
+    cachedInputTokens: (now.cachedInputTokens ?? 0) - (before.cachedInputTokens ?? 0),
+    reasoningTokens: (now.reasoningTokens ?? 0) - (before.reasoningTokens ?? 0),
   };
 }
 
@@ -105,13 +115,7 @@ export function responseView(state: ResponseState): JsonObject {
       status === 'failed'
         ? { code: turn.error?.code ?? 'server_error', message: turn.error?.message ?? 'The response failed.' }
         : null,
-    usage:
-      status === 'in_progress'
-        ? null
-        : usageView({
-            inputTokens: usageNow.inputTokens - record.usageBefore.inputTokens,
-            outputTokens: usageNow.outputTokens - record.usageBefore.outputTokens,
-          }),
+    usage: status === 'in_progress' ? null : usageView(usageSince(usageNow, record.usageBefore)),
     baton_run: run as unknown as JsonObject,
   };
 }

@@ -1,6 +1,6 @@
 import type { ConversationState } from '../../engine/index.ts';
 import type { TurnOutcome } from '../../engine/index.ts';
-import type { ContentPart, ItemRecord, JsonValue, LedgerEntryRecord } from '../../domain/records.ts';
+import type { ContentPart, ItemRecord, JsonValue, LedgerEntryRecord, TurnUsage } from '../../domain/records.ts';
 
 /** Renders Baton records in the Threads dialect of the SipPulse seed. */
 
@@ -75,7 +75,17 @@ export function messageResponseView(threadId: string, outcome: TurnOutcome) {
         finish_reason: turn.finishReason ?? 'stop',
       },
     ],
-    usage: { input_tokens: turn.usage.inputTokens, output_tokens: turn.usage.outputTokens },
+    usage: usageView(turn.usage),
+  };
+}
+
+/** Token counts; cached and reasoning tokens appear when the provider reported them. */
+export function usageView(usage: TurnUsage) {
+  return {
+    input_tokens: usage.inputTokens,
+    output_tokens: usage.outputTokens,
+    ...(usage.cachedInputTokens !== undefined ? { cached_input_tokens: usage.cachedInputTokens } : {}),
+    ...(usage.reasoningTokens !== undefined ? { reasoning_tokens: usage.reasoningTokens } : {}),
   };
 }
 
@@ -85,6 +95,8 @@ export type MessageView = {
   role: 'user' | 'assistant' | 'system';
   content: unknown;
   tool_calls?: { id: string; type: 'function'; name: string; input: JsonValue }[];
+  /** What the model showed of its reasoning before this reply (thinking or a summary); never its signature. */
+  reasoning?: string;
   turn_id: string;
   created_at: string;
 };
@@ -112,7 +124,9 @@ export function messagesView(items: readonly ItemRecord[]): MessageView[] {
     let message = byGroup.get(item.groupId);
     if (!message) {
       const role =
-        payload.type === 'function_call' || (payload.type === 'message' && payload.role === 'assistant')
+        payload.type === 'function_call' ||
+        payload.type === 'reasoning' ||
+        (payload.type === 'message' && payload.role === 'assistant')
           ? 'assistant'
           : payload.type === 'message' && payload.role === 'system'
             ? 'system'
@@ -128,7 +142,10 @@ export function messagesView(items: readonly ItemRecord[]): MessageView[] {
       byGroup.set(item.groupId, message);
       messages.push(message);
     }
-    if (payload.type === 'message') {
+    if (payload.type === 'reasoning') {
+      if (payload.text !== '')
+        message.reasoning = message.reasoning ? `${message.reasoning}\n\n${payload.text}` : payload.text;
+    } else if (payload.type === 'message') {
       message.content =
         message.role === 'assistant'
           ? payload.content.map((part) => (part.type === 'text' ? part.text : '')).join('')

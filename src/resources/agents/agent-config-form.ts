@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DURATION_RANGES, durationNumber } from '../../domain/duration-ranges.ts';
 import type { AgentInput } from './agent-definition.ts';
-import type { AgentRecord, ClientToolDefinition } from '../../domain/records.ts';
+import type { AgentRecord, ClientToolDefinition, ProviderOptions } from '../../domain/records.ts';
 
 /**
  * The snake_case form of tools and agents: how the config file (`baton.yaml`) and Baton's native
@@ -40,6 +40,8 @@ export const agentWireSchema = z
     history_limit: z.number().int().optional(),
     temperature: z.number().min(0).max(2).optional(),
     max_output_tokens: z.number().int().positive().optional(),
+    /** Checked per provider by `checkProviderOptions` when the definition is built. */
+    provider_options: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   })
   .strict();
 
@@ -82,6 +84,7 @@ export function agentFromWire(agent: AgentWire): AgentInput {
   if (agent.history_limit !== undefined) input.historyLimit = agent.history_limit;
   if (agent.temperature !== undefined) input.temperature = agent.temperature;
   if (agent.max_output_tokens !== undefined) input.maxOutputTokens = agent.max_output_tokens;
+  if (agent.provider_options !== undefined) input.providerOptions = agent.provider_options as ProviderOptions;
   return input;
 }
 
@@ -104,6 +107,7 @@ export function agentToWire(agent: AgentRecord) {
     history_limit: definition.historyLimit,
     temperature: definition.temperature ?? null,
     max_output_tokens: definition.maxOutputTokens ?? null,
+    provider_options: definition.providerOptions ?? {},
     created_at: agent.createdAt,
     updated_at: agent.updatedAt,
   };

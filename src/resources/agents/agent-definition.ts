@@ -2,6 +2,7 @@ import type { AgentDefinition, ClientToolDefinition, InputPolicy, TimeoutPolicy 
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import { DURATION_RANGES, describeDurationRange, inDurationRange } from '../../domain/duration-ranges.ts';
 import { assertValidToolSet, TOOL_NAME_PATTERN } from '../../engine/index.ts';
+import { checkProviderOptions } from './provider-options.ts';
 
 export const AGENT_DEFAULTS = {
   maxSteps: 10,
@@ -66,6 +67,8 @@ export function buildAgentDefinition(input: AgentInput, validateModel: (modelId:
   if (input.description !== undefined) definition.description = input.description;
   if (input.temperature !== undefined) definition.temperature = input.temperature;
   if (input.maxOutputTokens !== undefined) definition.maxOutputTokens = input.maxOutputTokens;
+  if (input.providerOptions !== undefined && Object.keys(input.providerOptions).length > 0)
+    definition.providerOptions = checkProviderOptions(input.providerOptions);
   if (input.toolIds !== undefined) definition.toolIds = [...input.toolIds];
   if (input.toolsets !== undefined)
     definition.toolsets = input.toolsets.map((reference) => ({

@@ -1,3 +1,4 @@
+import { checkProviderOptions } from './provider-options.ts';
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { ErrorCode } from '../../domain/errors/error-catalogue.ts';
 import { SYSTEM_TOOLS } from '../../engine/index.ts';
@@ -31,6 +32,7 @@ const CES_MANAGED = [
   'instructions',
   'model',
   'temperature',
+  'providerOptions',
   'displayName',
   'toolIds',
   'toolsets',
@@ -53,6 +55,8 @@ export function renderAgent(agent: AgentRecord, path: AppPath): JsonObject {
     modelSettings: {
       model: definition.model,
       ...(definition.temperature === undefined ? {} : { temperature: definition.temperature }),
+      // Baton's extension: options passed to the model's provider (docs/provider-options.md).
+      ...(definition.providerOptions === undefined ? {} : { providerOptions: definition.providerOptions }),
     },
     ...(toolIds.length > 0 ? { tools: toolIds.map((id) => formatChildName(path, 'tools', id)) } : {}),
     ...(toolsets.length > 0
@@ -202,6 +206,8 @@ export async function agentInputFrom(
   };
   if (typeof body.description === 'string' && body.description !== '') input.description = body.description;
   if (typeof temperature === 'number') input.temperature = temperature;
+  if (modelSettings.providerOptions !== undefined)
+    input.providerOptions = checkProviderOptions(modelSettings.providerOptions, 'agent.modelSettings.providerOptions');
   const toolIds = await readToolIds(context, stringList(body.tools));
   if (toolIds.length > 0) input.toolIds = toolIds;
   const toolsets = await readToolsets(context, Array.isArray(body.toolsets) ? body.toolsets : []);

@@ -25,6 +25,12 @@ export interface AgentBody {
   history_limit?: number;
   temperature?: number;
   max_output_tokens?: number;
+  /**
+   * Passed to the provider on every model step, by provider namespace, with the AI SDK's option
+   * names: `{ anthropic: { thinking: { type: 'enabled', budgetTokens: 4000 } } }`. See
+   * docs/provider-options.md for what each provider accepts.
+   */
+  provider_options?: Record<string, Record<string, unknown>>;
 }
 
 /** `PUT /v1/agents/{name}`: the whole new definition (the name is the path's); `expected_version` refuses a stale edit. */

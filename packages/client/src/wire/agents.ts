@@ -20,6 +20,8 @@ export interface Agent {
   history_limit: number;
   temperature: number | null;
   max_output_tokens: number | null;
+  /** Options passed to the provider, by provider namespace (`{}` when none). */
+  provider_options: Record<string, Record<string, unknown>>;
   created_at: string;
   updated_at: string;
 }

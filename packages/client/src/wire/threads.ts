@@ -40,7 +40,17 @@ export interface MessageResponse {
   turn_id: string;
   created_at: string;
   choices: MessageChoice[];
-  usage: { input_tokens: number; output_tokens: number };
+  usage: ThreadUsage;
+}
+
+/** Token counts of a turn; cached and reasoning tokens appear when the provider reported them. */
+export interface ThreadUsage {
+  input_tokens: number;
+  output_tokens: number;
+  /** Input tokens read from the provider's prompt cache (part of `input_tokens`). */
+  cached_input_tokens?: number;
+  /** Output tokens spent on reasoning (part of `output_tokens`). */
+  reasoning_tokens?: number;
 }
 
 /** A `202`: new input stored while calls are pending (agent `input_policy: queue`). */
@@ -78,6 +88,8 @@ export interface ThreadMessage {
   role: 'user' | 'assistant' | 'system';
   content: string | null | (ContentBlock | ToolResultBlock)[];
   tool_calls?: TranscriptToolCall[];
+  /** What the model showed of its reasoning before an assistant reply (thinking or a summary). */
+  reasoning?: string;
   turn_id: string;
   created_at: string;
 }

@@ -86,6 +86,9 @@ function turnsOf(
         if (payload.role === 'user') inputTypes.add(inputTypeOf(part));
         add(role, chunkOf(part), item, payload.role === 'user');
       }
+    } else if (payload.type === 'reasoning') {
+      // The model's reasoning is diagnostics (a run's `diagnosticInfo`), not a turn of the transcript.
+      continue;
     } else if (payload.type === 'function_call') {
       executors.set(payload.callId, payload.executor);
       if (payload.executor === 'invalid' || payload.executor === 'system') continue;

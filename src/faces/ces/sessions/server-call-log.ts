@@ -13,7 +13,8 @@ interface ServerCall {
 }
 
 /**
- * The server-side calls of one request, as the CES `Message`s of `diagnosticInfo`: calls Baton
+ * The server-side calls of one request (and the model's reasoning, as the agent's text), as the
+ * CES `Message`s of `diagnosticInfo`: calls Baton
  * runs itself (server tools, fakes) are never the client's to answer, so they are reported here
  * rather than as `toolCalls`. A call's response may enter the transcript in a later request (a
  * step with client calls waits for them first); that request repeats the call before its response,
@@ -60,6 +61,12 @@ export class ServerCallLog {
       { toolResponse: toolResponseWire(id, this.names.identify(call.name), output, isError) },
       eventTime,
     );
+  }
+
+  /** What the model showed of its reasoning (a summary or its thinking), as the agent's text; never a signature. */
+  reasoning(text: string, eventTime: string): void {
+    if (text === '') return;
+    this.messages.push({ role: this.agentRole, chunks: [{ text }], eventTime });
   }
 
   /**

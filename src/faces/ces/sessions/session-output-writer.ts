@@ -65,6 +65,10 @@ export class SessionOutputWriter {
       this.serverCalls.call(payload.callId, payload.name, argsFromText(payload.arguments), item.createdAt);
       return;
     }
+    if (payload.type === 'reasoning') {
+      this.serverCalls.reasoning(payload.text, item.createdAt);
+      return;
+    }
     if (payload.type === 'function_call_output') {
       this.serverCalls.response(payload.callId, payload.output, payload.isError, item.createdAt);
       return;
