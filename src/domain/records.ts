@@ -24,6 +24,11 @@ export type ContentPart =
 export interface ProviderState {
   model: string;
   metadata: JsonObject;
+  /**
+   * The provider's own id of a call (Baton gives every call its own id). It goes back to that
+   * model in place of Baton's: OpenAI ties a reasoning item to the call that followed it by it.
+   */
+  callId?: string;
 }
 
 /**

@@ -38,6 +38,8 @@ export function toModelPrompt(
   const prompt: LanguageModelV3Message[] = system ? [{ role: 'system', content: system }] : [];
   const names = new Map<string, string>();
   const answered = new Set<string>();
+  const promptIds = providerCallIds(items, model);
+  const promptId = (callId: string) => promptIds.get(callId) ?? callId;
   let lastGroup: string | null = null;
   for (const item of items) {
     const payload = item.payload;
@@ -56,7 +58,7 @@ export function toModelPrompt(
             ? ({ type: 'reasoning', text: payload.text, ...providerOptions } satisfies LanguageModelV3ReasoningPart)
             : {
                 type: 'tool-call' as const,
-                toolCallId: payload.callId,
+                toolCallId: promptId(payload.callId),
                 toolName: payload.name,
                 input: parseArguments(payload.arguments),
                 ...providerOptions,
@@ -77,7 +79,7 @@ export function toModelPrompt(
       answered.add(payload.callId);
       const part = {
         type: 'tool-result' as const,
-        toolCallId: payload.callId,
+        toolCallId: promptId(payload.callId),
         toolName: names.get(payload.callId) ?? payload.name,
         output: toToolOutput(payload.output, payload.isError),
       };
@@ -87,6 +89,21 @@ export function toModelPrompt(
     lastGroup = item.groupId;
   }
   return prompt;
+}
+
+/**
+ * Baton's call id → the provider's, for the calls `model` made, where the provider's id is unique
+ * in the window (some local servers number calls per step, `call_0`, and would repeat them).
+ */
+function providerCallIds(items: readonly WindowItem[], model: string): Map<string, string> {
+  const byProviderId = new Map<string, string[]>();
+  for (const { payload } of items) {
+    if (payload.type !== 'function_call' || payload.provider?.model !== model || !payload.provider.callId) continue;
+    byProviderId.set(payload.provider.callId, [...(byProviderId.get(payload.provider.callId) ?? []), payload.callId]);
+  }
+  const ids = new Map<string, string>();
+  for (const [providerId, callIds] of byProviderId) if (callIds.length === 1) ids.set(callIds[0] ?? '', providerId);
+  return ids;
 }
 
 function providerOptionsOf(

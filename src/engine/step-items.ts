@@ -47,7 +47,8 @@ export function stepItems(
       const item = callItemsById.get(callIdOf(part.call.providerCallId));
       if (item === undefined || item.payload.type !== 'function_call') continue;
       callItemsById.delete(item.payload.callId);
-      items.push({ ...item, payload: { ...item.payload, ...bound(part.call.metadata) } });
+      const provider: ProviderState = { model, metadata: part.call.metadata ?? {}, callId: part.call.providerCallId };
+      items.push({ ...item, payload: { ...item.payload, provider } });
     }
   }
   // Calls the plan made that the stream did not order (none today) keep the plan's order.

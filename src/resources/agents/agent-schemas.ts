@@ -42,6 +42,12 @@ export const agentSchema = z.strictObject({
           'Baton model id, e.g. "openai:gpt-4o-mini" or "scripted:auto". Default: the app\'s modelSettings.model, else "scripted:auto".',
         ),
       temperature: z.number().optional().describe('0 to 2.'),
+      providerOptions: z
+        .record(z.string(), z.record(z.string(), z.unknown()))
+        .optional()
+        .describe(
+          'Options passed to the provider, by namespace, e.g. {"anthropic": {"thinking": {"type": "enabled", "budgetTokens": 4000}}}. See docs/provider-options.md.',
+        ),
     })
     .optional(),
   tools: z
