@@ -7,6 +7,11 @@ import type { ItemRecord, LedgerEntryRecord, TurnRecord } from '../domain/record
 export type EngineEvent =
   | { type: 'turn.started'; turn: TurnRecord }
   | { type: 'text.delta'; groupId: string; delta: string }
+  /**
+   * The model's visible reasoning as it streams (`delta` is empty when a part starts, and for
+   * reasoning the provider keeps hidden). `itemId` is the id the stored reasoning item will have.
+   */
+  | { type: 'reasoning.delta'; groupId: string; itemId: string; delta: string }
   | { type: 'call.started'; groupId: string; callId: string; name: string }
   | { type: 'call.arguments.delta'; callId: string; delta: string }
   | { type: 'item.added'; item: ItemRecord }

@@ -46,12 +46,15 @@ export interface ModelStepCall {
  * (Anthropic's interleaved thinking), and providers check that order when it comes back.
  */
 export type ModelStepPart =
-  | { type: 'reasoning'; text: string; metadata: JsonObject | undefined }
+  /** `index`: the reasoning part's position among the step's reasoning parts, as the handlers saw it. */
+  | { type: 'reasoning'; index: number; text: string; metadata: JsonObject | undefined }
   | { type: 'text'; text: string; metadata: JsonObject | undefined }
   | { type: 'call'; call: ModelStepCall };
 
 export interface ModelStepHandlers {
   onTextDelta(delta: string): void;
+  /** A reasoning part started (`delta` empty) or grew; `index` numbers the step's reasoning parts. */
+  onReasoningDelta(index: number, delta: string): void;
   onCallStarted(providerCallId: string, name: string): void;
   onCallArgumentsDelta(providerCallId: string, delta: string): void;
 }
@@ -126,19 +129,25 @@ export async function runModelStep(request: ModelStepRequest, handlers: ModelSte
 
   const { stream } = await withRetries(() => request.model.doStream(options), request.maxRetries, request.abortSignal);
   const parts: ModelStepPart[] = [];
-  const open = new Map<string, Extract<ModelStepPart, { type: 'reasoning' | 'text' }>>();
+  type OpenPart = Extract<ModelStepPart, { type: 'reasoning' | 'text' }>;
+  const open = new Map<string, OpenPart>();
   const calls: ModelStepCall[] = [];
   let finishReason: FinishReason = 'stop';
   let usage: TurnUsage = { inputTokens: 0, outputTokens: 0 };
+  let reasoningParts = 0;
   // Text and reasoning arrive as start/delta/end by id; as the AI SDK's own loop does, the latest
   // metadata a provider sends for a part is the part's (signatures come on the last delta or end).
-  const openPart = (type: 'reasoning' | 'text', id: string, metadata: unknown) => {
-    const part = { type, text: '', metadata: asMetadata(metadata) };
+  const openPart = (type: 'reasoning' | 'text', id: string, metadata: unknown): OpenPart => {
+    const part: OpenPart =
+      type === 'reasoning'
+        ? { type, index: reasoningParts++, text: '', metadata: asMetadata(metadata) }
+        : { type, text: '', metadata: asMetadata(metadata) };
     open.set(`${type}:${id}`, part);
     parts.push(part);
+    if (part.type === 'reasoning') handlers.onReasoningDelta(part.index, '');
     return part;
   };
-  const partOf = (type: 'reasoning' | 'text', id: string, metadata: unknown) => {
+  const partOf = (type: 'reasoning' | 'text', id: string, metadata: unknown): OpenPart => {
     const part = open.get(`${type}:${id}`) ?? openPart(type, id, undefined);
     part.metadata = asMetadata(metadata) ?? part.metadata;
     return part;
@@ -154,9 +163,13 @@ export async function runModelStep(request: ModelStepRequest, handlers: ModelSte
         case 'text-start':
           openPart(part.type === 'text-start' ? 'text' : 'reasoning', part.id, part.providerMetadata);
           break;
-        case 'reasoning-delta':
-          partOf('reasoning', part.id, part.providerMetadata).text += part.delta;
+        case 'reasoning-delta': {
+          const reasoning = partOf('reasoning', part.id, part.providerMetadata);
+          reasoning.text += part.delta;
+          if (reasoning.type === 'reasoning' && part.delta !== '')
+            handlers.onReasoningDelta(reasoning.index, part.delta);
           break;
+        }
         case 'text-delta':
           partOf('text', part.id, part.providerMetadata).text += part.delta;
           handlers.onTextDelta(part.delta);

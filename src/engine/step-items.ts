@@ -17,7 +17,8 @@ export function stepItems(
   callItems: readonly NewItem[],
   callIdOf: (providerCallId: string) => string,
   model: string,
-  newItem: (payload: NewItem['payload']) => NewItem,
+  newItem: (payload: NewItem['payload'], id?: string) => NewItem,
+  reasoningItemId: (index: number) => string,
 ): NewItem[] {
   const callItemsById = new Map<string, NewItem>();
   for (const item of callItems) if (item.payload.type === 'function_call') callItemsById.set(item.payload.callId, item);
@@ -34,7 +35,12 @@ export function stepItems(
         payload: { ...message.payload, content: [{ type: 'text', text }], ...(provider ? { provider } : {}) },
       });
     } else if (part.type === 'reasoning') {
-      items.push(newItem({ type: 'reasoning', text: part.text, provider: { model, metadata: part.metadata ?? {} } }));
+      items.push(
+        newItem(
+          { type: 'reasoning', text: part.text, provider: { model, metadata: part.metadata ?? {} } },
+          reasoningItemId(part.index),
+        ),
+      );
     } else if (part.type === 'text') {
       message = newItem({
         type: 'message',

@@ -98,6 +98,16 @@ export async function runTurn(
       const isWholeHistory = window.length <= agent.historyLimit;
       const history = trimToUserBoundary(isWholeHistory ? window : window.slice(1), isWholeHistory);
 
+      // Reasoning streams before its item exists: its id is minted at once, so faces can name it.
+      const reasoningIds = new Map<number, string>();
+      const reasoningItemId = (index: number): string => {
+        let id = reasoningIds.get(index);
+        if (!id) {
+          id = context.newId('item');
+          reasoningIds.set(index, id);
+        }
+        return id;
+      };
       const callIds = new Map<string, string>();
       const mintCallId = (providerCallId: string): string => {
         let callId = callIds.get(providerCallId);
@@ -132,6 +142,8 @@ export async function runTurn(
         },
         {
           onTextDelta: (delta) => emit({ type: 'text.delta', groupId, delta }),
+          onReasoningDelta: (index, delta) =>
+            emit({ type: 'reasoning.delta', groupId, itemId: reasoningItemId(index), delta }),
           onCallStarted: (providerCallId, name) =>
             emit({ type: 'call.started', groupId, callId: mintCallId(providerCallId), name }),
           onCallArgumentsDelta: (providerCallId, delta) =>
@@ -163,14 +175,14 @@ export async function runTurn(
       await answerClientCallsWithFakes(context, planned, toolsByName, controller.signal, useFakes);
       await runServerCalls(context, entries, toolsByName, controller.signal, useFakes);
       markFakedCalls(planned);
-      const newItem = (payload: NewItem['payload']): NewItem => ({
+      const newItem = (payload: NewItem['payload'], id = context.newId('item')): NewItem => ({
         ...base,
-        id: context.newId('item'),
+        id,
         groupId,
         payload,
       });
       const items = [
-        ...stepItems(step.parts, planned.callItems, mintCallId, agent.model, newItem),
+        ...stepItems(step.parts, planned.callItems, mintCallId, agent.model, newItem, reasoningItemId),
         ...planned.immediateOutputs,
       ];
       const blockingEntries = entries.filter(blocksTurn);

@@ -86,9 +86,32 @@ describe('an agent on an OpenAI-compatible server', () => {
     const resumeRequest = fake.requests[fake.requests.length - 1]!;
     const roles = resumeRequest.body.messages.map((m: { role: string }) => m.role);
     expect(roles).toEqual(['system', 'user', 'assistant', 'tool']);
-    // Baton's own call id is what the provider sees, consistently in the call and its result.
-    expect(resumeRequest.body.messages[2].tool_calls[0].id).toBe(call.id);
-    expect(resumeRequest.body.messages[3].tool_call_id).toBe(call.id);
+    // The provider sees its own call id back, consistently in the call and its result.
+    expect(resumeRequest.body.messages[2].tool_calls[0].id).toBe('provider_call_1');
+    expect(resumeRequest.body.messages[3].tool_call_id).toBe('provider_call_1');
+  });
+
+  it("uses Baton's call ids when the provider's repeat within the history (servers that number calls per step)", async () => {
+    const thread = await server.request('POST', '/v1/threads', { agent: 'real-desk' });
+    const ids: string[] = [];
+    for (const answer of ['one', 'two']) {
+      const paused = await server.request('POST', `/v1/threads/${thread.body.id}/messages`, { content: 'refund' });
+      const call = paused.body.choices[0].message.tool_calls[0];
+      ids.push(call.id);
+      await server.request('POST', `/v1/threads/${thread.body.id}/messages`, {
+        content: [{ type: 'tool_result', tool_call_id: call.id, content: answer }],
+      });
+    }
+    const last = fake.requests[fake.requests.length - 1]!;
+    const callIds = last.body.messages.flatMap((m: { tool_calls?: { id: string }[] }) =>
+      (m.tool_calls ?? []).map((c) => c.id),
+    );
+    const resultIds = last.body.messages.flatMap((m: { role: string; tool_call_id?: string }) =>
+      m.role === 'tool' ? [m.tool_call_id] : [],
+    );
+    // Both steps' calls came as 'provider_call_1': the prompt keeps them apart with Baton's ids.
+    expect(callIds).toEqual(ids);
+    expect(resultIds).toEqual(ids);
   });
 
   it('retries a provider 503 with backoff and carries on', async () => {

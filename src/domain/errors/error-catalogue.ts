@@ -568,7 +568,7 @@ export const ERROR_CATALOGUE = {
     status: 400,
     faces: ['responses'],
     meaning:
-      "An item_reference names an item that does not exist in this app. Reference the ids of this app's response items (msg_…, fc_…, fco_…).",
+      "An item_reference names an item that does not exist in this app. Reference the ids of this app's response items (msg_…, rs_…, fc_…, fco_…).",
   },
   mcp_server_unavailable: {
     status: 503,

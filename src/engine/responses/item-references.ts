@@ -15,6 +15,11 @@ export interface ItemReference {
     | { kind: 'message'; groupId: string }
     | { kind: 'reasoning'; groupId: string; itemId: string }
     | { kind: 'function_call' | 'function_call_output'; callId: string };
+  /**
+   * An item the client sent whole, under an id Baton gave it: the stored item is used when it is
+   * found and is the same call (it carries what the model's provider needs back), else this one.
+   */
+  fallback?: InputItem;
 }
 
 /** A request's input: items, or references to stored ones, with where each sits in the request. */
@@ -95,7 +100,9 @@ async function resolveReference(
     }
   }
   const item = candidates.find((candidate) => !isHiddenItem(candidate));
-  if (!item || !(await store.conversations.get(appId, item.conversationId))) {
+  const found = item && (await store.conversations.get(appId, item.conversationId)) ? asInputItem(item) : undefined;
+  if (reference.fallback) return found && sameCall(found, reference.fallback) ? found : reference.fallback;
+  if (!item || !found) {
     throw new BatonError(
       'item_not_found',
       `${param} references item '${reference.id}', which does not exist in this app.`,
@@ -105,5 +112,9 @@ async function resolveReference(
       },
     );
   }
-  return asInputItem(item);
+  return found;
+}
+
+function sameCall(stored: InputItem, sent: InputItem): boolean {
+  return stored.type === 'function_call' && sent.type === 'function_call' && stored.callId === sent.callId;
 }

@@ -155,7 +155,7 @@ function responsesMessage(error: BatonError): string {
     case 'item_not_found':
       return 'item_id' in data
         ? `${error.param} references item '${text('item_id')}', which does not exist in this app (item ` +
-            `ids are the ids of output and input items: msg_…, fc_…, fco_…, btc_…, btr_…).`
+            `ids are the ids of output and input items: msg_…, rs_…, fc_…, fco_…, btc_…, btr_…).`
         : error.message;
     default:
       return error.message;

@@ -1,10 +1,20 @@
 import type { EngineEvent } from '../../engine/index.ts';
 import type { ItemRecord, JsonObject, LedgerEntryRecord } from '../../domain/records.ts';
-import { itemView, outputTextPart } from './item-views.ts';
+import { itemView, outputTextPart, type ItemViewOptions } from './item-views.ts';
+import { reasoningItemId } from './item-references.ts';
 import { isHiddenItem, isServerExecutor, type ServerExecutor } from '../../engine/index.ts';
 
 /** Where translated events go: an SSE writer or a WebSocket. */
 export type ResponseEventSink = (event: JsonObject) => void;
+
+/** A reasoning item streaming its summary (Responses' name for the reasoning a model shows). */
+interface OpenReasoning {
+  id: string;
+  outputIndex: number;
+  text: string;
+  /** `reasoning_summary_part.added` went out: the first visible text arrived. */
+  partAdded: boolean;
+}
 
 interface OpenMessage {
   id: string;
@@ -42,10 +52,13 @@ export class ResponseEventTranslator {
   private held: ItemRecord[] = [];
   /** Ids of the items announced so far, to add the ones only the final response knows. */
   private readonly announced = new Set<string>();
+  /** Reasoning items announced while their step streams, by stored item id, until the step commits. */
+  private readonly reasoning = new Map<string, OpenReasoning>();
 
   constructor(
     private readonly sink: ResponseEventSink,
     private readonly snapshot: () => JsonObject,
+    private readonly options: ItemViewOptions = {},
   ) {}
 
   get hasStarted(): boolean {
@@ -71,6 +84,9 @@ export class ResponseEventTranslator {
     switch (event.type) {
       case 'text.delta':
         this.onText(event.groupId, event.delta);
+        break;
+      case 'reasoning.delta':
+        this.onReasoning(event.groupId, event.itemId, event.delta);
         break;
       case 'item.added':
         this.onItem(event.item);
@@ -114,6 +130,49 @@ export class ResponseEventTranslator {
     });
   }
 
+  /**
+   * Reasoning streams as it comes, before the text it leads to, so the stream's output indexes
+   * follow the order a later GET shows. The item closes when its step commits (`onItem`).
+   */
+  private onReasoning(groupId: string, itemId: string, delta: string): void {
+    let open = this.reasoning.get(itemId);
+    if (!open) {
+      const id = reasoningItemId(groupId, itemId);
+      open = { id, outputIndex: this.nextOutputIndex++, text: '', partAdded: false };
+      this.reasoning.set(itemId, open);
+      this.announced.add(id);
+      this.emit('response.output_item.added', {
+        output_index: open.outputIndex,
+        item: { type: 'reasoning', id, summary: [], status: 'in_progress' },
+      });
+    }
+    if (delta === '') return;
+    const base = { item_id: open.id, output_index: open.outputIndex, summary_index: 0 };
+    if (!open.partAdded) {
+      open.partAdded = true;
+      this.emit('response.reasoning_summary_part.added', { ...base, part: { type: 'summary_text', text: '' } });
+    }
+    open.text += delta;
+    this.emit('response.reasoning_summary_text.delta', { ...base, delta });
+  }
+
+  /** The committed reasoning item: its summary's `done` events, then `output_item.done`. */
+  private closeReasoning(item: ItemRecord): void {
+    const done = itemView(item, 'completed', undefined, this.options);
+    const open = this.reasoning.get(item.id);
+    if (!open) {
+      this.showWhole(done);
+      return;
+    }
+    this.reasoning.delete(item.id);
+    const base = { item_id: open.id, output_index: open.outputIndex, summary_index: 0 };
+    if (open.partAdded) {
+      this.emit('response.reasoning_summary_text.done', { ...base, text: open.text });
+      this.emit('response.reasoning_summary_part.done', { ...base, part: { type: 'summary_text', text: open.text } });
+    }
+    this.emit('response.output_item.done', { output_index: open.outputIndex, item: done });
+  }
+
   private onItem(item: ItemRecord): void {
     if (isHiddenItem(item)) return;
     const payload = item.payload;
@@ -137,6 +196,10 @@ export class ResponseEventTranslator {
 
   private show(item: ItemRecord, ledger: ReadonlyMap<string, LedgerEntryRecord>): void {
     const payload = item.payload;
+    if (payload.type === 'reasoning') {
+      this.closeReasoning(item);
+      return;
+    }
     if (payload.type === 'message' && payload.role === 'assistant') {
       const text = payload.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
       // A provider may deliver text without deltas; stream it as one so the sequence stays whole.

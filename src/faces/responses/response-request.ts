@@ -130,9 +130,18 @@ export function toInputItems(input: CreateResponseBody['input']): ResponseInput 
       return;
     }
     switch (item.type) {
-      case 'function_call':
-        add({ type: 'function_call', callId: item.call_id, name: item.name, arguments: item.arguments });
+      case 'function_call': {
+        const call = {
+          type: 'function_call' as const,
+          callId: item.call_id,
+          name: item.name,
+          arguments: item.arguments,
+        };
+        // A call Baton output, replayed whole: the stored one goes back to the model with what its
+        // provider attached (an OpenAI call must follow its reasoning item under the provider's id).
+        add(item.id?.startsWith('fc_') ? { ...itemReference(item.id), fallback: call } : call);
         return;
+      }
       case 'function_call_output':
         add({
           type: 'function_call_output',

@@ -12,6 +12,11 @@ import { compactRequestBody, createResponseBody, inputItemsQuery } from './respo
 
 type ResponseParams = { Params: { id: string } };
 
+/** `include` of a retrieve, written `include=a`, `include=a&include=b` or `include[]=a` as clients do. */
+function includeOf(query: Record<string, string | string[] | undefined>): string[] {
+  return [query['include'], query['include[]']].flat().filter((value): value is string => typeof value === 'string');
+}
+
 /** The Responses face: Open Responses over HTTP (JSON and SSE), compatible with the `openai` client. */
 export function registerResponseRoutes(app: FastifyInstance, face: FaceContext): ResponseService {
   const service = new ResponseService(
@@ -45,8 +50,9 @@ export function registerResponseRoutes(app: FastifyInstance, face: FaceContext):
     return lifecycle.compact(request.principal.appId, body);
   });
 
-  app.get<ResponseParams>('/v1/responses/:id', async (request) =>
-    service.get(request.principal.appId, request.params.id),
+  app.get<ResponseParams & { Querystring: Record<string, string | string[] | undefined> }>(
+    '/v1/responses/:id',
+    async (request) => service.get(request.principal.appId, request.params.id, includeOf(request.query)),
   );
 
   app.delete<ResponseParams>('/v1/responses/:id', async (request) =>

@@ -5,6 +5,7 @@ import { responsesErrorBody } from './response-errors.ts';
 import { ResponseEventTranslator, type ResponseEventSink } from './response-events.ts';
 import { statedTurnOptions, toEcho, toFunctionTools, toInputItems, toTurnOptions } from './response-request.ts';
 import { baseResponseView, responseView } from './response-views.ts';
+import type { ItemViewOptions } from './item-views.ts';
 import type { CreateResponseBody } from './response-wire.ts';
 
 /** Who is asking, and how the answer travels. */
@@ -16,6 +17,10 @@ export interface CreateRequest {
   sink?: ResponseEventSink;
   /** A WebSocket connection's cache: ids of `store: false` responses it may continue. */
   connection?: ConnectionResponses;
+}
+
+function viewOptions(include: readonly string[] | null | undefined): ItemViewOptions {
+  return { encryptedReasoning: include?.includes('reasoning.encrypted_content') === true };
 }
 
 /** Creates (or finds) the implicit agent of a `provider:model` id in an app; returns its name. */
@@ -35,14 +40,15 @@ export class ResponseService {
   async create(body: CreateResponseBody, request: CreateRequest): Promise<JsonObject> {
     let translator: ResponseEventTranslator | null = null;
     const sink = request.sink;
+    const views = viewOptions(body.include);
     const openStream = sink
       ? (start: ResponseStart) => {
-          translator = new ResponseEventTranslator(sink, () => baseResponseView(start));
+          translator = new ResponseEventTranslator(sink, () => baseResponseView(start), views);
           return translator.listener;
         }
       : undefined;
     try {
-      const view = await this.createResponse(body, request, openStream);
+      const view = await this.createResponse(body, request, openStream, views);
       (translator as ResponseEventTranslator | null)?.finish(view);
       return view;
     } catch (error) {
@@ -64,6 +70,7 @@ export class ResponseService {
     body: CreateResponseBody,
     request: CreateRequest,
     openStream: ((start: ResponseStart) => EngineEventListener) | undefined,
+    views: ItemViewOptions,
   ): Promise<JsonObject> {
     const input = toInputItems(body.input);
     if (input.items.length === 0) {
@@ -102,10 +109,11 @@ export class ResponseService {
       ...(openStream ? { openStream } : {}),
       ...(request.connection ? { connection: request.connection } : {}),
     });
-    return responseView(state);
+    return responseView(state, views);
   }
 
-  async get(appId: string, id: string): Promise<JsonObject> {
-    return responseView(await this.engine.responses.get(appId, id));
+  /** `include` as on create: `reasoning.encrypted_content` adds what OpenAI encrypted, where it did. */
+  async get(appId: string, id: string, include?: readonly string[]): Promise<JsonObject> {
+    return responseView(await this.engine.responses.get(appId, id), viewOptions(include));
   }
 }

@@ -1,6 +1,6 @@
 import type { JsonObject, ResponseRecord, TurnRecord, TurnUsage } from '../../domain/records.ts';
 import type { ResponseState } from '../../engine/index.ts';
-import { itemView } from './item-views.ts';
+import { itemView, type ItemViewOptions } from './item-views.ts';
 
 /**
  * Renders Baton records as Open Responses objects. Every key of the spec's ResponseResource is
@@ -86,7 +86,7 @@ export function responseStatus(turn: Pick<TurnRecord, 'status' | 'finishReason'>
 }
 
 /** The full ResponseResource of a response as it stands. */
-export function responseView(state: ResponseState): JsonObject {
+export function responseView(state: ResponseState, options: ItemViewOptions = {}): JsonObject {
   const { record, turn, continuation } = state;
   const status = statusOf(state);
   const usageNow = continuation ? continuation.usageBefore : turn.usage;
@@ -109,7 +109,12 @@ export function responseView(state: ResponseState): JsonObject {
     completed_at: finishedAt === null ? null : seconds(finishedAt),
     incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
     output: state.output.map((item, index) =>
-      itemView(item, status === 'incomplete' && index === lastIndex ? 'incomplete' : 'completed', state.serverCalls),
+      itemView(
+        item,
+        status === 'incomplete' && index === lastIndex ? 'incomplete' : 'completed',
+        state.serverCalls,
+        options,
+      ),
     ),
     error:
       status === 'failed'
