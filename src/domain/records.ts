@@ -261,6 +261,8 @@ export interface TurnOptions {
   responseFormat?: ResponseFormat;
   /** Tools with fake mode on run their fakes in this turn (CES `useToolFakes`). */
   useToolFakes?: boolean;
+  /** Reasoning asked by the request (Responses `reasoning`); OpenAI models read it, over the agent's options. */
+  reasoning?: { effort?: string; summary?: string };
 }
 
 export interface TurnError {

@@ -27,6 +27,8 @@ export interface ModelStepRequest {
   responseFormat?: ResponseFormat | undefined;
   /** The agent's provider options (thinking, reasoning effort…), by provider namespace. */
   providerOptions?: ProviderOptions | undefined;
+  /** The request's reasoning settings (Responses `reasoning`), over the agent's OpenAI options. */
+  reasoning?: { effort?: string; summary?: string } | undefined;
   maxRetries: number;
   abortSignal: AbortSignal;
 }
@@ -226,6 +228,8 @@ export async function runModelStep(request: ModelStepRequest, handlers: ModelSte
 function providerOptionsFor(request: ModelStepRequest): LanguageModelV3CallOptions['providerOptions'] {
   const agent = request.providerOptions ?? {};
   const openai: JsonObject = { ...agent.openai, parallelToolCalls: request.parallelToolCalls };
+  if (request.reasoning?.effort !== undefined) openai.reasoningEffort = request.reasoning.effort;
+  if (request.reasoning?.summary !== undefined) openai.reasoningSummary = request.reasoning.summary;
   if (openai.store === false) {
     const include = Array.isArray(openai.include) ? openai.include : [];
     if (!include.includes('reasoning.encrypted_content')) openai.include = [...include, 'reasoning.encrypted_content'];

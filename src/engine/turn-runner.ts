@@ -137,6 +137,7 @@ export async function runTurn(
           maxOutputTokens: turn.options.maxOutputTokens ?? agent.maxOutputTokens,
           responseFormat: turn.options.responseFormat,
           providerOptions: agent.providerOptions,
+          reasoning: turn.options.reasoning,
           maxRetries: context.settings.maxModelRetries,
           abortSignal: controller.signal,
         },

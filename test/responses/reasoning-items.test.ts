@@ -166,6 +166,17 @@ describe('reasoning items on the Responses face', () => {
     expect(issued.some((encrypted) => sent.includes(encrypted))).toBe(true);
   });
 
+  it('passes the request’s reasoning settings to an OpenAI model, over the agent’s', async () => {
+    const before = openaiFake.requests.length;
+    await client.responses.create({
+      model: 'thinker',
+      input: 'weather in Paris?',
+      reasoning: { effort: 'high', summary: 'detailed' },
+    });
+    const sent = openaiFake.requests[before]!.body;
+    expect(sent.reasoning).toEqual({ effort: 'high', summary: 'detailed' });
+  });
+
   it("drops another system's reasoning items, and refuses a Baton reasoning id from elsewhere as not found", async () => {
     const foreign = await client.responses.create({
       model: 'thinker',

@@ -248,6 +248,11 @@ export function toTurnOptions(body: CreateResponseBody, tools: ClientToolDefinit
   if (body.max_output_tokens) options.maxOutputTokens = body.max_output_tokens;
   const format = toResponseFormat(body.text?.format);
   if (format) options.responseFormat = format;
+  if (body.reasoning?.effort || body.reasoning?.summary)
+    options.reasoning = {
+      ...(body.reasoning.effort ? { effort: body.reasoning.effort } : {}),
+      ...(body.reasoning.summary ? { summary: body.reasoning.summary } : {}),
+    };
   return options;
 }
 
@@ -270,6 +275,7 @@ export function statedTurnOptions(body: CreateResponseBody, tools: ClientToolDef
   if (body.top_p != null) stated.topP = full.topP;
   if (body.max_output_tokens != null) stated.maxOutputTokens = full.maxOutputTokens;
   if (body.text?.format != null) stated.responseFormat = full.responseFormat;
+  if (body.reasoning != null) stated.reasoning = full.reasoning;
   return stated;
 }
 

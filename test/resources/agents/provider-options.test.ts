@@ -5,7 +5,7 @@ import { startTestBaton, type TestBaton } from '../../helpers/test-baton.ts';
 
 const APP = 'projects/default/locations/global/apps/default';
 
-function refusal(value: unknown): { param: string | undefined; message: string } {
+function refusal(value: unknown): { param: string | null | undefined; message: string } {
   try {
     checkProviderOptions(value);
   } catch (error) {
