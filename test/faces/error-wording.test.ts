@@ -110,7 +110,7 @@ describe('engine errors in each face’s words', () => {
       });
       expect(reference.body.error.message).toBe(
         "input[0] references item 'msg_nope', which does not exist in this app (item ids are the ids of output " +
-          'and input items: msg_…, fc_…, fco_…, btc_…, btr_…).',
+          'and input items: msg_…, rs_…, fc_…, fco_…, btc_…, btr_…).',
       );
     });
   });

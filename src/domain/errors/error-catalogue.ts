@@ -439,7 +439,8 @@ export const ERROR_CATALOGUE = {
     grpc: 'INVALID_ARGUMENT',
     faces: ['ces', 'mcp', 'agents'],
     meaning:
-      "An agent's `provider_options` has an unknown provider namespace, an unknown option or a wrong value, or sets an option Baton controls itself. The message names the field; docs/provider-options.md lists what each provider accepts.",
+      "An agent's `provider_options` has an unknown provider namespace, an unknown option or a wrong value, or sets an option Baton " +
+      'controls itself. The message names the field; docs/provider-options.md lists what each provider accepts.',
   },
   invalid_reference: {
     status: 400,

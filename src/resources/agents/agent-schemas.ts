@@ -46,7 +46,8 @@ export const agentSchema = z.strictObject({
         .record(z.string(), z.record(z.string(), z.unknown()))
         .optional()
         .describe(
-          'Options passed to the provider, by namespace, e.g. {"anthropic": {"thinking": {"type": "enabled", "budgetTokens": 4000}}}. See docs/provider-options.md.',
+          'Options passed to the provider, by namespace, e.g. {"anthropic": {"thinking": {"type": "enabled", "budgetTokens": 4000}}}. See ' +
+            'docs/provider-options.md.',
         ),
     })
     .optional(),

@@ -257,7 +257,10 @@ describe('Anthropic Messages fake: rules', () => {
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject(
       invalidRequest(
-        'messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `text`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at ' +
+        'messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `text`. When `thinking` is enabled, a final ' +
+          '`assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We ' +
+          'recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our ' +
+          'documentation at ' +
           THINKING_DOCS,
       ),
     );
@@ -298,7 +301,8 @@ describe('Anthropic Messages fake: rules', () => {
     const { fake, content, useB, results, followUp } = await firstExchange();
     const missingB = (index: number, ids: string) =>
       invalidRequest(
-        `messages.${index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${ids}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
+        `messages.${index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${ids}. Each \`tool_use\` block ` +
+          `must have a corresponding \`tool_result\` block in the next message.`,
       );
 
     const oneResult = await post(fake, followUp(content, [results[0]]));
@@ -331,7 +335,8 @@ describe('Anthropic Messages fake: rules', () => {
     expect(refused).toMatchObject({
       status: 400,
       body: invalidRequest(
-        'messages.2.content.2: unexpected `tool_use_id` found in `tool_result` blocks: toolu_01StrayStrayStrayStray01. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.',
+        'messages.2.content.2: unexpected `tool_use_id` found in `tool_result` blocks: toolu_01StrayStrayStrayStray01. Each `tool_result` ' +
+          'block must have a corresponding `tool_use` block in the previous message.',
       ),
     });
     const opening = await post(fake, { ...BASE, messages: [{ role: 'user', content: [stray] }] });
@@ -490,7 +495,8 @@ describe('Anthropic Messages fake: rules', () => {
       ],
       [
         { ...ok, max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 2048 } },
-        `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. Please consult our documentation at ${THINKING_DOCS}#max-tokens-and-context-window-size`,
+        `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. Please consult our documentation at ` +
+          `${THINKING_DOCS}#max-tokens-and-context-window-size`,
       ],
       [
         {
@@ -524,7 +530,8 @@ describe('Anthropic Messages fake: rules', () => {
     expect(refused).toMatchObject({
       status: 400,
       body: invalidRequest(
-        'messages.1.content.0: When thinking is disabled, an `assistant` message in the final position cannot contain `thinking`. To use thinking blocks, enable `thinking` in your request.',
+        'messages.1.content.0: When thinking is disabled, an `assistant` message in the final position cannot contain `thinking`. To use ' +
+          'thinking blocks, enable `thinking` in your request.',
       ),
     });
   });

@@ -222,7 +222,8 @@ export async function startAnthropicMessagesFake(
         const betas = (headerValue(headers, 'anthropic-beta') ?? '').split(',').map((beta) => beta.trim());
         if ((budget as number) >= body.max_tokens && !betas.includes(INTERLEAVED_BETA)) {
           return invalid(
-            `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. Please consult our documentation at ${THINKING_DOCS}#max-tokens-and-context-window-size`,
+            `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. Please consult our documentation at ` +
+              `${THINKING_DOCS}#max-tokens-and-context-window-size`,
           );
         }
       }
@@ -338,7 +339,8 @@ export async function startAnthropicMessagesFake(
           const block = blocks[j];
           if (block?.type === 'tool_result' && !asked.has(block.tool_use_id)) {
             return invalid(
-              `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${block.tool_use_id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+              `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${block.tool_use_id}. Each ` +
+                `\`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
             );
           }
         }
@@ -356,7 +358,8 @@ export async function startAnthropicMessagesFake(
         const missing = ids.filter((id) => !answered.has(id));
         if (missing.length > 0) {
           return invalid(
-            `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
+            `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each ` +
+              `\`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
           );
         }
       }
@@ -376,7 +379,10 @@ export async function startAnthropicMessagesFake(
         if (!isThinkingBlock(first)) {
           const found = first?.type ?? 'nothing';
           return invalid(
-            `messages.${start}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${found}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at ${THINKING_DOCS}`,
+            `messages.${start}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${found}\`. When \`thinking\` ` +
+              `is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and ` +
+              `\`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable ` +
+              `\`thinking\`. Please consult our documentation at ${THINKING_DOCS}`,
           );
         }
       }
@@ -385,7 +391,8 @@ export async function startAnthropicMessagesFake(
       const j = blocks.findIndex(isThinkingBlock);
       if (j >= 0) {
         return invalid(
-          `messages.${lastIndex}.content.${j}: When thinking is disabled, an \`assistant\` message in the final position cannot contain \`thinking\`. To use thinking blocks, enable \`thinking\` in your request.`,
+          `messages.${lastIndex}.content.${j}: When thinking is disabled, an \`assistant\` message in the final position cannot contain ` +
+            `\`thinking\`. To use thinking blocks, enable \`thinking\` in your request.`,
         );
       }
     }

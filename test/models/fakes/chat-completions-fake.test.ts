@@ -136,7 +136,8 @@ describe('Chat Completions fake: rule violations', () => {
     expect(split.status).toBe(400);
     expect(split.body.error).toEqual({
       message:
-        "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_b",
+        "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following " +
+        'tool_call_ids did not have response messages: call_b',
       type: 'invalid_request_error',
       param: 'messages.[3].role',
       code: null,

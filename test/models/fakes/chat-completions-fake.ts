@@ -67,10 +67,14 @@ class OpenAIError extends Error {
 }
 
 const MISSING_KEY_MESSAGE =
-  "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY), or as the password field (with blank username) if you're accessing the API from your browser and are prompted for a username and password. You can obtain an API key from https://platform.openai.com/account/api-keys.";
+  "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: " +
+  "Bearer YOUR_KEY), or as the password field (with blank username) if you're accessing the API from your browser and are prompted for a " +
+  'username and password. You can obtain an API key from https://platform.openai.com/account/api-keys.';
 
 const INVALID_JSON_MESSAGE =
-  "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON. If you have trouble figuring out how to fix this, please contact us through our help center at help.openai.com.)";
+  "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API " +
+  'expects a JSON payload, but what was sent was not valid JSON. If you have trouble figuring out how to fix this, please contact us ' +
+  'through our help center at help.openai.com.)';
 
 const ROLES = ['system', 'assistant', 'user', 'function', 'tool', 'developer'];
 const ALPHANUM = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
@@ -230,7 +234,8 @@ function checkToolPairing(messages: Json[]): void {
       if (pending.length > 0) {
         throw new OpenAIError(
           400,
-          `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${pending.join(', ')}`,
+          `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following ` +
+            `tool_call_ids did not have response messages: ${pending.join(', ')}`,
           j < messages.length ? `messages.[${j}].role` : 'messages',
         );
       }

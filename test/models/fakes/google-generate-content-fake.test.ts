@@ -385,7 +385,9 @@ describe('Gemini generateContent fake: rule violations are refused with Google w
     const missing = googleErrorMessages.missingThoughtSignature('get_weather', 2);
     expectGoogleError(await post(fake, withSignature(undefined)), 400, 'INVALID_ARGUMENT', missing);
     expect(missing).toBe(
-      'Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:get_weather` , position 2. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.',
+      'Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing ' +
+        'thought_signature may lead to degraded model performance. Additional data, function call `default_api:get_weather` , position 2. ' +
+        'Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.',
     );
     const altered = signature.slice(0, 10) + (signature[10] === 'A' ? 'B' : 'A') + signature.slice(11);
     expectGoogleError(
@@ -533,7 +535,8 @@ describe('Gemini generateContent fake: rule violations are refused with Google w
       await post(fake, hello, { key: 'right-key', model: 'gpt-4o' }),
       404,
       'NOT_FOUND',
-      'models/gpt-4o is not found for API version v1beta, or is not supported for streamGenerateContent. Call ListModels to see the list of available models and their supported methods.',
+      'models/gpt-4o is not found for API version v1beta, or is not supported for streamGenerateContent. Call ListModels to see the list ' +
+        'of available models and their supported methods.',
     );
     const ok = { key: 'right-key' };
     expectGoogleError(

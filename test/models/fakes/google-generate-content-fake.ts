@@ -61,12 +61,14 @@ export const GOOGLE_DUMMY_THOUGHT_SIGNATURES: readonly string[] = [
 export const googleErrorMessages = {
   /** 403 PERMISSION_DENIED, no key at all. */
   missingApiKey:
-    "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+    "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer " +
+    'identity to call this API.',
   /** 400 INVALID_ARGUMENT, reason API_KEY_INVALID. */
   invalidApiKey: 'API key not valid. Please pass a valid API key.',
   /** 404 NOT_FOUND. `method` is `generateContent` or `streamGenerateContent`. */
   modelNotFound: (model: string, method: string) =>
-    `models/${model} is not found for API version v1beta, or is not supported for ${method}. Call ListModels to see the list of available models and their supported methods.`,
+    `models/${model} is not found for API version v1beta, or is not supported for ${method}. Call ListModels to see the list of available ` +
+    `models and their supported methods.`,
   invalidJson: 'Invalid JSON payload received. Unexpected token.',
   contentsNotSpecified: '* GenerateContentRequest.contents: contents is not specified\n',
   partsEmpty: (i: number) => `* GenerateContentRequest.contents[${i}].parts: contents.parts must not be empty.\n`,
@@ -83,7 +85,9 @@ export const googleErrorMessages = {
     'Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.',
   /** `position` is 1-based: the first model content (`contents[1]`) is reported as position 2. */
   missingThoughtSignature: (name: string, position: number) =>
-    `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${name}\` , position ${position}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`,
+    `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing ` +
+    `thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${name}\` , position ` +
+    `${position}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`,
   corruptedThoughtSignature: 'Corrupted thought signature.',
 } as const;
 

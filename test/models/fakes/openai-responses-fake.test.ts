@@ -295,7 +295,8 @@ describe('OpenAI Responses fake: rule violations', () => {
     });
     expect(notPersisted.status).toBe(404);
     expect(notPersisted.body.error.message).toBe(
-      `Item with id '${reasoning.id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`,
+      `Item with id '${reasoning.id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to ` +
+        `true, or remove this item from your input.`,
     );
 
     // By value but without encrypted content, the reasoning item is a reference in disguise.

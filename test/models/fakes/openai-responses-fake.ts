@@ -107,10 +107,14 @@ interface Entry {
 }
 
 const MISSING_KEY_MESSAGE =
-  "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY), or as the password field (with blank username) if you're accessing the API from your browser and are prompted for a username and password. You can obtain an API key from https://platform.openai.com/account/api-keys.";
+  "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: " +
+  "Bearer YOUR_KEY), or as the password field (with blank username) if you're accessing the API from your browser and are prompted for a " +
+  'username and password. You can obtain an API key from https://platform.openai.com/account/api-keys.';
 
 const INVALID_JSON_MESSAGE =
-  "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON. If you have trouble figuring out how to fix this, please contact us through our help center at help.openai.com.)";
+  "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API " +
+  'expects a JSON payload, but what was sent was not valid JSON. If you have trouble figuring out how to fix this, please contact us ' +
+  'through our help center at help.openai.com.)';
 
 const ALPHANUM = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
@@ -242,7 +246,8 @@ export async function startOpenAIResponsesFake(
       404,
       store
         ? `Item with id '${id}' not found.`
-        : `Item with id '${id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`,
+        : `Item with id '${id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, ` +
+            `or remove this item from your input.`,
       'input',
     );
   }
