@@ -219,6 +219,29 @@ describe.each(PROTOCOLS)('the pause through $name', (protocol) => {
     expect(step?.reasoning).toContain('Two cities');
   });
 
+  it('Ledger: results one call at a time, with a restart between them (partial results)', async () => {
+    const thread = (await baton!.request('POST', '/v1/threads', { agent: 'desk' })).body.id;
+    const paused = await baton!.request('POST', `/v1/threads/${thread}/messages`, {
+      role: 'user',
+      content: 'weather in Paris and Rome, and the price of A-1',
+    });
+    const [first, second] = paused.body.choices[0].message.tool_calls as { id: string }[];
+    const partial = await baton!.request('POST', `/v1/tool-calls/${first!.id}/result`, { content: 'Paris: rain' });
+    expect(partial.status, JSON.stringify(partial.body)).toBe(200);
+    expect(partial.body.resumed).toBe(false);
+
+    await restart();
+    const before = fake.requests.length;
+    const last = await baton!.request('POST', `/v1/tool-calls/${second!.id}/result`, { content: 'Rome: sunny' });
+    expect(last.status, JSON.stringify(last.body)).toBe(200);
+    expect(last.body.resumed).toBe(true);
+    expect(fake.rejections, JSON.stringify(fake.rejections.map((rejection) => rejection.body))).toEqual([]);
+    const messages = await baton!.request('GET', `/v1/threads/${thread}/messages`);
+    const answer = (messages.body.data as { role: string; content: unknown }[]).at(-1);
+    expect(answer?.content).toMatch(/^Done: .*Paris: rain.*Rome: sunny/);
+    expect(fake.requests.length).toBeGreaterThan(before);
+  });
+
   it('Responses (official openai client): reasoning items, the pause, a restart, and the resume by previous_response_id', async () => {
     const client = new OpenAI({ baseURL: `${baton!.url}/v1`, apiKey: baton!.key, maxRetries: 0 });
     const first = await client.responses.create({
