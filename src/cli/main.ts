@@ -1,9 +1,12 @@
 import { runChat } from './chat.ts';
 import { runKeys } from './keys.ts';
+import { runMigrate } from './migrate.ts';
 import { runServe } from './serve.ts';
 
 const USAGE = `Usage:
-  baton serve                 start the server (config: ./baton.yaml or BATON_CONFIG; HOST, PORT, BATON_DATA_DIR, BATON_ADMIN_KEY)
+  baton serve                 start the server (config: ./baton.yaml or BATON_CONFIG; HOST, PORT, BATON_DATA_DIR,
+                              DATABASE_URL, BATON_ADMIN_KEY)
+  baton migrate               bring the database schema up to date and exit (DATABASE_URL or BATON_DATA_DIR)
   baton chat AGENT            chat with an agent in the terminal, answering its client-executed tool calls at a prompt
                               (BATON_URL, default http://127.0.0.1:8080; BATON_API_KEY)
   baton keys list|create|revoke|rotate
@@ -18,6 +21,8 @@ async function main(argv: string[]): Promise<number> {
       return runChat(rest);
     case 'keys':
       return runKeys(rest);
+    case 'migrate':
+      return runMigrate();
     case undefined:
     case 'help':
     case '--help':

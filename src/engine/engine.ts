@@ -74,7 +74,7 @@ export class Engine {
     const settings: EngineSettings = {
       maxModelRetries: 2,
       maxInvalidCallRounds: 2,
-      staleTurnSeconds: 120,
+      staleTurnSeconds: 15,
       turnsPerApp: 100,
       turnsTotal: 400,
       ...options.settings,

@@ -14,7 +14,7 @@ import { registerResponseWebSocket, type ResponseWebSocketSettings } from '../fa
 import type { Store } from '../store/store.ts';
 import { isConsoleRoute, registerConsoleRoutes } from './console-routes.ts';
 import { authenticate } from './authenticate.ts';
-import { DEFAULT_IDEMPOTENCY_LEASE_SECONDS, IdempotencyKeys } from './idempotency.ts';
+import { DEFAULT_IDEMPOTENCY_LEASE_SECONDS, IdempotencyKeys, RETRYABLE_CONFLICTS } from './idempotency.ts';
 import { withRequestLogRedaction } from './request-log-redaction.ts';
 import { MAX_PATH_SEGMENT_LENGTH, toBatonError } from '../faces/kit/http-errors.ts';
 import { clientErrorHandler, frameworkErrorHandler } from './client-errors.ts';
@@ -129,6 +129,12 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
   app.setErrorHandler(async (error, request, reply) => {
     const engineError = toBatonError(error, dependencies.bodyLimitBytes);
     if (engineError.kind === 'internal') request.log.error({ err: error }, 'unhandled error');
+    if (request.idempotency && RETRYABLE_CONFLICTS.has(engineError.code)) {
+      // Refused for a state that passes (a turn still running): a retry with the key must run.
+      const handle = request.idempotency;
+      request.idempotency = undefined;
+      await handle.release();
+    }
     const { status, body } = formats.render(request.url, engineError);
     if (engineError.retryAfterSeconds !== null) void reply.header('retry-after', engineError.retryAfterSeconds);
     return reply.status(status).send(body);

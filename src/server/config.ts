@@ -11,6 +11,16 @@ import { parseAllowedOrigin } from '../faces/mcp/mcp-origins.ts';
 import { DEFAULT_LIMITS, type LimitSettings } from './limit-settings.ts';
 
 /** Replaces `${NAME}` and `${NAME:-default}` with environment values, so secrets stay out of the file. */
+/**
+ * A running turn renews its heartbeat every third of this; one silent this long belonged to a
+ * process that died, and the sweeper (of any replica) fails it so its conversation takes input
+ * again. Short enough that nobody waits long, long enough for a stalled database or a GC pause.
+ */
+export const DEFAULT_STALE_TURN_SECONDS = 15;
+
+/** Ten connections per replica keep a few replicas well under PostgreSQL's default 100. */
+export const DEFAULT_POSTGRES = { poolSize: 10, statementTimeoutMs: 30_000 } as const;
+
 export function interpolateEnv(text: string, env: NodeJS.ProcessEnv): string {
   return text.replace(
     /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
@@ -53,7 +63,17 @@ const fileSchema = z
       })
       .strict()
       .optional(),
-    database: z.object({ url: z.string().optional(), data_dir: z.string().optional() }).strict().optional(),
+    database: z
+      .object({
+        url: z.string().optional(),
+        data_dir: z.string().optional(),
+        /** PostgreSQL only: connections per replica. */
+        pool_size: z.number().int().min(1).max(1_000).optional(),
+        /** PostgreSQL only: the longest a statement may run before the server cancels it. */
+        statement_timeout_ms: z.number().int().min(100).max(3_600_000).optional(),
+      })
+      .strict()
+      .optional(),
     engine: z
       .object({
         sweep_interval_ms: durationNumber(DURATION_RANGES.sweepInterval, { coerce: true, integer: true }).optional(),
@@ -107,6 +127,8 @@ export interface BatonConfig {
   dataDir: string;
   /** A Postgres URL; when absent, SQLite in `dataDir/baton.db`. */
   databaseUrl: string | null;
+  /** PostgreSQL pool settings (`database.pool_size`, `database.statement_timeout_ms`). */
+  postgres: { poolSize: number; statementTimeoutMs: number };
   adminKey: string | null;
   sweepIntervalMs: number;
   maxModelRetries: number;
@@ -228,10 +250,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     idempotencyLeaseSeconds: file.server?.idempotency_lease_seconds ?? DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
     dataDir: resolve(cwd, env.BATON_DATA_DIR || file.database?.data_dir || './data'),
     databaseUrl: env.DATABASE_URL || file.database?.url || null,
+    postgres: {
+      poolSize: file.database?.pool_size ?? DEFAULT_POSTGRES.poolSize,
+      statementTimeoutMs: file.database?.statement_timeout_ms ?? DEFAULT_POSTGRES.statementTimeoutMs,
+    },
     adminKey: env.BATON_ADMIN_KEY || null,
     sweepIntervalMs: file.engine?.sweep_interval_ms ?? 1_000,
     maxModelRetries: file.engine?.max_model_retries ?? 2,
-    staleTurnSeconds: file.engine?.stale_turn_seconds ?? 120,
+    staleTurnSeconds: file.engine?.stale_turn_seconds ?? DEFAULT_STALE_TURN_SECONDS,
     providers,
     scripted: file.scripted ?? {},
     agents: file.agents ?? (source ? [] : [DEMO_AGENT]),

@@ -37,6 +37,13 @@ export function requestHash(request: Pick<FastifyRequest, 'method' | 'url' | 'bo
     .digest('hex');
 }
 
+/**
+ * Refusals that wrote nothing and name a state that passes by itself: their key is freed rather
+ * than bound to the refusal, so the client's retry with the same key runs once the state has
+ * passed. `thread_busy`: another turn was still running (after a crash, until recovery fails it).
+ */
+export const RETRYABLE_CONFLICTS: ReadonlySet<string> = new Set(['thread_busy']);
+
 /** One id per process: enough to tell, in the database, which process holds which key. */
 function processOwner(): string {
   return `${hostname()}/${process.pid}/${randomBytes(6).toString('hex')}`;

@@ -56,8 +56,15 @@ export interface StartOptions {
   responsesWebSocket?: ResponseWebSocketSettings;
 }
 
-function storeOptionsFor(config: BatonConfig): StoreOptions {
-  if (config.databaseUrl) return { kind: 'postgres', connectionString: config.databaseUrl };
+/** Where the config says the data lives: PostgreSQL at `DATABASE_URL`, else SQLite in the data directory. */
+export function storeOptionsFor(config: BatonConfig): StoreOptions {
+  if (config.databaseUrl)
+    return {
+      kind: 'postgres',
+      connectionString: config.databaseUrl,
+      poolSize: config.postgres.poolSize,
+      statementTimeoutMs: config.postgres.statementTimeoutMs,
+    };
   return { kind: 'sqlite', filename: join(config.dataDir, 'baton.db') };
 }
 

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
 import type { Dialect } from 'kysely';
 import type { Database as Schema } from './kysely/database-schema.ts';
 import { createKyselyStore } from './kysely/kysely-store.ts';
@@ -16,9 +17,14 @@ export type StoreOptions =
   | { kind: 'sqlite'; filename: string }
   /** In-process Postgres; in memory when `dataDir` is absent. */
   | { kind: 'pglite'; dataDir?: string }
-  | { kind: 'postgres'; connectionString: string };
-
-export const PG_MISSING_MESSAGE = "Postgres support needs the 'pg' package: npm install pg";
+  | {
+      kind: 'postgres';
+      connectionString: string;
+      /** Connections this process keeps (default 10). */
+      poolSize?: number;
+      /** PostgreSQL cancels a statement that runs longer (default 30 s). */
+      statementTimeoutMs?: number;
+    };
 
 /** Opens the database, applies pending migrations and returns a ready `Store`. */
 export async function openStore(options: StoreOptions): Promise<Store> {
@@ -51,8 +57,16 @@ async function createDialect(options: StoreOptions): Promise<{ dialect: Dialect;
       return { dialect: new PGliteDialect(pglite), flavor: 'postgres' };
     }
     case 'postgres': {
-      const pg = await importPg();
-      const pool = new pg.Pool({ connectionString: options.connectionString });
+      const pool = new pg.Pool({
+        connectionString: options.connectionString,
+        max: options.poolSize ?? 10,
+        statement_timeout: options.statementTimeoutMs ?? 30_000,
+        // A replica that cannot reach the database fails its request instead of hanging on it.
+        connectionTimeoutMillis: 10_000,
+      });
+      // An idle client's error (the server restarted, a network cut) would crash the process
+      // otherwise; the pool drops that client and the next query opens a new one.
+      pool.on('error', () => {});
       return { dialect: new PostgresDialect({ pool }), flavor: 'postgres' };
     }
   }
@@ -78,30 +92,4 @@ function openSqlite(filename: string): Database.Database {
     throw error;
   }
   return database;
-}
-
-/** The parts of node-postgres used here; `pg` is optional, so its types may not be installed. */
-interface PgModule {
-  Pool: new (config: { connectionString: string }) => ConstructorParameters<typeof PostgresDialect>[0]['pool'];
-}
-
-async function importPg(): Promise<PgModule> {
-  // A variable specifier keeps TypeScript and bundlers from requiring `pg` to exist.
-  const specifier = 'pg';
-  let loaded: { default?: PgModule } & Partial<PgModule>;
-  try {
-    loaded = (await import(specifier)) as typeof loaded;
-  } catch (error) {
-    if (isModuleNotFound(error)) throw new Error(PG_MISSING_MESSAGE, { cause: error });
-    throw error;
-  }
-  // pg is CommonJS: under ESM its API is on `default`.
-  const pg = loaded.default ?? loaded;
-  if (typeof pg.Pool !== 'function') throw new Error(PG_MISSING_MESSAGE);
-  return pg as PgModule;
-}
-
-function isModuleNotFound(error: unknown): boolean {
-  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
-  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
 }

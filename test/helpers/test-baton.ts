@@ -1,5 +1,5 @@
 import type { AgentWire } from '../../src/resources/agents/agent-config-form.ts';
-import { DEMO_AGENT, type BatonConfig } from '../../src/server/config.ts';
+import { DEFAULT_POSTGRES, DEMO_AGENT, type BatonConfig } from '../../src/server/config.ts';
 import { DEFAULT_LIMITS } from '../../src/server/limit-settings.ts';
 import { createBaton, type BatonInstance, type StartOptions } from '../../src/server/start-baton.ts';
 import type { Clock } from '../../src/domain/clock.ts';
@@ -40,6 +40,7 @@ export function testConfig(overrides: Partial<BatonConfig> = {}): BatonConfig {
     idempotencyLeaseSeconds: 30,
     dataDir: '/nonexistent',
     databaseUrl: null,
+    postgres: DEFAULT_POSTGRES,
     adminKey: ADMIN_KEY,
     sweepIntervalMs: 60_000,
     maxModelRetries: 0,

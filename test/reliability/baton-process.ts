@@ -11,6 +11,8 @@ import { DEMO_AGENT } from '../../src/server/config.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const PROCESS_ADMIN_KEY = 'bk_reliability_admin_key_0123456789';
+/** Every replica of a PostgreSQL deployment reads secrets with the same key. */
+const TEST_SECRETS_KEY = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
 
 export interface JsonResponse {
   status: number;
@@ -75,6 +77,8 @@ export class BatonProcess {
     configFile: string;
     port?: number;
     timeoutMs?: number;
+    /** PostgreSQL instead of SQLite in `dataDir` (with a fixed secrets key, as replicas share one). */
+    databaseUrl?: string;
   }): Promise<BatonProcess> {
     const port = options.port ?? (await freePort());
     const env: NodeJS.ProcessEnv = {
@@ -87,6 +91,10 @@ export class BatonProcess {
       LOG_LEVEL: 'warn',
     };
     delete env.DATABASE_URL;
+    if (options.databaseUrl !== undefined) {
+      env.DATABASE_URL = options.databaseUrl;
+      env.BATON_SECRETS_KEY = TEST_SECRETS_KEY;
+    }
     // Vitest sets these for its own workers; the server must run as plain `npm start` would.
     delete env.NODE_OPTIONS;
     delete env.VITEST;

@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BatonProcess, makeWorkspace } from './baton-process.ts';
+import { processDatabases } from './process-databases.ts';
 
 /**
  * A pending tool call survives a hard crash: the real `baton serve` is SIGKILLed while a thread
@@ -25,8 +26,12 @@ function workspace() {
   return created;
 }
 
+/** The database of the running test: undefined for SQLite in the data directory. */
+let databaseUrl: string | undefined;
+const databases = await processDatabases();
+
 async function start(dataDir: string, configFile: string): Promise<BatonProcess> {
-  const baton = await BatonProcess.start({ dataDir, configFile });
+  const baton = await BatonProcess.start({ dataDir, configFile, databaseUrl });
   processes.push(baton);
   return baton;
 }
@@ -75,7 +80,18 @@ async function expectIdleWithOneAnswer(baton: BatonProcess, threadId: string, ca
   expect(data[3]?.content).toContain('manager@company.com');
 }
 
-describe('crash recovery of pending tool calls (real process, SIGKILL)', () => {
+describe.each(databases)('crash recovery of pending tool calls (real process, SIGKILL) on $name', (database) => {
+  let drop = async () => {};
+  beforeEach(async () => {
+    const opened = await database.open();
+    databaseUrl = opened.databaseUrl;
+    drop = opened.drop;
+  });
+  afterEach(async () => {
+    await Promise.all(processes.splice(0).map((baton) => baton.kill()));
+    await drop();
+  });
+
   it('keeps a pending call across SIGKILL and resumes it after restart with a tool_result message', async () => {
     const { dataDir, configFile } = workspace();
     const first = await start(dataDir, configFile);

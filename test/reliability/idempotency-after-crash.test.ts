@@ -2,11 +2,12 @@ import type http from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { stringify as stringifyYaml } from 'yaml';
 import { Baton, derivedIdempotencyKey } from '@baton/client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_AGENT } from '../../src/server/config.ts';
 import { startServer, type LocalServer } from '../tools/http/local-servers.ts';
 import { localApiDocument } from '../resources/tools/provider-fixtures.ts';
 import { BatonProcess, makeWorkspace, PROCESS_ADMIN_KEY } from './baton-process.ts';
+import { processDatabases } from './process-databases.ts';
 
 /**
  * An Idempotency-Key whose request was in flight when the real `baton serve` was SIGKILLed is
@@ -28,8 +29,12 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
+/** The database of the running test: undefined for SQLite in the data directory. */
+let databaseUrl: string | undefined;
+const databases = await processDatabases();
+
 async function start(dataDir: string, configFile: string): Promise<BatonProcess> {
-  const baton = await BatonProcess.start({ dataDir, configFile });
+  const baton = await BatonProcess.start({ dataDir, configFile, databaseUrl });
   processes.push(baton);
   return baton;
 }
@@ -63,6 +68,9 @@ function writeConfig(configFile: string): void {
     configFile,
     stringifyYaml({
       server: { idempotency_lease_seconds: LEASE_SECONDS },
+      // On PostgreSQL a restarted replica cannot know the dead one's turn is orphaned until its
+      // heartbeat is this old; the sweeper then fails it (SQLite's single process does at start).
+      engine: { stale_turn_seconds: 3 },
       egress: { allow: ['127.0.0.1/32'] },
       scripted: { tools: program },
       agents: [DEMO_AGENT],
@@ -78,7 +86,35 @@ async function until(condition: () => boolean, what: string, log: () => string):
   }
 }
 
-describe('Idempotency-Key across a crash (real process, SIGKILL)', () => {
+/**
+ * Repeats `send` while the thread is still busy with the dead process's turn (`thread_busy`, 409):
+ * a client's retry, bounded by the stale-turn time plus a sweep.
+ */
+async function untilTurnReleased<T>(send: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    try {
+      return await send();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code !== 'thread_busy' || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+describe.each(databases)('Idempotency-Key across a crash (real process, SIGKILL) on $name', (database) => {
+  let drop = async () => {};
+  beforeEach(async () => {
+    const opened = await database.open();
+    databaseUrl = opened.databaseUrl;
+    drop = opened.drop;
+  });
+  afterEach(async () => {
+    await Promise.all(processes.splice(0).map((baton) => baton.kill()));
+    await drop();
+  });
+
   it('lets the retry with the same key run after a restart instead of answering 409 forever', async () => {
     const workspace = makeWorkspace();
     cleanups.push(() => workspace.remove());
@@ -127,7 +163,7 @@ describe('Idempotency-Key across a crash (real process, SIGKILL)', () => {
     // (the server waits for it if needed) and runs the request.
     const second = await start(workspace.dataDir, workspace.configFile);
     const after = new Baton({ baseURL: second.url, apiKey: PROCESS_ADMIN_KEY });
-    const answer = await after.threads.send(threadId, message, { idempotencyKey });
+    const answer = await untilTurnReleased(() => after.threads.send(threadId, message, { idempotencyKey }));
     expect('choices' in answer && answer.choices[0]?.message.content).toContain('Done:');
     expect(api.hits).toHaveLength(2);
 

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatonProcess, makeWorkspace, type JsonResponse } from './baton-process.ts';
 import { fireTogether } from '../helpers/fire-together.ts';
+import { processDatabases } from './process-databases.ts';
 
 /**
  * The same races as concurrent-submits.test.ts, but real ones: two `baton serve` processes on one
- * SQLite data directory, the 50 submits split between them. Each process reads the call as
+ * database (a SQLite data directory, and a PostgreSQL database), the 50 submits split between them. Each process reads the call as
  * pending on its own, so only the database's conditional updates keep it to one resolution.
  */
 
@@ -13,20 +14,7 @@ const APPROVED = '{"approved": true, "approved_by": "manager@company.com"}';
 const N = 50;
 const LOSER_CODES = ['tool_call_already_resolved', 'concurrent_update', 'thread_not_pending'];
 
-let workspace: ReturnType<typeof makeWorkspace>;
 const servers: BatonProcess[] = [];
-
-beforeAll(async () => {
-  workspace = makeWorkspace('baton-multi-process-');
-  // The first start creates and migrates the database; the second joins it.
-  servers.push(await BatonProcess.start({ dataDir: workspace.dataDir, configFile: workspace.configFile }));
-  servers.push(await BatonProcess.start({ dataDir: workspace.dataDir, configFile: workspace.configFile }));
-}, 60_000);
-
-afterAll(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.kill('SIGTERM')));
-  workspace?.remove();
-});
 
 function server(index: number): BatonProcess {
   return servers[index % servers.length]!;
@@ -69,47 +57,71 @@ function expectOneWinner(responses: JsonResponse[]): JsonResponse {
   return winners[0]!;
 }
 
-describe('concurrent submits across two processes sharing one SQLite database', () => {
-  it('SAME Idempotency-Key on the ledger, split across processes: all 200, identical, 49 replays', async () => {
-    const { threadId, callId } = await pendingThread();
-    const responses = await together(N, (index) =>
-      server(index).request(
-        'POST',
-        `/v1/tool-calls/${callId}/result`,
-        { content: APPROVED },
-        { 'idempotency-key': `mp-same-${callId}` },
-      ),
-    );
-    for (const response of responses) expect(response.status, response.text).toBe(200);
-    expect(new Set(responses.map((response) => response.text)).size).toBe(1);
-    expect(responses.filter((response) => response.headers.get('idempotent-replayed') === 'true')).toHaveLength(N - 1);
-    expect(responses[0]!.body.resumed).toBe(true);
-    await expectResumedOnce(threadId, callId);
-  }, 60_000);
+describe.each(await processDatabases())(
+  'concurrent submits across two processes sharing one $name database',
+  (database) => {
+    let workspace: ReturnType<typeof makeWorkspace> | undefined;
+    let drop = async () => {};
 
-  it('thread messages WITHOUT keys, split across processes: one 200, 49 409', async () => {
-    const { threadId, callId } = await pendingThread();
-    const message = { role: 'user', content: [{ type: 'tool_result', tool_call_id: callId, content: APPROVED }] };
-    const responses = await together(N, (index) =>
-      server(index).request('POST', `/v1/threads/${threadId}/messages`, message),
-    );
-    const winner = expectOneWinner(responses);
-    expect(winner.body.choices[0].finish_reason).toBe('stop');
-    await expectResumedOnce(threadId, callId);
-  }, 60_000);
+    beforeAll(async () => {
+      workspace = makeWorkspace('baton-multi-process-');
+      const opened = await database.open();
+      drop = opened.drop;
+      const options = { dataDir: workspace.dataDir, configFile: workspace.configFile, databaseUrl: opened.databaseUrl };
+      // The first start creates and migrates the database; the second joins it.
+      servers.push(await BatonProcess.start(options));
+      servers.push(await BatonProcess.start(options));
+    }, 60_000);
 
-  it('50 DIFFERENT Idempotency-Keys on the ledger, split across processes: one 200, 49 409', async () => {
-    const { threadId, callId } = await pendingThread();
-    const responses = await together(N, (index) =>
-      server(index).request(
-        'POST',
-        `/v1/tool-calls/${callId}/result`,
-        { content: APPROVED },
-        { 'idempotency-key': `mp-${callId}-${index}` },
-      ),
-    );
-    const winner = expectOneWinner(responses);
-    expect(winner.body.resumed).toBe(true);
-    await expectResumedOnce(threadId, callId);
-  }, 60_000);
-});
+    afterAll(async () => {
+      await Promise.all(servers.splice(0).map((server) => server.kill('SIGTERM')));
+      await drop();
+      workspace?.remove();
+    });
+
+    it('SAME Idempotency-Key on the ledger, split across processes: all 200, identical, 49 replays', async () => {
+      const { threadId, callId } = await pendingThread();
+      const responses = await together(N, (index) =>
+        server(index).request(
+          'POST',
+          `/v1/tool-calls/${callId}/result`,
+          { content: APPROVED },
+          { 'idempotency-key': `mp-same-${callId}` },
+        ),
+      );
+      for (const response of responses) expect(response.status, response.text).toBe(200);
+      expect(new Set(responses.map((response) => response.text)).size).toBe(1);
+      expect(responses.filter((response) => response.headers.get('idempotent-replayed') === 'true')).toHaveLength(
+        N - 1,
+      );
+      expect(responses[0]!.body.resumed).toBe(true);
+      await expectResumedOnce(threadId, callId);
+    }, 60_000);
+
+    it('thread messages WITHOUT keys, split across processes: one 200, 49 409', async () => {
+      const { threadId, callId } = await pendingThread();
+      const message = { role: 'user', content: [{ type: 'tool_result', tool_call_id: callId, content: APPROVED }] };
+      const responses = await together(N, (index) =>
+        server(index).request('POST', `/v1/threads/${threadId}/messages`, message),
+      );
+      const winner = expectOneWinner(responses);
+      expect(winner.body.choices[0].finish_reason).toBe('stop');
+      await expectResumedOnce(threadId, callId);
+    }, 60_000);
+
+    it('50 DIFFERENT Idempotency-Keys on the ledger, split across processes: one 200, 49 409', async () => {
+      const { threadId, callId } = await pendingThread();
+      const responses = await together(N, (index) =>
+        server(index).request(
+          'POST',
+          `/v1/tool-calls/${callId}/result`,
+          { content: APPROVED },
+          { 'idempotency-key': `mp-${callId}-${index}` },
+        ),
+      );
+      const winner = expectOneWinner(responses);
+      expect(winner.body.resumed).toBe(true);
+      await expectResumedOnce(threadId, callId);
+    }, 60_000);
+  },
+);

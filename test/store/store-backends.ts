@@ -1,11 +1,12 @@
 import { afterAll, beforeAll } from 'vitest';
+import { createTestDatabase, postgresUnavailable } from '../helpers/postgres-database.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { StoreOptions } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
 
 /**
- * The backends every conformance test runs against. Both are in memory; PGlite stands in for
- * Postgres (same SQL dialect, same error codes).
+ * The backends every conformance test runs against: SQLite and PGlite in memory, and a real
+ * PostgreSQL server when the machine has one (always in CI), each store on a database of its own.
  */
 export interface StoreBackend {
   name: string;
@@ -15,10 +16,23 @@ export interface StoreBackend {
 export const backends: StoreBackend[] = [
   { name: 'sqlite', options: { kind: 'sqlite', filename: ':memory:' } },
   { name: 'pglite', options: { kind: 'pglite' } },
+  // The URL is a placeholder: every store opened on this backend gets a new database.
+  ...((await postgresUnavailable()) === null
+    ? [{ name: 'postgres', options: { kind: 'postgres' as const, connectionString: '' } }]
+    : []),
 ];
 
-export function openBackend(backend: StoreBackend): Promise<Store> {
-  return openStore(backend.options);
+export async function openBackend(backend: StoreBackend): Promise<Store> {
+  if (backend.options.kind !== 'postgres') return openStore(backend.options);
+  const database = await createTestDatabase('baton_store');
+  const store = await openStore({ ...backend.options, connectionString: database.url });
+  const close = store.close.bind(store);
+  return Object.assign(store, {
+    close: async () => {
+      await close();
+      await database.drop();
+    },
+  });
 }
 
 /**

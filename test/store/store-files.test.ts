@@ -1,14 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PG_MISSING_MESSAGE, openStore } from '../../src/store/open-store.ts';
+import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { agentRecord, appRecord, at } from './store-fixtures.ts';
 
-/** Backend-specific behaviour of `openStore`: files on disk and the optional `pg` driver. */
+/** Backend-specific behaviour of `openStore`: files on disk. */
 
 const tempDirs: string[] = [];
 const openStores: Store[] = [];
@@ -29,15 +28,6 @@ afterEach(async () => {
   for (const store of openStores.splice(0)) await store.close();
   for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-function pgInstalled(): boolean {
-  try {
-    createRequire(import.meta.url).resolve('pg');
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('sqlite file store', () => {
   it('creates the parent directory, turns WAL on, and keeps data across close and reopen', async () => {
@@ -84,11 +74,3 @@ describe('pglite data directory', () => {
   }, 90_000); // two PGlite cold starts on disk
 });
 
-describe('postgres', () => {
-  it.skipIf(pgInstalled())('explains how to install pg when it is missing', async () => {
-    await expect(openStore({ kind: 'postgres', connectionString: 'postgres://localhost:1/none' })).rejects.toThrow(
-      PG_MISSING_MESSAGE,
-    );
-    expect(PG_MISSING_MESSAGE).toBe("Postgres support needs the 'pg' package: npm install pg");
-  });
-});
