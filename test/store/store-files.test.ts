@@ -73,4 +73,3 @@ describe('pglite data directory', () => {
     expect(await second.apps.get(app.id)).toEqual(app);
   }, 90_000); // two PGlite cold starts on disk
 });
-
