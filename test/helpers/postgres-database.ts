@@ -25,7 +25,7 @@ export function postgresUnavailable(): Promise<string | null> {
     } catch (error) {
       const reason = `PostgreSQL at ${ADMIN_URL} is not reachable (${error instanceof Error ? error.message : String(error)})`;
       if (process.env.BATON_REQUIRE_POSTGRES === '1')
-        throw new Error(`${reason}; BATON_REQUIRE_POSTGRES=1 forbids skipping`);
+        throw new Error(`${reason}; BATON_REQUIRE_POSTGRES=1 forbids skipping`, { cause: error });
       console.warn(`skipping PostgreSQL tests: ${reason}`);
       return reason;
     } finally {
