@@ -1,33 +1,18 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
-import { jsonSchema, stepCountIs, streamText, tool } from 'ai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startAnthropicMessagesFake } from './anthropic-messages-fake.ts';
-import type { AnthropicMessagesFake, AnthropicMessagesFakeOptions } from './anthropic-messages-fake.ts';
+import type { AnthropicMessagesFake } from './anthropic-messages-fake.ts';
+import { cityTool, closedAfterEach, postJson, postRaw, streamToolLoop } from './fake-test-kit.ts';
 import type { ModelScript, ScriptView } from './provider-fake.ts';
 
 const THINKING_DOCS = 'https://docs.claude.com/en/docs/build-with-claude/extended-thinking';
 
-const fakes: AnthropicMessagesFake[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((fake) => fake.close()));
-});
+const start = closedAfterEach(startAnthropicMessagesFake);
 
-async function start(script: ModelScript, options?: AnthropicMessagesFakeOptions): Promise<AnthropicMessagesFake> {
-  const fake = await startAnthropicMessagesFake(script, options);
-  fakes.push(fake);
-  return fake;
-}
-
-const weather = tool({
-  description: 'Current weather for a city',
-  inputSchema: jsonSchema<{ city: string }>({
-    type: 'object',
-    properties: { city: { type: 'string' } },
-    required: ['city'],
-    additionalProperties: false,
-  }),
-  execute: async ({ city }) => ({ city, forecast: city === 'Paris' ? 'sunny' : 'rainy' }),
-});
+const weather = cityTool('Current weather for a city', (city) => ({
+  city,
+  forecast: city === 'Paris' ? 'sunny' : 'rainy',
+}));
 
 /** Reasoning plus one call per city on the user's question, then a sentence from the results. */
 function weatherScript(cities: string[]): ModelScript & { views: ScriptView[] } {
@@ -52,10 +37,9 @@ function weatherScript(cities: string[]): ModelScript & { views: ScriptView[] } 
 
 function runLoop(fake: AnthropicMessagesFake, prompt: string) {
   const errors: unknown[] = [];
-  const result = streamText({
+  const result = streamToolLoop({
     model: createAnthropic({ baseURL: fake.baseURL, apiKey: 'test' })('claude-sonnet-4-5'),
     tools: { get_weather: weather },
-    stopWhen: stepCountIs(3),
     prompt,
     providerOptions: { anthropic: { thinking: { type: 'enabled', budgetTokens: 2048 } } },
     onError: ({ error }) => {
@@ -195,9 +179,8 @@ const BASE = {
 const QUESTION = { role: 'user', content: 'Weather in Paris and London?' };
 const HEADERS = { 'content-type': 'application/json', 'x-api-key': 'test', 'anthropic-version': '2023-06-01' };
 
-async function post(fake: AnthropicMessagesFake, body: unknown, headers: Record<string, string> = HEADERS) {
-  const response = await fetch(fake.url, { method: 'POST', headers, body: JSON.stringify(body) });
-  return { status: response.status, body: (await response.json()) as any };
+function post(fake: AnthropicMessagesFake, body: unknown, headers: Record<string, string> = HEADERS) {
+  return postJson(fake.url, body, headers);
 }
 
 function invalidRequest(message: string) {
@@ -567,11 +550,11 @@ describe('Anthropic Messages fake: streaming wire shape', () => {
       }),
       { chunkSize: 10 },
     );
-    const response = await fetch(fake.url, {
-      method: 'POST',
-      headers: HEADERS,
-      body: JSON.stringify({ ...BASE, stream: true, messages: [{ role: 'user', content: 'Paris?' }] }),
-    });
+    const response = await postRaw(
+      fake.url,
+      { ...BASE, stream: true, messages: [{ role: 'user', content: 'Paris?' }] },
+      HEADERS,
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const events = parseSse(await response.text());

@@ -1,11 +1,11 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import { isMalformedJson, startFakeHttpServer, writeJson, writeSse } from './fake-http-server.ts';
+import type { FakeRequestHandler } from './fake-http-server.ts';
+import { chunkText, estimateTokens } from './fake-reply-text.ts';
 import type {
   ModelScript,
   ProviderFake,
-  RecordedRequest,
   Rejection,
   ScriptCall,
   ScriptReply,
@@ -134,18 +134,6 @@ function isThinkingBlock(block: Json): boolean {
   return block?.type === 'thinking' || block?.type === 'redacted_thinking';
 }
 
-/** Rough token count: about four characters a token, at least one for anything non-empty. */
-function estimateTokens(text: string): number {
-  return text.length === 0 ? 0 : Math.max(1, Math.ceil(text.length / 4));
-}
-
-function chunks(text: string, size: number): string[] {
-  if (text.length === 0) return [];
-  const out: string[] = [];
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
-  return out;
-}
-
 function headerValue(headers: IncomingMessage['headers'], name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value.join(',') : value;
@@ -156,7 +144,6 @@ export async function startAnthropicMessagesFake(
   options: AnthropicMessagesFakeOptions = {},
 ): Promise<AnthropicMessagesFake> {
   const key = randomBytes(32);
-  const requests: RecordedRequest[] = [];
   const rejections: Rejection[] = [];
   const issuedThinking: IssuedThinking[] = [];
   const issuedRedactedThinking: IssuedRedactedThinking[] = [];
@@ -583,15 +570,15 @@ export async function startAnthropicMessagesFake(
       if (index === 0) events.push({ type: 'ping' });
       switch (block.type) {
         case 'thinking':
-          for (const piece of chunks(block.thinking, chunkSize)) delta({ type: 'thinking_delta', thinking: piece });
+          for (const piece of chunkText(block.thinking, chunkSize)) delta({ type: 'thinking_delta', thinking: piece });
           delta({ type: 'signature_delta', signature: block.signature });
           break;
         case 'text':
-          for (const piece of chunks(block.text, chunkSize)) delta({ type: 'text_delta', text: piece });
+          for (const piece of chunkText(block.text, chunkSize)) delta({ type: 'text_delta', text: piece });
           break;
         case 'tool_use':
           delta({ type: 'input_json_delta', partial_json: '' });
-          for (const piece of chunks(JSON.stringify(block.input), chunkSize)) {
+          for (const piece of chunkText(JSON.stringify(block.input), chunkSize)) {
             delta({ type: 'input_json_delta', partial_json: piece });
           }
           break;
@@ -608,28 +595,15 @@ export async function startAnthropicMessagesFake(
     return events;
   };
 
-  const handle = (req: IncomingMessage, res: ServerResponse, raw: string): void => {
-    let body: Json;
-    let parsed = true;
-    try {
-      body = raw === '' ? undefined : JSON.parse(raw);
-    } catch {
-      parsed = false;
-      body = raw;
-    }
-    const record: RecordedRequest = {
-      method: req.method ?? '',
-      path: req.url ?? '',
-      headers: { ...req.headers },
-      body,
-    };
-    requests.push(record);
+  const handle: FakeRequestHandler = (record, raw, req, res) => {
+    const parsed = !isMalformedJson(record, raw);
+    // Unlike the other fakes, this one records a body that is not JSON as the text that was sent.
+    if (!parsed) record.body = raw;
+    const body: Json = record.body;
     const requestId = randomId('req_011C', 20);
 
-    const sendJson = (status: number, payload: unknown): void => {
-      res.writeHead(status, { 'content-type': 'application/json', 'request-id': requestId });
-      res.end(JSON.stringify(payload));
-    };
+    const sendJson = (status: number, payload: unknown): void =>
+      writeJson(res, status, payload, { 'content-type': 'application/json', 'request-id': requestId });
     const refuse = (refusal: Refusal): void => {
       const payload = { type: 'error', error: { type: refusal.type, message: refusal.message }, request_id: requestId };
       rejections.push({ request: record, status: refusal.status, body: payload });
@@ -681,42 +655,28 @@ export async function startAnthropicMessagesFake(
     accepted += 1;
 
     if (body.stream === true) {
-      res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache',
-        'request-id': requestId,
-      });
-      for (const event of streamEvents(message)) {
-        res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-      }
-      res.end();
+      writeSse(
+        res,
+        { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': requestId },
+        streamEvents(message).map((event) => ({ event: event.type, data: JSON.stringify(event) })),
+      );
       return;
     }
     sendJson(200, message);
   };
 
-  const server = createServer((req, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (part: Buffer) => parts.push(part));
-    req.on('end', () => handle(req, res, Buffer.concat(parts).toString('utf8')));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const baseURL = `http://127.0.0.1:${port}/v1`;
+  const server = await startFakeHttpServer(handle);
+  const baseURL = `${server.origin}/v1`;
 
   return {
     baseURL,
     url: `${baseURL}/messages`,
-    requests,
+    requests: server.requests,
     rejections,
     issuedThinking,
     issuedRedactedThinking,
     issuedToolUseIds,
     verifySignature,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
+    close: server.close,
   };
 }

@@ -1,27 +1,18 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { jsonSchema, stepCountIs, streamText, tool } from 'ai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startChatCompletionsFake } from './chat-completions-fake.ts';
 import type { ChatCompletionsFake } from './chat-completions-fake.ts';
+import { cityTool, closedAfterEach, postJson, postRaw, streamToolLoop } from './fake-test-kit.ts';
 import type { ModelScript } from './provider-fake.ts';
 
+const start = closedAfterEach(startChatCompletionsFake);
+/** The fake the running test started; `post` and `runLoop` talk to it. */
 let fake: ChatCompletionsFake | undefined;
 
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-});
-
-const weatherTool = tool({
-  description: 'Get the current weather for a city',
-  inputSchema: jsonSchema<{ city: string }>({
-    type: 'object',
-    properties: { city: { type: 'string' } },
-    required: ['city'],
-    additionalProperties: false,
-  }),
-  execute: async ({ city }) => ({ city, forecast: city === 'Paris' ? 'rain' : 'sun' }),
-});
+const weatherTool = cityTool('Get the current weather for a city', (city) => ({
+  city,
+  forecast: city === 'Paris' ? 'rain' : 'sun',
+}));
 
 function weatherScript(cities: string[]): ModelScript {
   return (view) => {
@@ -36,13 +27,14 @@ function weatherScript(cities: string[]): ModelScript {
   };
 }
 
-async function post(body: unknown, headers: Record<string, string> = { authorization: 'Bearer test' }) {
-  const response = await fetch(`${fake!.baseURL}/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
+/** The AI SDK loop against the fake through `@ai-sdk/openai-compatible`, with the weather tool. */
+function runLoop(prompt: string, includeUsage?: boolean) {
+  const local = createOpenAICompatible({ name: 'local', baseURL: fake!.baseURL, apiKey: 'test', includeUsage });
+  return streamToolLoop({ model: local('qwen3'), prompt, tools: { weather: weatherTool } });
+}
+
+function post(body: unknown, headers: Record<string, string> = { authorization: 'Bearer test' }) {
+  return postJson(`${fake!.baseURL}/chat/completions`, body, headers);
 }
 
 const user = { role: 'user', content: 'Weather in Paris and Rome?' };
@@ -57,14 +49,8 @@ const twoCalls = {
 
 describe('Chat Completions fake: the AI SDK loop', () => {
   it('runs reasoning → tool call → text, replaying the call and its reasoning', async () => {
-    fake = await startChatCompletionsFake(weatherScript(['Paris']));
-    const local = createOpenAICompatible({ name: 'local', baseURL: fake.baseURL, apiKey: 'test', includeUsage: true });
-    const result = streamText({
-      model: local('qwen3'),
-      prompt: 'What is the weather in Paris?',
-      tools: { weather: weatherTool },
-      stopWhen: stepCountIs(3),
-    });
+    fake = await start(weatherScript(['Paris']));
+    const result = runLoop('What is the weather in Paris?', true);
     const text = await result.text;
     const steps = await result.steps;
 
@@ -88,14 +74,8 @@ describe('Chat Completions fake: the AI SDK loop', () => {
   });
 
   it('runs two parallel calls (reasoning in `delta.reasoning`, as Ollama streams it) and answers once both results arrive', async () => {
-    fake = await startChatCompletionsFake(weatherScript(['Paris', 'Rome']), { reasoningField: 'reasoning' });
-    const local = createOpenAICompatible({ name: 'local', baseURL: fake.baseURL, apiKey: 'test' });
-    const result = streamText({
-      model: local('qwen3'),
-      prompt: 'Weather in Paris and Rome?',
-      tools: { weather: weatherTool },
-      stopWhen: stepCountIs(3),
-    });
+    fake = await start(weatherScript(['Paris', 'Rome']), { reasoningField: 'reasoning' });
+    const result = runLoop('Weather in Paris and Rome?');
     const text = await result.text;
     const steps = await result.steps;
 
@@ -111,7 +91,7 @@ describe('Chat Completions fake: the AI SDK loop', () => {
 
 describe('Chat Completions fake: rule violations', () => {
   it('refuses tool calls without responses, including parallel results split across turns', async () => {
-    fake = await startChatCompletionsFake(() => ({ text: 'ok' }));
+    fake = await start(() => ({ text: 'ok' }));
     const ok = await post({
       model: 'qwen3',
       messages: [
@@ -150,7 +130,7 @@ describe('Chat Completions fake: rule violations', () => {
   });
 
   it('refuses a tool message that answers no preceding tool call', async () => {
-    fake = await startChatCompletionsFake(() => ({ text: 'ok' }));
+    fake = await start(() => ({ text: 'ok' }));
     const orphan = await post({
       model: 'qwen3',
       messages: [user, { role: 'tool', tool_call_id: 'call_a', content: 'rain' }],
@@ -182,7 +162,7 @@ describe('Chat Completions fake: rule violations', () => {
   });
 
   it('refuses missing auth, model or messages', async () => {
-    fake = await startChatCompletionsFake(() => ({ text: 'ok' }));
+    fake = await start(() => ({ text: 'ok' }));
     const noKey = await post({ model: 'qwen3', messages: [user] }, {});
     expect(noKey.status).toBe(401);
     expect(noKey.body.error.message).toMatch(/^You didn't provide an API key\./);
@@ -202,7 +182,7 @@ describe('Chat Completions fake: rule violations', () => {
   });
 
   it('serves without auth when configured like Ollama, and answers plain JSON when not streaming', async () => {
-    fake = await startChatCompletionsFake(() => ({ reasoning: 'hmm', text: 'Hello!' }), { apiKey: false });
+    fake = await start(() => ({ reasoning: 'hmm', text: 'Hello!' }), { apiKey: false });
     const { status, body } = await post({ model: 'qwen3', messages: [user] }, {});
     expect(status).toBe(200);
     expect(body).toMatchObject({
@@ -223,7 +203,7 @@ describe('Chat Completions fake: rule violations', () => {
 
 describe('Chat Completions fake: streaming wire shape', () => {
   it('streams role, reasoning, content, tool call deltas, finish, usage and [DONE]', async () => {
-    fake = await startChatCompletionsFake(
+    fake = await start(
       () => ({
         reasoning: 'Think.',
         text: 'Checking.',
@@ -232,11 +212,11 @@ describe('Chat Completions fake: streaming wire shape', () => {
       }),
       { chunkSize: 10 },
     );
-    const response = await fetch(`${fake.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer test' },
-      body: JSON.stringify({ model: 'qwen3', messages: [user], stream: true, stream_options: { include_usage: true } }),
-    });
+    const response = await postRaw(
+      `${fake.baseURL}/chat/completions`,
+      { model: 'qwen3', messages: [user], stream: true, stream_options: { include_usage: true } },
+      { authorization: 'Bearer test' },
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const lines = (await response.text()).trim().split('\n\n');
@@ -281,12 +261,12 @@ describe('Chat Completions fake: streaming wire shape', () => {
   });
 
   it('ends with finish_reason stop and no usage chunk unless asked', async () => {
-    fake = await startChatCompletionsFake(() => ({ text: 'Hi' }));
-    const response = await fetch(`${fake.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer test' },
-      body: JSON.stringify({ model: 'qwen3', messages: [user], stream: true }),
-    });
+    fake = await start(() => ({ text: 'Hi' }));
+    const response = await postRaw(
+      `${fake.baseURL}/chat/completions`,
+      { model: 'qwen3', messages: [user], stream: true },
+      { authorization: 'Bearer test' },
+    );
     const lines = (await response.text()).trim().split('\n\n');
     const chunks = lines.slice(0, -1).map((line) => JSON.parse(line.slice('data: '.length)));
     expect(chunks.map((c) => c.choices[0].finish_reason)).toEqual([null, null, 'stop']);

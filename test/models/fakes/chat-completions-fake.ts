@@ -1,11 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
 import type { IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startFakeHttpServer, writeJson, writeSse } from './fake-http-server.ts';
+import type { SseEvent } from './fake-http-server.ts';
+import { chunkText, estimateTokens } from './fake-reply-text.ts';
+import {
+  INVALID_JSON_MESSAGE,
+  OpenAIError,
+  checkBearerKey,
+  checkModelAvailable,
+  missingParameter,
+  randomAlphanumeric,
+  serveOpenAIRoute,
+} from './openai-platform.ts';
 import type {
   ModelScript,
   ProviderFake,
-  RecordedRequest,
   Rejection,
   ScriptReply,
   ScriptToolResult,
@@ -50,50 +59,7 @@ export interface ChatCompletionsFake extends ProviderFake {
 
 type Json = Record<string, any>;
 
-class OpenAIError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly param: string | null = null,
-    readonly code: string | null = null,
-    readonly type = 'invalid_request_error',
-  ) {
-    super(message);
-  }
-
-  body(): { error: { message: string; type: string; param: string | null; code: string | null } } {
-    return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };
-  }
-}
-
-const MISSING_KEY_MESSAGE =
-  "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: " +
-  "Bearer YOUR_KEY), or as the password field (with blank username) if you're accessing the API from your browser and are prompted for a " +
-  'username and password. You can obtain an API key from https://platform.openai.com/account/api-keys.';
-
-const INVALID_JSON_MESSAGE =
-  "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API " +
-  'expects a JSON payload, but what was sent was not valid JSON. If you have trouble figuring out how to fix this, please contact us ' +
-  'through our help center at help.openai.com.)';
-
 const ROLES = ['system', 'assistant', 'user', 'function', 'tool', 'developer'];
-const ALPHANUM = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-
-function randomAlphanumeric(length: number): string {
-  let out = '';
-  for (const byte of randomBytes(length)) out += ALPHANUM[byte % ALPHANUM.length];
-  return out;
-}
-
-function estimateTokens(text: string): number {
-  return text.length === 0 ? 0 : Math.ceil(text.length / 4);
-}
-
-function chunk(text: string, size: number): string[] {
-  const parts: string[] = [];
-  for (let i = 0; i < text.length; i += size) parts.push(text.slice(i, i + size));
-  return parts;
-}
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -120,20 +86,9 @@ function messageContent(content: unknown): { text: string | null; mediaTypes: st
   return { text: texts.length > 0 ? texts.join('') : null, mediaTypes };
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (data: Buffer) => chunks.push(data));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 /** Checks each message's shape. */
 function checkMessages(messages: unknown): asserts messages is Json[] {
-  if (messages == null) {
-    throw new OpenAIError(400, "Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter');
-  }
+  if (messages == null) throw missingParameter('messages');
   if (!Array.isArray(messages)) {
     throw new OpenAIError(
       400,
@@ -196,14 +151,7 @@ function checkMessages(messages: unknown): asserts messages is Json[] {
             ]
           : [['id', undefined]];
         for (const [field, value] of fields) {
-          if (value == null) {
-            throw new OpenAIError(
-              400,
-              `Missing required parameter: '${where}.${field}'.`,
-              `${where}.${field}`,
-              'missing_required_parameter',
-            );
-          }
+          if (value == null) throw missingParameter(`${where}.${field}`);
         }
       });
     }
@@ -259,38 +207,17 @@ export async function startChatCompletionsFake(
 ): Promise<ChatCompletionsFake> {
   const chunkSize = Math.max(1, options.chunkSize ?? 8);
   const reasoningField = options.reasoningField ?? 'reasoning_content';
-  const requests: RecordedRequest[] = [];
   const rejections: Rejection[] = [];
   const issuedCallIds: string[] = [];
   let accepted = 0;
 
   function checkBasics(body: unknown, headers: IncomingMessage['headers']): asserts body is Json {
-    if (options.apiKey !== false) {
-      const auth = headers.authorization;
-      const key = typeof auth === 'string' && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : '';
-      if (key === '') throw new OpenAIError(401, MISSING_KEY_MESSAGE);
-      if (options.apiKey != null && key !== options.apiKey) {
-        const shown = key.length > 8 ? `${key.slice(0, 3)}*********${key.slice(-4)}` : key;
-        throw new OpenAIError(
-          401,
-          `Incorrect API key provided: ${shown}. You can find your API key at https://platform.openai.com/account/api-keys.`,
-          null,
-          'invalid_api_key',
-        );
-      }
-    }
+    if (options.apiKey !== false) checkBearerKey(headers, options.apiKey);
     if (!isObject(body)) throw new OpenAIError(400, INVALID_JSON_MESSAGE);
     if (typeof body.model !== 'string' || body.model === '') {
       throw new OpenAIError(400, 'you must provide a model parameter');
     }
-    if (options.models != null && !options.models.includes(body.model)) {
-      throw new OpenAIError(
-        404,
-        `The model \`${body.model}\` does not exist or you do not have access to it.`,
-        null,
-        'model_not_found',
-      );
-    }
+    checkModelAvailable(body.model, options.models);
     checkMessages(body.messages);
     checkToolPairing(body.messages);
   }
@@ -351,7 +278,7 @@ export async function startChatCompletionsFake(
     };
   }
 
-  function handle(body: Json): { status: number; json?: unknown; sse?: string[] } {
+  function handle(body: Json): { status: number; json?: unknown; sse?: SseEvent[] } {
     const reply = script(buildView(body));
     accepted++;
     const id = 'chatcmpl-' + randomAlphanumeric(29);
@@ -395,15 +322,15 @@ export async function startChatCompletionsFake(
       ...(includeUsage ? { usage: null } : {}),
     });
     const events: Json[] = [frame({ role: 'assistant', content: '' })];
-    for (const piece of chunk(reasoning ?? '', chunkSize)) events.push(frame({ [reasoningField]: piece }));
-    for (const piece of chunk(reply.text ?? '', chunkSize)) events.push(frame({ content: piece }));
+    for (const piece of chunkText(reasoning ?? '', chunkSize)) events.push(frame({ [reasoningField]: piece }));
+    for (const piece of chunkText(reply.text ?? '', chunkSize)) events.push(frame({ content: piece }));
     calls.forEach((call, index) => {
       events.push(
         frame({
           tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }],
         }),
       );
-      for (const piece of chunk(call.function.arguments, chunkSize)) {
+      for (const piece of chunkText(call.function.arguments, chunkSize)) {
         events.push(frame({ tool_calls: [{ index, function: { arguments: piece } }] }));
       }
     });
@@ -419,77 +346,27 @@ export async function startChatCompletionsFake(
         usage,
       });
     }
-    return { status: 200, sse: [...events.map((event) => JSON.stringify(event)), '[DONE]'] };
+    return { status: 200, sse: [...events.map((event) => ({ data: JSON.stringify(event) })), { data: '[DONE]' }] };
   }
 
-  const server = createServer((req, res) => {
-    void (async () => {
-      const raw = await readBody(req);
-      let body: unknown;
-      let parsed = true;
-      try {
-        body = raw === '' ? undefined : (JSON.parse(raw) as unknown);
-      } catch {
-        parsed = false;
+  const server = await startFakeHttpServer(
+    serveOpenAIRoute('/v1/chat/completions', rejections, (body, req, res) => {
+      checkBasics(body, req.headers);
+      const answer = handle(body);
+      if (answer.sse != null) {
+        const headers = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' };
+        writeSse(res, headers, answer.sse);
+      } else {
+        writeJson(res, answer.status, answer.json);
       }
-      const recorded: RecordedRequest = {
-        method: req.method ?? 'GET',
-        path: req.url ?? '/',
-        headers: req.headers,
-        body,
-      };
-      requests.push(recorded);
-      try {
-        const path = (req.url ?? '/').split('?')[0];
-        if (req.method !== 'POST' || path !== '/v1/chat/completions') {
-          throw new OpenAIError(404, `Invalid URL (${req.method ?? 'GET'} ${path ?? '/'})`);
-        }
-        if (!parsed) throw new OpenAIError(400, INVALID_JSON_MESSAGE);
-        checkBasics(body, req.headers);
-        const answer = handle(body);
-        if (answer.sse != null) {
-          res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
-          for (const data of answer.sse) res.write(`data: ${data}\n\n`);
-          res.end();
-        } else {
-          res.writeHead(answer.status, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(answer.json));
-        }
-      } catch (error) {
-        const failure =
-          error instanceof OpenAIError
-            ? error
-            : new OpenAIError(
-                500,
-                `The server had an error processing your request. (${String(error)})`,
-                null,
-                null,
-                'server_error',
-              );
-        const payload = failure.body();
-        rejections.push({ request: recorded, status: failure.status, body: payload });
-        if (!res.headersSent) {
-          res.writeHead(failure.status, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(payload));
-        } else {
-          res.end();
-        }
-      }
-    })();
-  });
-
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+    }),
+  );
 
   return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
-    requests,
+    baseURL: `${server.origin}/v1`,
+    requests: server.requests,
     rejections,
     issuedToolCallIds: () => [...issuedCallIds],
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
+    close: server.close,
   };
 }

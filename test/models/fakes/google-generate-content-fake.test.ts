@@ -1,38 +1,39 @@
 import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import type { ModelMessage } from 'ai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cityTool, closedAfterEach, postRaw, streamToolLoop } from './fake-test-kit.ts';
+import type { ProviderOptions } from './fake-test-kit.ts';
 import { googleErrorMessages, startGoogleGenerateContentFake } from './google-generate-content-fake.ts';
 import type { GoogleGenerateContentFake } from './google-generate-content-fake.ts';
 import type { ModelScript, ScriptView } from './provider-fake.ts';
 
-const fakes: GoogleGenerateContentFake[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((fake) => fake.close()));
-});
+const start = closedAfterEach(startGoogleGenerateContentFake);
 
-async function start(script: ModelScript, options?: Parameters<typeof startGoogleGenerateContentFake>[1]) {
-  const fake = await startGoogleGenerateContentFake(script, options);
-  fakes.push(fake);
-  return fake;
-}
-
+/** The weather tool; each city it is run for is pushed to `calls`. */
 const weatherTool = (calls: string[]) =>
-  tool({
-    description: 'Current weather for a city',
-    inputSchema: jsonSchema<{ city: string }>({
-      type: 'object',
-      properties: { city: { type: 'string' } },
-      required: ['city'],
-      additionalProperties: false,
-    }),
-    execute: async ({ city }) => {
-      calls.push(city);
-      return `${city}: sunny, 21°C`;
-    },
+  cityTool('Current weather for a city', (city) => {
+    calls.push(city);
+    return `${city}: sunny, 21°C`;
   });
 
 const thinking = { google: { thinkingConfig: { includeThoughts: true } } };
+
+/** The AI SDK loop against the fake with `gemini-3-flash` and the weather tool, which pushes each city to `calls`. */
+function runWeatherLoop(
+  fake: GoogleGenerateContentFake,
+  prompt: string,
+  calls: string[],
+  providerOptions?: ProviderOptions,
+) {
+  const google = createGoogleGenerativeAI({ baseURL: fake.baseURL, apiKey: 'test' });
+  return streamToolLoop({
+    model: google('gemini-3-flash'),
+    prompt,
+    tools: { get_weather: weatherTool(calls) },
+    providerOptions,
+  });
+}
 
 /** Reasoning + one call first; text once the result arrives. */
 const oneCallScript: ModelScript = (view) =>
@@ -50,15 +51,8 @@ async function recordOneCallLoop() {
     views.push(view);
     return oneCallScript(view);
   });
-  const google = createGoogleGenerativeAI({ baseURL: fake.baseURL, apiKey: 'test' });
   const calls: string[] = [];
-  const result = streamText({
-    model: google('gemini-3-flash'),
-    prompt: 'Weather in Paris?',
-    tools: { get_weather: weatherTool(calls) },
-    providerOptions: thinking,
-    stopWhen: stepCountIs(3),
-  });
+  const result = runWeatherLoop(fake, 'Weather in Paris?', calls, thinking);
   const text = await result.text;
   const reasoning = (await result.steps)[0]?.reasoningText;
   const followUp = structuredClone(fake.requests[1]!.body);
@@ -70,15 +64,12 @@ async function post(
   body: unknown,
   opts: { model?: string; key?: string | null } = {},
 ) {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const headers: Record<string, string> = {};
   if (opts.key !== null) headers['x-goog-api-key'] = opts.key ?? 'test';
-  const response = await fetch(
+  const response = await postRaw(
     `${fake.baseURL}/models/${opts.model ?? 'gemini-3-flash'}:streamGenerateContent?alt=sse`,
-    {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(body),
-    },
+    body,
+    headers,
   );
   const text = await response.text();
   return {
@@ -157,15 +148,8 @@ describe('Gemini generateContent fake: the AI SDK loop', () => {
           }
         : { text: view.toolResults.map((r) => r.output).join(' | ') },
     );
-    const google = createGoogleGenerativeAI({ baseURL: fake.baseURL, apiKey: 'test' });
     const calls: string[] = [];
-    const result = streamText({
-      model: google('gemini-3-flash'),
-      prompt: 'Weather in Paris and Tokyo?',
-      tools: { get_weather: weatherTool(calls) },
-      providerOptions: thinking,
-      stopWhen: stepCountIs(3),
-    });
+    const result = runWeatherLoop(fake, 'Weather in Paris and Tokyo?', calls, thinking);
 
     expect(await result.text).toBe('Paris: sunny, 21°C | Tokyo: sunny, 21°C');
     expect(calls.sort()).toEqual(['Paris', 'Tokyo']);
@@ -279,13 +263,7 @@ describe('Gemini generateContent fake: the AI SDK loop', () => {
       },
       { functionCallIds: 'always' },
     );
-    const google = createGoogleGenerativeAI({ baseURL: fake.baseURL, apiKey: 'test' });
-    const result = streamText({
-      model: google('gemini-3-flash'),
-      prompt: 'Weather in Paris?',
-      tools: { get_weather: weatherTool([]) },
-      stopWhen: stepCountIs(3),
-    });
+    const result = runWeatherLoop(fake, 'Weather in Paris?', []);
     await result.text;
     const [issued] = fake.issuedSignatures();
     const id = issued!.call!.id!;
@@ -334,7 +312,7 @@ describe('Gemini generateContent fake: the AI SDK loop', () => {
       return view.toolResults.length === 0 ? { calls: [{ name: 'screenshot', arguments: {} }] } : { text: 'I see it.' };
     });
     const google = createGoogleGenerativeAI({ baseURL: fake.baseURL, apiKey: 'test' });
-    const result = streamText({
+    const result = streamToolLoop({
       model: google('gemini-3-flash'),
       prompt: 'Take a screenshot',
       tools: {
@@ -350,7 +328,6 @@ describe('Gemini generateContent fake: the AI SDK loop', () => {
           }),
         }),
       },
-      stopWhen: stepCountIs(3),
     });
     expect(await result.text).toBe('I see it.');
     expect(fake.rejections).toEqual([]);
@@ -594,10 +571,8 @@ describe('Gemini generateContent fake: streaming wire shape', () => {
       tools: [{ functionDeclarations: [{ name: 'get_weather', parameters: { type: 'object' } }] }],
       generationConfig: { thinkingConfig: { includeThoughts: true } },
     };
-    const response = await fetch(`${fake.baseURL}/models/gemini-3-flash:streamGenerateContent?alt=sse`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-goog-api-key': 'k' },
-      body: JSON.stringify(body),
+    const response = await postRaw(`${fake.baseURL}/models/gemini-3-flash:streamGenerateContent?alt=sse`, body, {
+      'x-goog-api-key': 'k',
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/event-stream');
@@ -659,11 +634,11 @@ describe('Gemini generateContent fake: streaming wire shape', () => {
 
   it('answers streamGenerateContent without alt=sse as one JSON array of the same chunks', async () => {
     const fake = await start(() => ({ text: 'Hi!' }));
-    const response = await fetch(`${fake.baseURL}/models/gemini-3-flash:streamGenerateContent`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-goog-api-key': 'k' },
-      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hello' }] }] }),
-    });
+    const response = await postRaw(
+      `${fake.baseURL}/models/gemini-3-flash:streamGenerateContent`,
+      { contents: [{ role: 'user', parts: [{ text: 'hello' }] }] },
+      { 'x-goog-api-key': 'k' },
+    );
     const chunks = (await response.json()) as any[];
     expect(chunks.map((chunk) => chunk.candidates[0].content.parts[0].text)).toEqual(['Hi', '!', '']);
     expect(chunks[2].candidates[0].finishReason).toBe('STOP');

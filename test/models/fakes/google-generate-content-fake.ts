@@ -1,11 +1,10 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isMalformedJson, startFakeHttpServer, writeJson, writeSse } from './fake-http-server.ts';
+import type { FakeRequestHandler } from './fake-http-server.ts';
 import type {
   ModelScript,
   ProviderFake,
-  RecordedRequest,
   Rejection,
   ScriptCall,
   ScriptReply,
@@ -214,7 +213,6 @@ export async function startGoogleGenerateContentFake(
   script: ModelScript,
   options: GoogleGenerateContentFakeOptions = {},
 ): Promise<GoogleGenerateContentFake> {
-  const requests: RecordedRequest[] = [];
   const rejections: Rejection[] = [];
   const hmacKey = randomBytes(32);
   const issuedSignatures: IssuedThoughtSignature[] = [];
@@ -568,7 +566,7 @@ export async function startGoogleGenerateContentFake(
     return chunks;
   }
 
-  function handle(req: IncomingMessage, res: ServerResponse, recorded: RecordedRequest, raw: string) {
+  const handle: FakeRequestHandler = (recorded, raw, req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const reject = (error: GoogleApiError) => {
       const body = error.envelope();
@@ -585,7 +583,7 @@ export async function startGoogleGenerateContentFake(
       checkAuth(req, url);
       if (!isKnownModel(model))
         throw new GoogleApiError(404, 'NOT_FOUND', googleErrorMessages.modelNotFound(model, method));
-      if (recorded.body === undefined && raw !== '') throw invalid(googleErrorMessages.invalidJson);
+      if (isMalformedJson(recorded, raw)) throw invalid(googleErrorMessages.invalidJson);
       const body = recorded.body;
       const contents = checkShape(body);
       checkTurnOrder(contents);
@@ -610,9 +608,8 @@ export async function startGoogleGenerateContentFake(
       if (method === 'generateContent') {
         sendJson(res, 200, wholeResponse(model, a));
       } else if (url.searchParams.get('alt') === 'sse') {
-        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-        for (const c of streamChunks(model, a)) res.write(`data: ${JSON.stringify(c)}\r\n\r\n`);
-        res.end();
+        const events = streamChunks(model, a).map((c) => ({ data: JSON.stringify(c) }));
+        writeSse(res, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }, events, '\r\n');
       } else {
         // Without alt=sse, streamGenerateContent streams one JSON array of the same chunks.
         res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });
@@ -626,43 +623,17 @@ export async function startGoogleGenerateContentFake(
       if (error instanceof GoogleApiError) reject(error);
       else sendJson(res, 500, { error: { code: 500, message: String(error), status: 'INTERNAL' } });
     }
-  }
+  };
 
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body: any;
-      try {
-        body = raw === '' ? undefined : JSON.parse(raw);
-      } catch {
-        body = undefined;
-      }
-      const recorded: RecordedRequest = {
-        method: req.method ?? 'GET',
-        path: req.url ?? '/',
-        headers: req.headers,
-        body,
-      };
-      requests.push(recorded);
-      handle(req, res, recorded, raw);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const server = await startFakeHttpServer(handle);
 
   return {
-    baseURL: `http://127.0.0.1:${port}/v1beta`,
-    requests,
+    baseURL: `${server.origin}/v1beta`,
+    requests: server.requests,
     rejections,
     issuedSignatures: () => [...issuedSignatures],
     isIssuedSignature: (signature: string) => issuedSignatureSet.has(signature),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
+    close: server.close,
   };
 }
 
@@ -680,7 +651,7 @@ function describeResponse(response: unknown): { output: string; isError: boolean
   return { output: asText(response), isError: false };
 }
 
+/** Google names the charset of its JSON answers. */
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8' });
-  res.end(JSON.stringify(body));
+  writeJson(res, status, body, { 'content-type': 'application/json; charset=UTF-8' });
 }

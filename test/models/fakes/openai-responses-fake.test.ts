@@ -1,27 +1,25 @@
 import { createOpenAI } from '@ai-sdk/openai';
-import { jsonSchema, stepCountIs, streamText, tool } from 'ai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cityTool, closedAfterEach, postJson, postRaw, streamToolLoop } from './fake-test-kit.ts';
+import type { ProviderOptions } from './fake-test-kit.ts';
 import { startOpenAIResponsesFake } from './openai-responses-fake.ts';
 import type { OpenAIResponsesFake } from './openai-responses-fake.ts';
 import type { ModelScript } from './provider-fake.ts';
 
+const start = closedAfterEach(startOpenAIResponsesFake);
+/** The fake the running test started; `post` and `runLoop` talk to it. */
 let fake: OpenAIResponsesFake | undefined;
 
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-});
+const weatherTool = cityTool('Get the current weather for a city', (city) => ({
+  city,
+  forecast: city === 'Paris' ? 'rain' : 'sun',
+}));
 
-const weatherTool = tool({
-  description: 'Get the current weather for a city',
-  inputSchema: jsonSchema<{ city: string }>({
-    type: 'object',
-    properties: { city: { type: 'string' } },
-    required: ['city'],
-    additionalProperties: false,
-  }),
-  execute: async ({ city }) => ({ city, forecast: city === 'Paris' ? 'rain' : 'sun' }),
-});
+/** The AI SDK loop against the fake with `gpt-5-mini` (a reasoning model) and the weather tool. */
+function runLoop(prompt: string, providerOptions?: ProviderOptions) {
+  const openai = createOpenAI({ baseURL: fake!.baseURL, apiKey: 'test' });
+  return streamToolLoop({ model: openai('gpt-5-mini'), prompt, tools: { weather: weatherTool }, providerOptions });
+}
 
 /** Reasoning + one call per city on the first request; a summary once the results are in. */
 function weatherScript(cities: string[]): ModelScript {
@@ -38,13 +36,8 @@ function weatherScript(cities: string[]): ModelScript {
   };
 }
 
-async function post(body: unknown, headers: Record<string, string> = { authorization: 'Bearer test' }) {
-  const response = await fetch(`${fake!.baseURL}/responses`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
+function post(body: unknown, headers: Record<string, string> = { authorization: 'Bearer test' }) {
+  return postJson(`${fake!.baseURL}/responses`, body, headers);
 }
 
 /** One stored (or unstored) non-streaming turn that reasons, writes text, and calls a tool. */
@@ -66,15 +59,8 @@ const user = { role: 'user', content: [{ type: 'input_text', text: 'Weather in P
 
 describe('OpenAI Responses fake: the AI SDK loop', () => {
   it('runs reasoning → tool call → text with the default store, sending reasoning back by reference', async () => {
-    fake = await startOpenAIResponsesFake(weatherScript(['Paris']));
-    const openai = createOpenAI({ baseURL: fake.baseURL, apiKey: 'test' });
-    const result = streamText({
-      model: openai('gpt-5-mini'),
-      prompt: 'What is the weather in Paris?',
-      tools: { weather: weatherTool },
-      stopWhen: stepCountIs(3),
-      providerOptions: { openai: { reasoningSummary: 'detailed' } },
-    });
+    fake = await start(weatherScript(['Paris']));
+    const result = runLoop('What is the weather in Paris?', { openai: { reasoningSummary: 'detailed' } });
     const text = await result.text;
     const steps = await result.steps;
 
@@ -96,14 +82,8 @@ describe('OpenAI Responses fake: the AI SDK loop', () => {
   });
 
   it('runs two parallel calls and answers once both results arrive', async () => {
-    fake = await startOpenAIResponsesFake(weatherScript(['Paris', 'Rome']));
-    const openai = createOpenAI({ baseURL: fake.baseURL, apiKey: 'test' });
-    const result = streamText({
-      model: openai('gpt-5-mini'),
-      prompt: 'Weather in Paris and Rome?',
-      tools: { weather: weatherTool },
-      stopWhen: stepCountIs(3),
-    });
+    fake = await start(weatherScript(['Paris', 'Rome']));
+    const result = runLoop('Weather in Paris and Rome?');
     const text = await result.text;
 
     expect(text).toBe('Done. weather:{"city":"Paris","forecast":"rain"} | weather:{"city":"Rome","forecast":"sun"}');
@@ -123,16 +103,9 @@ describe('OpenAI Responses fake: the AI SDK loop', () => {
   });
 
   it('with store: false, sends the reasoning back by value with the exact encrypted content minted', async () => {
-    fake = await startOpenAIResponsesFake(weatherScript(['Paris']));
-    const openai = createOpenAI({ baseURL: fake.baseURL, apiKey: 'test' });
-    const result = streamText({
-      model: openai('gpt-5-mini'),
-      prompt: 'What is the weather in Paris?',
-      tools: { weather: weatherTool },
-      stopWhen: stepCountIs(3),
-      providerOptions: {
-        openai: { store: false, include: ['reasoning.encrypted_content'], reasoningSummary: 'auto' },
-      },
+    fake = await start(weatherScript(['Paris']));
+    const result = runLoop('What is the weather in Paris?', {
+      openai: { store: false, include: ['reasoning.encrypted_content'], reasoningSummary: 'auto' },
     });
     const text = await result.text;
 
@@ -155,7 +128,7 @@ describe('OpenAI Responses fake: the AI SDK loop', () => {
 
 describe('OpenAI Responses fake: rule violations', () => {
   it('refuses a request without a bearer key, and a wrong key when one is configured', async () => {
-    fake = await startOpenAIResponsesFake(() => ({ text: 'hi' }), { apiKey: 'sk-right-key-1234' });
+    fake = await start(() => ({ text: 'hi' }), { apiKey: 'sk-right-key-1234' });
     const missing = await post({ model: 'gpt-5-mini', input: 'hi' }, {});
     expect(missing.status).toBe(401);
     expect(missing.body.error.message).toMatch(/^You didn't provide an API key\./);
@@ -169,7 +142,7 @@ describe('OpenAI Responses fake: rule violations', () => {
   });
 
   it('refuses a request without model or input', async () => {
-    fake = await startOpenAIResponsesFake(() => ({ text: 'hi' }));
+    fake = await start(() => ({ text: 'hi' }));
     const noModel = await post({ input: 'hi' });
     expect(noModel.status).toBe(400);
     expect(noModel.body.error).toEqual({
@@ -184,7 +157,7 @@ describe('OpenAI Responses fake: rule violations', () => {
   });
 
   it('refuses a function call without its output, and an output without its call', async () => {
-    fake = await startOpenAIResponsesFake(() => ({ text: 'hi' }));
+    fake = await start(() => ({ text: 'hi' }));
     const call = { type: 'function_call', call_id: 'call_abc', name: 'weather', arguments: '{}' };
     const noOutput = await post({ model: 'gpt-4.1', input: [user, call] });
     expect(noOutput.status).toBe(400);
@@ -211,7 +184,7 @@ describe('OpenAI Responses fake: rule violations', () => {
   });
 
   it('refuses a reasoning item without its following item, and a call by id without its reasoning', async () => {
-    fake = await startOpenAIResponsesFake(() => ({
+    fake = await start(() => ({
       reasoning: 'think',
       text: 'Checking.',
       calls: [{ name: 'weather', arguments: { city: 'Paris' } }],
@@ -254,7 +227,7 @@ describe('OpenAI Responses fake: rule violations', () => {
   });
 
   it('refuses a function_call sent by id without the reasoning item it followed', async () => {
-    fake = await startOpenAIResponsesFake(() => ({
+    fake = await start(() => ({
       reasoning: 'think',
       calls: [{ name: 'weather', arguments: { city: 'Paris' } }],
     }));
@@ -274,7 +247,7 @@ describe('OpenAI Responses fake: rule violations', () => {
   });
 
   it('refuses references to unknown items, and to items of an unstored response', async () => {
-    fake = await startOpenAIResponsesFake(() => ({ reasoning: 'think', text: 'Rain.' }));
+    fake = await start(() => ({ reasoning: 'think', text: 'Rain.' }));
     const unknown = await post({ model: 'gpt-5-mini', input: [user, { type: 'item_reference', id: 'rs_nope' }] });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error).toEqual({
@@ -310,7 +283,7 @@ describe('OpenAI Responses fake: rule violations', () => {
   });
 
   it('refuses encrypted reasoning content it did not mint, or that was altered', async () => {
-    fake = await startOpenAIResponsesFake(() => ({
+    fake = await start(() => ({
       reasoning: 'secret plan',
       calls: [{ name: 'weather', arguments: { city: 'Paris' } }],
     }));
@@ -371,7 +344,7 @@ describe('OpenAI Responses fake: rule violations', () => {
   });
 
   it('refuses sampling parameters on reasoning models, and reasoning on other models', async () => {
-    fake = await startOpenAIResponsesFake(() => ({ text: 'hi' }));
+    fake = await start(() => ({ text: 'hi' }));
     const temperature = await post({ model: 'gpt-5-mini', input: 'hi', temperature: 0.2 });
     expect(temperature.status).toBe(400);
     expect(temperature.body.error).toEqual({
@@ -388,7 +361,7 @@ describe('OpenAI Responses fake: rule violations', () => {
   });
 
   it('follows previous_response_id chains and refuses unknown ones', async () => {
-    fake = await startOpenAIResponsesFake((view) =>
+    fake = await start((view) =>
       view.toolResults.length > 0
         ? { text: 'It rains.' }
         : { reasoning: 'r', calls: [{ name: 'weather', arguments: {} }] },
@@ -419,7 +392,7 @@ describe('OpenAI Responses fake: rule violations', () => {
 
 describe('OpenAI Responses fake: streaming wire shape', () => {
   it('streams reasoning, text and a call as the documented event sequence', async () => {
-    fake = await startOpenAIResponsesFake(
+    fake = await start(
       () => ({
         reasoning: 'Think first.',
         text: 'Looking it up.',
@@ -428,17 +401,17 @@ describe('OpenAI Responses fake: streaming wire shape', () => {
       }),
       { chunkSize: 100 },
     );
-    const response = await fetch(`${fake.baseURL}/responses`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer test' },
-      body: JSON.stringify({
+    const response = await postRaw(
+      `${fake.baseURL}/responses`,
+      {
         model: 'gpt-5-mini',
         input: 'Weather in Paris?',
         stream: true,
         reasoning: { summary: 'auto' },
         include: ['reasoning.encrypted_content'],
-      }),
-    });
+      },
+      { authorization: 'Bearer test' },
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const raw = await response.text();
@@ -524,7 +497,7 @@ describe('OpenAI Responses fake: streaming wire shape', () => {
   });
 
   it('leaves the reasoning item out for non-reasoning models and omits the summary when not requested', async () => {
-    fake = await startOpenAIResponsesFake(() => ({ reasoning: 'hidden', text: 'Hello.' }));
+    fake = await start(() => ({ reasoning: 'hidden', text: 'Hello.' }));
     const plain = await post({ model: 'gpt-4.1', input: 'hi' });
     expect(plain.body.output.map((item: any) => item.type)).toEqual(['message']);
     const noSummary = await post({ model: 'gpt-5-mini', input: 'hi' });

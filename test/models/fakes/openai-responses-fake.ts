@@ -1,11 +1,19 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startFakeHttpServer, writeJson, writeSse } from './fake-http-server.ts';
+import { chunkText, estimateTokens } from './fake-reply-text.ts';
+import {
+  INVALID_JSON_MESSAGE,
+  OpenAIError,
+  checkBearerKey,
+  checkModelAvailable,
+  missingParameter,
+  randomAlphanumeric,
+  serveOpenAIRoute,
+} from './openai-platform.ts';
 import type {
   ModelScript,
   ProviderFake,
-  RecordedRequest,
   Rejection,
   ScriptReply,
   ScriptToolResult,
@@ -60,23 +68,6 @@ export interface OpenAIResponsesFake extends ProviderFake {
 
 type Json = Record<string, any>;
 
-/** An error answered in OpenAI's envelope. */
-class OpenAIError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly param: string | null = null,
-    readonly code: string | null = null,
-    readonly type = 'invalid_request_error',
-  ) {
-    super(message);
-  }
-
-  body(): { error: { message: string; type: string; param: string | null; code: string | null } } {
-    return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };
-  }
-}
-
 /** What the fake remembers about one item it output. */
 interface OutputRecord {
   id: string;
@@ -106,38 +97,13 @@ interface Entry {
   item: Json;
 }
 
-const MISSING_KEY_MESSAGE =
-  "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: " +
-  "Bearer YOUR_KEY), or as the password field (with blank username) if you're accessing the API from your browser and are prompted for a " +
-  'username and password. You can obtain an API key from https://platform.openai.com/account/api-keys.';
-
-const INVALID_JSON_MESSAGE =
-  "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API " +
-  'expects a JSON payload, but what was sent was not valid JSON. If you have trouble figuring out how to fix this, please contact us ' +
-  'through our help center at help.openai.com.)';
-
-const ALPHANUM = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-
 /** OpenAI-style ids: `rs_`/`msg_`/`fc_`/`resp_` + 50 hex characters, `call_` + 24 alphanumerics. */
 function hexId(prefix: string): string {
   return prefix + randomBytes(25).toString('hex');
 }
 
 function callId(): string {
-  const bytes = randomBytes(24);
-  let out = 'call_';
-  for (const byte of bytes) out += ALPHANUM[byte % ALPHANUM.length];
-  return out;
-}
-
-function estimateTokens(text: string): number {
-  return text.length === 0 ? 0 : Math.ceil(text.length / 4);
-}
-
-function chunk(text: string, size: number): string[] {
-  const parts: string[] = [];
-  for (let i = 0; i < text.length; i += size) parts.push(text.slice(i, i + size));
-  return parts;
+  return 'call_' + randomAlphanumeric(24);
 }
 
 function isObject(value: unknown): value is Json {
@@ -190,22 +156,12 @@ function toolOutput(output: unknown): { text: string; mediaTypes: string[] } {
   return { text: texts.join(''), mediaTypes };
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (data: Buffer) => chunks.push(data));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 export async function startOpenAIResponsesFake(
   script: ModelScript,
   options: OpenAIResponsesFakeOptions = {},
 ): Promise<OpenAIResponsesFake> {
   const chunkSize = Math.max(1, options.chunkSize ?? 8);
   const hmacKey = randomBytes(32);
-  const requests: RecordedRequest[] = [];
   const rejections: Rejection[] = [];
   const outputs = new Map<string, OutputRecord>();
   const responses = new Map<string, StoredResponse>();
@@ -266,14 +222,7 @@ export async function startOpenAIResponsesFake(
     let item = raw;
     let referencedId: string | undefined;
     if (item.type === 'item_reference') {
-      if (typeof item.id !== 'string') {
-        throw new OpenAIError(
-          400,
-          `Missing required parameter: '${where}.id'.`,
-          `${where}.id`,
-          'missing_required_parameter',
-        );
-      }
+      if (typeof item.id !== 'string') throw missingParameter(`${where}.id`);
       const record = outputs.get(item.id);
       if (record == null || !record.stored) throw itemNotFound(item.id, store);
       item = record.item;
@@ -304,44 +253,18 @@ export async function startOpenAIResponsesFake(
           if (record == null || !record.stored || record.type !== 'reasoning') throw itemNotFound(item.id, store);
           return { index, kind: 'reasoning', id: item.id, item };
         }
-        throw new OpenAIError(
-          400,
-          `Missing required parameter: '${where}.encrypted_content'.`,
-          `${where}.encrypted_content`,
-          'missing_required_parameter',
-        );
+        throw missingParameter(`${where}.encrypted_content`);
       }
       case 'function_call': {
         for (const field of ['call_id', 'name', 'arguments']) {
-          if (typeof item[field] !== 'string') {
-            throw new OpenAIError(
-              400,
-              `Missing required parameter: '${where}.${field}'.`,
-              `${where}.${field}`,
-              'missing_required_parameter',
-            );
-          }
+          if (typeof item[field] !== 'string') throw missingParameter(`${where}.${field}`);
         }
         const id = referencedId ?? (typeof item.id === 'string' ? item.id : undefined);
         return { index, kind: 'function_call', id, callId: item.call_id as string, item };
       }
       case 'function_call_output': {
-        if (typeof item.call_id !== 'string') {
-          throw new OpenAIError(
-            400,
-            `Missing required parameter: '${where}.call_id'.`,
-            `${where}.call_id`,
-            'missing_required_parameter',
-          );
-        }
-        if (typeof item.output !== 'string' && !Array.isArray(item.output)) {
-          throw new OpenAIError(
-            400,
-            `Missing required parameter: '${where}.output'.`,
-            `${where}.output`,
-            'missing_required_parameter',
-          );
-        }
+        if (typeof item.call_id !== 'string') throw missingParameter(`${where}.call_id`);
+        if (typeof item.output !== 'string' && !Array.isArray(item.output)) throw missingParameter(`${where}.output`);
         return { index, kind: 'function_call_output', callId: item.call_id, item };
       }
       case 'message': {
@@ -354,14 +277,8 @@ export async function startOpenAIResponsesFake(
             'invalid_value',
           );
         }
-        if (typeof item.content !== 'string' && !Array.isArray(item.content)) {
-          throw new OpenAIError(
-            400,
-            `Missing required parameter: '${where}.content'.`,
-            `${where}.content`,
-            'missing_required_parameter',
-          );
-        }
+        if (typeof item.content !== 'string' && !Array.isArray(item.content))
+          throw missingParameter(`${where}.content`);
         const id = referencedId ?? (typeof item.id === 'string' ? item.id : undefined);
         return { index, kind: 'message', id, item };
       }
@@ -459,33 +376,11 @@ export async function startOpenAIResponsesFake(
   }
 
   function checkBasics(body: unknown, headers: IncomingMessage['headers']): asserts body is Json {
-    const auth = headers.authorization;
-    const key = typeof auth === 'string' && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : '';
-    if (key === '') throw new OpenAIError(401, MISSING_KEY_MESSAGE);
-    if (options.apiKey != null && key !== options.apiKey) {
-      const shown = key.length > 8 ? `${key.slice(0, 3)}*********${key.slice(-4)}` : key;
-      throw new OpenAIError(
-        401,
-        `Incorrect API key provided: ${shown}. You can find your API key at https://platform.openai.com/account/api-keys.`,
-        null,
-        'invalid_api_key',
-      );
-    }
+    checkBearerKey(headers, options.apiKey);
     if (!isObject(body)) throw new OpenAIError(400, INVALID_JSON_MESSAGE);
-    if (typeof body.model !== 'string' || body.model === '') {
-      throw new OpenAIError(400, "Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
-    }
-    if (options.models != null && !options.models.includes(body.model)) {
-      throw new OpenAIError(
-        404,
-        `The model \`${body.model}\` does not exist or you do not have access to it.`,
-        null,
-        'model_not_found',
-      );
-    }
-    if (body.input == null) {
-      throw new OpenAIError(400, "Missing required parameter: 'input'.", 'input', 'missing_required_parameter');
-    }
+    if (typeof body.model !== 'string' || body.model === '') throw missingParameter('model');
+    checkModelAvailable(body.model, options.models);
+    if (body.input == null) throw missingParameter('input');
     if (typeof body.input !== 'string' && !Array.isArray(body.input)) {
       throw new OpenAIError(
         400,
@@ -639,7 +534,7 @@ export async function startOpenAIResponsesFake(
             ...ids,
             part: { type: 'summary_text', text: '' },
           });
-          for (const delta of chunk(part.text, chunkSize)) {
+          for (const delta of chunkText(part.text, chunkSize)) {
             events.push({ type: 'response.reasoning_summary_text.delta', ...ids, delta });
           }
           events.push({ type: 'response.reasoning_summary_text.done', ...ids, text: part.text });
@@ -662,7 +557,7 @@ export async function startOpenAIResponsesFake(
           ...ids,
           part: { type: 'output_text', annotations: [], logprobs: [], text: '' },
         });
-        for (const delta of chunk(text, chunkSize)) {
+        for (const delta of chunkText(text, chunkSize)) {
           events.push({ type: 'response.output_text.delta', ...ids, delta, logprobs: [] });
         }
         events.push({ type: 'response.output_text.done', ...ids, text, logprobs: [] });
@@ -678,7 +573,7 @@ export async function startOpenAIResponsesFake(
           output_index: outputIndex,
           item: { ...item, status: 'in_progress', arguments: '' },
         });
-        for (const delta of chunk(item.arguments, chunkSize)) {
+        for (const delta of chunkText(item.arguments, chunkSize)) {
           events.push({ type: 'response.function_call_arguments.delta', ...ids, delta });
         }
         events.push({ type: 'response.function_call_arguments.done', ...ids, arguments: item.arguments });
@@ -726,82 +621,29 @@ export async function startOpenAIResponsesFake(
     };
     const headers = { 'x-request-id': 'req_' + randomBytes(16).toString('hex') };
     if (body.stream === true) {
-      res.writeHead(200, {
-        ...headers,
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache',
-      });
-      for (const event of streamEvents(base, items, completed)) {
-        res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-      }
-      res.end();
+      writeSse(
+        res,
+        { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' },
+        streamEvents(base, items, completed).map((event) => ({ event: event.type, data: JSON.stringify(event) })),
+      );
     } else {
-      res.writeHead(200, { ...headers, 'content-type': 'application/json' });
-      res.end(JSON.stringify(completed));
+      writeJson(res, 200, completed, { ...headers, 'content-type': 'application/json' });
     }
   }
 
-  const server = createServer((req, res) => {
-    void (async () => {
-      const raw = await readBody(req);
-      let body: unknown;
-      let parsed = true;
-      try {
-        body = raw === '' ? undefined : (JSON.parse(raw) as unknown);
-      } catch {
-        parsed = false;
-      }
-      const recorded: RecordedRequest = {
-        method: req.method ?? 'GET',
-        path: req.url ?? '/',
-        headers: req.headers,
-        body,
-      };
-      requests.push(recorded);
-      try {
-        const path = (req.url ?? '/').split('?')[0];
-        if (req.method !== 'POST' || path !== '/v1/responses') {
-          throw new OpenAIError(404, `Invalid URL (${req.method ?? 'GET'} ${path ?? '/'})`);
-        }
-        if (!parsed) throw new OpenAIError(400, INVALID_JSON_MESSAGE);
-        checkBasics(body, req.headers);
-        handleResponses(body, res);
-      } catch (error) {
-        const failure =
-          error instanceof OpenAIError
-            ? error
-            : new OpenAIError(
-                500,
-                `The server had an error processing your request. (${String(error)})`,
-                null,
-                null,
-                'server_error',
-              );
-        const payload = failure.body();
-        rejections.push({ request: recorded, status: failure.status, body: payload });
-        if (!res.headersSent) {
-          res.writeHead(failure.status, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(payload));
-        } else {
-          res.end();
-        }
-      }
-    })();
-  });
-
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const server = await startFakeHttpServer(
+    serveOpenAIRoute('/v1/responses', rejections, (body, req, res) => {
+      checkBasics(body, req.headers);
+      handleResponses(body, res);
+    }),
+  );
 
   return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
-    requests,
+    baseURL: `${server.origin}/v1`,
+    requests: server.requests,
     rejections,
     issuedEncryptedContent: () => [...issued.values()],
     storedItemIds: () => [...outputs.values()].filter((record) => record.stored).map((record) => record.id),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
+    close: server.close,
   };
 }
