@@ -241,9 +241,15 @@ export class Engine {
     return listMessagePage(this.context.store, conversationId, limit, after);
   }
 
-  /** Ledger changes of an app as they happen, polled from the store (changes by other processes too). */
+  /** Ledger changes of an app as they happen, read from the store on notices (changes by other processes too). */
   ledgerChanges(settings?: LedgerChangeFeedSettings, onError?: (error: unknown) => void): LedgerChangeFeed {
-    return new LedgerChangeFeed(this.context.store.ledger, this.context.clock, settings, onError);
+    return new LedgerChangeFeed(
+      this.context.store.ledger,
+      this.context.clock,
+      settings,
+      onError,
+      this.context.store.signals,
+    );
   }
 
   async getTurn(appId: string, turnId: string): Promise<TurnRecord> {

@@ -3,7 +3,9 @@ import type { EngineLogger } from '../engine/index.ts';
 
 /**
  * Applies call deadlines and recovers orphaned turns on a timer. Each pass is idempotent and safe
- * to run in several processes at once: every change it makes is a conditional update.
+ * to run in several processes at once: every change it makes is a conditional update. Still,
+ * only the process that holds the cluster-wide lead sweeps (`lead`), so N replicas do not run N
+ * identical passes; when it dies, another takes the lead on its next tick.
  */
 export class DeadlineSweeper {
   private timer: NodeJS.Timeout | null = null;
@@ -15,6 +17,8 @@ export class DeadlineSweeper {
     private readonly logger: EngineLogger,
     /** Faces' own clean-up (e.g. abandoned `store: false` responses), run after the engine's. */
     private readonly chores: readonly (() => Promise<unknown>)[] = [],
+    /** Whether this process leads the sweeps now (see `Signals.lead`). */
+    private readonly lead: () => Promise<boolean> = async () => true,
   ) {}
 
   start(): void {
@@ -33,6 +37,7 @@ export class DeadlineSweeper {
     if (this.running) return; // a slow pass is not stacked on by the next tick
     this.running = true;
     try {
+      if (!(await this.lead())) return;
       await this.engine.applyDueDeadlines();
       await this.engine.recoverStaleTurns();
       await this.engine.resumeStrandedTurns();

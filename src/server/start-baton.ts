@@ -139,7 +139,9 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       warn: (details, message) => app.log.warn(details, message),
       error: (details, message) => app.log.error(details, message),
     };
-    const sweeper = new DeadlineSweeper(engine, config.sweepIntervalMs, log, sweepChores);
+    const sweeper = new DeadlineSweeper(engine, config.sweepIntervalMs, log, sweepChores, () =>
+      store.signals.lead('sweeper'),
+    );
     // Turns orphaned by a previous process are closed before anyone talks to their threads. On
     // the embedded SQLite default one process owns the file, so every running turn is an orphan
     // at start; with Postgres other processes may be mid-turn, so only stale ones are.

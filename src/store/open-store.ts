@@ -11,6 +11,9 @@ import { ImmediateSqliteDialect } from './kysely/sqlite-immediate-dialect.ts';
 import type { MigrationDialect } from './migrations/migration-dialect.ts';
 import { migrateToLatest } from './migrations/migrate-to-latest.ts';
 import type { Store } from './store.ts';
+import { LocalSignals } from './local-signals.ts';
+import { PostgresSignals } from './postgres-signals.ts';
+import type { Signals } from './signals.ts';
 
 export type StoreOptions =
   /** `filename` ':memory:' gives a private in-memory database (tests). */
@@ -37,7 +40,21 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     await db.destroy();
     throw error;
   }
-  return createKyselyStore(db);
+  let signals: Signals;
+  try {
+    signals = await createSignals(options);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return createKyselyStore(db, signals);
+}
+
+async function createSignals(options: StoreOptions): Promise<Signals> {
+  if (options.kind !== 'postgres') return new LocalSignals();
+  const signals = new PostgresSignals(options.connectionString);
+  await signals.start();
+  return signals;
 }
 
 async function createDialect(options: StoreOptions): Promise<{ dialect: Dialect; flavor: MigrationDialect }> {

@@ -26,6 +26,7 @@ import type {
 } from '../domain/records.ts';
 import type { Page, PageRequest } from '../domain/page.ts';
 import type { ConversationFilter, LedgerFilter, WindowItem } from '../domain/queries.ts';
+import type { Signals } from './signals.ts';
 
 /**
  * Repository interfaces. The engine and the faces depend on these only; `store/kysely/`
@@ -322,6 +323,8 @@ export interface Repositories {
 export interface Store extends Repositories {
   /** Runs `work` in one database transaction; the repositories passed in see and write inside it. */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+  /** Notices between the processes on this database; ledger writes publish theirs after commit. */
+  readonly signals: Signals;
   close(): Promise<void>;
 }
 

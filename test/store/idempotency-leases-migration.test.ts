@@ -3,6 +3,7 @@ import { Kysely, Migrator, SqliteDialect, sql, type Dialect } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Database as Schema } from '../../src/store/kysely/database-schema.ts';
 import { createKyselyStore } from '../../src/store/kysely/kysely-store.ts';
+import { LocalSignals } from '../../src/store/local-signals.ts';
 import type { MigrationDialect } from '../../src/store/migrations/migration-dialect.ts';
 import { migrationsFor } from '../../src/store/migrations/migrations.ts';
 import { at, uid } from './store-fixtures.ts';
@@ -62,7 +63,7 @@ describe.each(backends)('migration 0007-idempotency-leases ($name)', (backend) =
                 values (${appId}, 'finished', 'hash', 'done', 201, '{"ok":true}', ${at(1)})`.execute(db);
         expect((await migrator(db, backend.flavor).migrateToLatest()).error).toBeUndefined();
 
-        const store = createKyselyStore(db as unknown as Kysely<Schema>);
+        const store = createKyselyStore(db as unknown as Kysely<Schema>, new LocalSignals());
         expect(await store.idempotency.get(appId, 'abandoned')).toMatchObject({ owner: null, leaseExpiresAt: null });
         const lease = (start: number) => ({ owner: 'new-process', expiresAt: at(start + 30) });
         // Held for a minute from its creation, as if its process had leased it then...

@@ -1,12 +1,18 @@
 import type { Clock } from '../../domain/clock.ts';
 import type { LedgerEntryRecord } from '../../domain/records.ts';
 import type { LedgerRepo } from '../../store/store.ts';
+import type { Signals } from '../../store/signals.ts';
 
 export type LedgerChangeListener = (entries: LedgerEntryRecord[]) => void;
 
 export interface LedgerChangeFeedSettings {
-  /** How often an app with subscribers is checked for changes. */
+  /**
+   * How often an app with subscribers is checked for changes. A notice (`Signals`) makes the
+   * check at once; where notices reach every process (PostgreSQL), the poll is only a safety net
+   * and runs `pushedPollMs` apart.
+   */
   pollMs: number;
+  pushedPollMs?: number;
   /**
    * How far back each check looks again. Writers stamp rows with their own clock and commit
    * later than they stamp, so a row can appear with a time slightly before the last check;
@@ -25,22 +31,31 @@ interface AppWatch {
   seen: Map<string, string>;
   timer: NodeJS.Timeout | null;
   polling: boolean;
+  /** A notice came during a read: read again right after it. */
+  again: boolean;
 }
 
 /**
  * Ledger changes (a call made pending, a call resolved) per app, read from the store rather
  * than from memory: changes made by other Baton processes on the same database are seen too,
- * and nothing is lost when a process restarts. One poll per app serves all of its subscribers.
+ * and nothing is lost when a process restarts. One read per app serves all of its subscribers.
+ * A ledger write's notice triggers the read at once; the poll only catches what no notice told.
  */
 export class LedgerChangeFeed {
   private readonly apps = new Map<string, AppWatch>();
+  private readonly unsubscribe: () => void;
+  private readonly pollMs: number;
 
   constructor(
     private readonly ledger: Pick<LedgerRepo, 'listChangedSince'>,
     private readonly clock: Clock,
-    private readonly settings: LedgerChangeFeedSettings = { pollMs: 500, lookbackMs: 5_000 },
+    private readonly settings: LedgerChangeFeedSettings = { pollMs: 500, pushedPollMs: 10_000, lookbackMs: 5_000 },
     private readonly onError: (error: unknown) => void = () => {},
-  ) {}
+    signals?: Signals,
+  ) {
+    this.pollMs = signals?.crossProcess ? (settings.pushedPollMs ?? settings.pollMs) : settings.pollMs;
+    this.unsubscribe = signals?.subscribe('ledger', (appId) => this.onNotice(appId)) ?? (() => {});
+  }
 
   /** Calls `listener` with each batch of changes from now on; returns the unsubscribe function. */
   subscribe(appId: string, listener: LedgerChangeListener): () => void {
@@ -52,6 +67,7 @@ export class LedgerChangeFeed {
         seen: new Map(),
         timer: null,
         polling: false,
+        again: false,
       };
       this.apps.set(appId, watch);
       this.schedule(appId, watch);
@@ -69,7 +85,21 @@ export class LedgerChangeFeed {
   }
 
   close(): void {
+    this.unsubscribe();
     for (const [appId, watch] of this.apps) this.stop(appId, watch);
+  }
+
+  /** A ledger changed (`'*'`: notices may have been lost): read the watched apps it concerns now. */
+  private onNotice(appId: string): void {
+    for (const [watchedId, watch] of this.apps) {
+      if (appId !== '*' && appId !== watchedId) continue;
+      if (watch.polling) {
+        watch.again = true;
+        continue;
+      }
+      if (watch.timer) clearTimeout(watch.timer);
+      this.schedule(watchedId, watch, 0);
+    }
   }
 
   private stop(appId: string, watch: AppWatch): void {
@@ -79,7 +109,7 @@ export class LedgerChangeFeed {
     if (this.apps.get(appId) === watch) this.apps.delete(appId);
   }
 
-  private schedule(appId: string, watch: AppWatch, delay = this.settings.pollMs): void {
+  private schedule(appId: string, watch: AppWatch, delay = this.pollMs): void {
     watch.timer = setTimeout(() => void this.poll(appId, watch), delay);
     watch.timer.unref();
   }
@@ -87,6 +117,7 @@ export class LedgerChangeFeed {
   private async poll(appId: string, watch: AppWatch): Promise<void> {
     if (watch.polling || this.apps.get(appId) !== watch) return;
     watch.polling = true;
+    watch.again = false;
     let full = false;
     try {
       const from = new Date(Date.parse(watch.since) - this.settings.lookbackMs).toISOString();
@@ -104,7 +135,7 @@ export class LedgerChangeFeed {
       this.onError(error);
     } finally {
       watch.polling = false;
-      if (this.apps.get(appId) === watch) this.schedule(appId, watch, full ? 0 : this.settings.pollMs);
+      if (this.apps.get(appId) === watch) this.schedule(appId, watch, full || watch.again ? 0 : this.pollMs);
     }
   }
 

@@ -10,14 +10,20 @@ const LAST_USE_RESOLUTION_MS = 60_000;
 /**
  * Resolves key hashes to key records with a short-lived cache: every request authenticates, and
  * the lookup was one query per request. A key revoked, rotated or deleted with its app through
- * this process is forgotten at once; other processes see it within KEY_CACHE_TTL_MS. Misses are
+ * this process is forgotten at once, and in the other processes on the database as soon as its
+ * notice arrives (PostgreSQL); where notices do not cross processes (SQLite), they see it within
+ * KEY_CACHE_TTL_MS. Misses are
  * not cached, so a new key works at once.
  */
 export class ApiKeyCache {
   private readonly entries = new Map<string, { key: ApiKeyRecord; expiresAt: number }>();
   private readonly lastRecordedUse = new Map<string, number>();
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Store) {
+    // Another replica revoked, rotated or deleted: drop the key here too (within milliseconds on
+    // PostgreSQL, instead of when the cached entry expires).
+    store.signals.subscribe('api-keys', (notice) => this.drop(notice));
+  }
 
   async find(keyHash: string): Promise<ApiKeyRecord | undefined> {
     const now = Date.now();
@@ -46,13 +52,24 @@ export class ApiKeyCache {
     this.store.apiKeys.touch(key.id, at, staleBefore).catch(() => undefined);
   }
 
-  /** Drops one key (revoked or rotated here), so the next request reads it again. */
+  /** Drops one key (revoked or rotated), here and in every process on the database. */
   forget(keyHash: string): void {
     this.entries.delete(keyHash);
+    this.store.signals.publish('api-keys', `hash:${keyHash}`);
   }
 
-  /** Drops every key of an app (deleted here), so none of them authenticates again in this process. */
+  /** Drops every key of an app (deleted), here and in every process on the database. */
   forgetApp(appId: string): void {
-    for (const [hash, entry] of this.entries) if (entry.key.appId === appId) this.entries.delete(hash);
+    this.drop(`app:${appId}`);
+    this.store.signals.publish('api-keys', `app:${appId}`);
+  }
+
+  private drop(notice: string): void {
+    if (notice === '*') this.entries.clear();
+    else if (notice.startsWith('hash:')) this.entries.delete(notice.slice('hash:'.length));
+    else if (notice.startsWith('app:')) {
+      const appId = notice.slice('app:'.length);
+      for (const [hash, entry] of this.entries) if (entry.key.appId === appId) this.entries.delete(hash);
+    }
   }
 }

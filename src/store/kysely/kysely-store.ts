@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Repositories, Store } from '../store.ts';
+import type { LedgerRepo, Repositories, Store } from '../store.ts';
+import type { Signals } from '../signals.ts';
 import { createAgentRepo } from './agent-repo.ts';
 import { createApiKeyRepo } from './api-key-repo.ts';
 import { createAppRepo } from './app-repo.ts';
@@ -16,7 +17,10 @@ import { createSecretRepo } from './secret-repo.ts';
 import { createSessionRepo } from './session-repo.ts';
 
 /** The repositories bound to `db`, which is either the pool-level Kysely or a transaction. */
-export function createRepositories(db: Kysely<Database>): Repositories {
+export function createRepositories(
+  db: Kysely<Database>,
+  ledgerChanged: (appId: string) => void = () => {},
+): Repositories {
   return {
     apps: createAppRepo(db),
     apiKeys: createApiKeyRepo(db),
@@ -24,7 +28,7 @@ export function createRepositories(db: Kysely<Database>): Repositories {
     conversations: createConversationRepo(db),
     turns: createTurnRepo(db),
     items: createItemRepo(db),
-    ledger: createLedgerRepo(db),
+    ledger: announcingChanges(createLedgerRepo(db), ledgerChanged),
     idempotency: createIdempotencyRepo(db),
     queuedInputs: createQueuedInputRepo(db),
     responses: createResponseRepo(db),
@@ -41,14 +45,39 @@ export function createRepositories(db: Kysely<Database>): Repositories {
  * connection, which the transaction holds, so a call through the outer store would wait on
  * it forever.
  */
-export function createKyselyStore(db: Kysely<Database>): Store {
+export function createKyselyStore(db: Kysely<Database>, signals: Signals): Store {
+  const announce = (appId: string) => signals.publish('ledger', appId);
   return {
-    ...createRepositories(db),
-    transaction(work) {
-      return db.transaction().execute((trx) => work(createRepositories(trx)));
+    ...createRepositories(db, announce),
+    signals,
+    async transaction(work) {
+      // Announced once committed: a process that reads on the notice must find the change.
+      const changed = new Set<string>();
+      const result = await db
+        .transaction()
+        .execute((trx) => work(createRepositories(trx, (appId) => changed.add(appId))));
+      for (const appId of changed) announce(appId);
+      return result;
     },
-    close() {
-      return db.destroy();
+    async close() {
+      await signals.close();
+      await db.destroy();
+    },
+  };
+}
+
+/** The ledger repository, telling `changed` which app's ledger each write touched. */
+function announcingChanges(ledger: LedgerRepo, changed: (appId: string) => void): LedgerRepo {
+  return {
+    ...ledger,
+    async insert(entries) {
+      await ledger.insert(entries);
+      for (const appId of new Set(entries.map((entry) => entry.appId))) changed(appId);
+    },
+    async resolve(id, resolution) {
+      const resolved = await ledger.resolve(id, resolution);
+      if (resolved) changed(resolved.appId);
+      return resolved;
     },
   };
 }
