@@ -517,7 +517,11 @@ export class Engine {
    * Resumes turns whose calls were all answered but whose resume never ran (the process died
    * between the last answer and the resume). `graceSeconds` leaves live resumes alone.
    */
-  resumeStrandedTurns(graceSeconds = 30, limit = 100): Promise<number> {
+  resumeStrandedTurns(
+    // A resume that has not started by the time a silent turn counts as orphaned never will.
+    graceSeconds = Math.min(30, this.context.settings.staleTurnSeconds),
+    limit = 100,
+  ): Promise<number> {
     return resumeStrandedTurns(this.context, graceSeconds, limit, (turnId) =>
       this.dispatch.resume(turnId, 'resume stranded turn'),
     );
