@@ -11,6 +11,10 @@ const CONCURRENCY = 4;
  * Runs a step's server calls concurrently (at most four at a time), each under its tool's
  * timeout, and resolves their ledger rows in memory; the step commits them with everything else,
  * so after a pause for client calls nothing that already ran runs again.
+ *
+ * Each call is claimed first, in a commit of its own: if this process dies while the call runs,
+ * the claim outlives it, and recovery records the call with an unknown outcome (`closeTurn`)
+ * rather than forgetting that it ran. The step's commit releases the claims.
  */
 export async function runServerCalls(
   context: EngineContext,
@@ -22,6 +26,7 @@ export async function runServerCalls(
   // Rows a fake already answered are resolved; only pending server rows run.
   const queue = entries.filter((entry) => entry.kind === 'server' && entry.state === 'pending');
   await runBounded(queue, async (entry) => {
+    await context.store.serverClaims.claim(entry, nowIso(context));
     const tool = tools.get(entry.toolName);
     const result = tool
       ? await runOne(context, entry, tool, signal, useFakes)

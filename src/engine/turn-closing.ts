@@ -42,6 +42,60 @@ export async function writeMissingOutputs(
   return outputs.length > 0 ? tx.items.append(outputs) : [];
 }
 
+const UNKNOWN_OUTCOME =
+  'The server stopped while this tool call was running, so whether it took effect is unknown. ' +
+  'Check its effect before calling it again.';
+
+/**
+ * Server calls claimed but never committed (their process died mid-call): each is recorded as a
+ * failed call whose outcome is unknown, with its call item, so the conversation (and whoever
+ * reads the ledger) knows it may have run. The claims are released.
+ */
+async function recordUnknownOutcomes(
+  context: EngineContext,
+  tx: Repositories,
+  turn: TurnRecord,
+  entries: readonly LedgerEntryRecord[],
+  now: string,
+): Promise<LedgerEntryRecord[]> {
+  const claimed = await tx.serverClaims.listByTurn(turn.id);
+  if (claimed.length === 0) return [];
+  const known = new Set(entries.map((entry) => entry.id));
+  const unknown: LedgerEntryRecord[] = claimed
+    .filter((entry) => !known.has(entry.id))
+    .map((entry) => ({
+      ...entry,
+      state: 'failed',
+      result: [{ type: 'text', text: UNKNOWN_OUTCOME }],
+      isError: true,
+      submittedBy: 'baton:recovery',
+      submittedAt: now,
+      updatedAt: now,
+    }));
+  if (unknown.length > 0) {
+    await tx.ledger.insert(unknown);
+    const groupId = context.newId('msg');
+    await tx.items.append(
+      unknown.map((entry) => ({
+        id: context.newId('item'),
+        conversationId: turn.conversationId,
+        turnId: turn.id,
+        groupId,
+        createdAt: now,
+        payload: {
+          type: 'function_call' as const,
+          callId: entry.id,
+          name: entry.toolName,
+          arguments: JSON.stringify(entry.arguments),
+          executor: 'server' as const,
+        },
+      })),
+    );
+  }
+  await tx.serverClaims.releaseTurn(turn.id);
+  return unknown;
+}
+
 export interface CloseTurnRequest {
   status: 'cancelled' | 'failed' | 'expired';
   error: TurnError | null;
@@ -104,6 +158,7 @@ export async function closeTurn(
         settled.push(resolved);
       }
     }
+    settled.push(...(await recordUnknownOutcomes(context, tx, turn, entries, now)));
     await writeMissingOutputs(context, tx, turn, settled);
     await bumpConversation(tx, turn.appId, turn.conversationId, { activeTurnId: null, updatedAt: now });
     return { turn, closedCalls };

@@ -338,6 +338,8 @@ async function commitStep(
     if (!updated) throw new TurnSupersededError(turn.id);
     const appended = items.length > 0 ? await tx.items.append(items) : [];
     if (commit.entries && commit.entries.length > 0) await tx.ledger.insert(commit.entries);
+    // The step's server calls ran and their results commit now: their claims have done their job.
+    if (commit.entries?.some((entry) => entry.kind === 'server')) await tx.serverClaims.releaseTurn(turn.id);
     if (status !== 'in_progress') {
       await bumpConversation(tx, turn.appId, turn.conversationId, {
         updatedAt,

@@ -210,6 +210,16 @@ export interface ItemRepo {
   listAfterSeq(conversationId: string, afterSeq: number, limit: number): Promise<ItemRecord[]>;
 }
 
+/**
+ * Server calls claimed before they run (see migration 0008). A claim is released when its step
+ * commits; one still there when its turn is recovered ran with an unknown outcome.
+ */
+export interface ServerCallClaimRepo {
+  claim(entry: LedgerEntryRecord, claimedAt: string): Promise<void>;
+  listByTurn(turnId: string): Promise<LedgerEntryRecord[]>;
+  releaseTurn(turnId: string): Promise<void>;
+}
+
 export interface LedgerRepo {
   insert(entries: LedgerEntryRecord[]): Promise<void>;
   get(appId: string, id: string): Promise<LedgerEntryRecord | undefined>;
@@ -312,6 +322,7 @@ export interface Repositories {
   turns: TurnRepo;
   items: ItemRepo;
   ledger: LedgerRepo;
+  serverClaims: ServerCallClaimRepo;
   idempotency: IdempotencyRepo;
   queuedInputs: QueuedInputRepo;
   responses: ResponseRepo;

@@ -178,5 +178,23 @@ describe.each(databases)('Idempotency-Key across a crash (real process, SIGKILL)
     expect(reused.status, reused.text).toBe(422);
     expect(reused.body.error.code).toBe('idempotency_key_reused');
     expect(api.hits).toHaveLength(2);
+
+    // The call cut off by the crash is not forgotten: its claim outlived the process, and recovery
+    // recorded it, in the ledger and in the transcript, as a call whose outcome is unknown.
+    const messages = await second.request('GET', `/v1/threads/${threadId}/messages`);
+    const calls = (messages.body.data as { tool_calls?: { id: string; name: string; executor?: string }[] }[]).flatMap(
+      (entry) => entry.tool_calls ?? [],
+    );
+    expect(calls.map((call) => [call.name, call.executor])).toEqual([
+      ['getStock', 'server'],
+      ['getStock', 'server'],
+    ]);
+    const cutOff = await second.request('GET', `/v1/tool-calls/${calls[0]!.id}`);
+    expect(cutOff.body).toMatchObject({ state: 'failed', submitted_by: 'baton:recovery' });
+    expect(cutOff.body.result.content).toContain('whether it took effect is unknown');
+    const results = (messages.body.data as { content: unknown }[]).flatMap((entry) =>
+      Array.isArray(entry.content) ? (entry.content as { tool_call_id: string; is_error?: boolean }[]) : [],
+    );
+    expect(results.find((result) => result.tool_call_id === calls[0]!.id)?.is_error).toBe(true);
   }, 120_000);
 });

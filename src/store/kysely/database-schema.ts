@@ -129,6 +129,16 @@ export interface TurnsTable {
   completed_at: string | null;
 }
 
+export interface ServerCallClaimsTable {
+  /** The call's ledger id. */
+  id: string;
+  app_id: string;
+  turn_id: string;
+  /** JSON of the pending `LedgerEntryRecord` the step would have committed. */
+  entry: string;
+  claimed_at: string;
+}
+
 export interface ItemsTable {
   seq: GeneratedInt8;
   id: string;
@@ -224,6 +234,7 @@ export interface Database {
   turns: TurnsTable;
   items: ItemsTable;
   ledger_entries: LedgerEntriesTable;
+  server_call_claims: ServerCallClaimsTable;
   idempotency_keys: IdempotencyKeysTable;
   queued_inputs: QueuedInputsTable;
   responses: ResponsesTable;

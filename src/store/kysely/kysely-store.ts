@@ -15,6 +15,7 @@ import { createTurnRepo } from './turn-repo.ts';
 import { createResourceRepo } from './resource-repo.ts';
 import { createSecretRepo } from './secret-repo.ts';
 import { createSessionRepo } from './session-repo.ts';
+import { createServerCallClaimRepo } from './server-call-claim-repo.ts';
 
 /** The repositories bound to `db`, which is either the pool-level Kysely or a transaction. */
 export function createRepositories(
@@ -29,6 +30,7 @@ export function createRepositories(
     turns: createTurnRepo(db),
     items: createItemRepo(db),
     ledger: announcingChanges(createLedgerRepo(db), ledgerChanged),
+    serverClaims: createServerCallClaimRepo(db),
     idempotency: createIdempotencyRepo(db),
     queuedInputs: createQueuedInputRepo(db),
     responses: createResponseRepo(db),

@@ -6,6 +6,7 @@ import { createAppResourcesMigration } from './0004-app-resources.ts';
 import { createConsoleIndexesMigration } from './0005-console-indexes.ts';
 import { createKeyLifecycleMigration } from './0006-key-lifecycle.ts';
 import { createIdempotencyLeasesMigration } from './0007-idempotency-leases.ts';
+import { createServerCallClaimsMigration } from './0008-server-call-claims.ts';
 import type { MigrationDialect } from './migration-dialect.ts';
 
 /**
@@ -21,5 +22,6 @@ export function migrationsFor(dialect: MigrationDialect): Record<string, Migrati
     '0005-console-indexes': createConsoleIndexesMigration(),
     '0006-key-lifecycle': createKeyLifecycleMigration(),
     '0007-idempotency-leases': createIdempotencyLeasesMigration(dialect),
+    '0008-server-call-claims': createServerCallClaimsMigration(),
   };
 }
