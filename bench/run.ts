@@ -12,6 +12,7 @@ import { batonRoundTrip, createThreadsOverHttp, echoRoundTrip, responsesRoundTri
 import { measureServerTools, SERVER_TOOLS_PROFILE_DIR, serverToolsReport } from './server-tools.ts';
 import { measureSdkRunner, SDK_RUNNER_PROFILE_DIR } from './sdk-runner.ts';
 import { measureNoisyNeighbour, noisyNeighbourReport, type NoisyNeighbourResult } from './noisy-neighbour.ts';
+import { measureReplicas, replicasReport, type ReplicasResult } from './replicas.ts';
 import { sdkRunnerReport } from './sdk-runner-report.ts';
 import type { SqlStat } from './sql-stats.ts';
 
@@ -28,7 +29,7 @@ import type { SqlStat } from './sql-stats.ts';
  * Environment knobs (defaults in brackets): BENCH_WARMUP_S [2], BENCH_DURATION_S [8],
  * BENCH_LEVELS [1,10,50], BENCH_HEAP_TARGET [100000], BENCH_HEAP_BUDGET_S [45],
  * BENCH_PROFILE [1] (CPU-profile Baton at 10 clients), BENCH_QUICK [0] (a short smoke run),
- * BENCH_ONLY [] (`noisy-neighbour`: run that phase alone and merge its figures into results.json).
+ * BENCH_ONLY [] (`noisy-neighbour` or `replicas`: run that phase alone and merge its figures into results.json).
  */
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
@@ -390,6 +391,7 @@ async function main(): Promise<void> {
   });
   const heap = await measureHeap();
   const noisyNeighbour = await runNoisyNeighbour();
+  const replicas = await runReplicas();
 
   const at = (results: LoadResult[], clients: number) => results.find((result) => result.clients === clients);
   const echo10 = at(echo, 10);
@@ -427,6 +429,8 @@ async function main(): Promise<void> {
     ) as Record<number, number>,
     /** Noisy-neighbour phase, per client level: the victim's round-trip p99 under noise over idle. */
     noisyNeighbourP99Ratio: noisyNeighbourRatios(noisyNeighbour),
+    /** Replicas phase, per client level: PostgreSQL (one replica) CPU per round trip over SQLite's. */
+    postgresCpuRatio: replicas.postgresCpuRatio,
   };
   const verdict = {
     ratioAt10: summary.ratioAt10 >= TARGETS.ratioAt10,
@@ -526,6 +530,7 @@ async function main(): Promise<void> {
   report.push(...serverToolsReport(serverTools));
   report.push(...sdkRunnerReport(sdkRunner));
   report.push(...noisyNeighbourReport(noisyNeighbour));
+  report.push(...replicasReport(replicas));
   report.push('', `Total bench time ${fmt((performance.now() - began) / 1000, 0)} s.`);
   console.log(report.join('\n'));
 
@@ -553,6 +558,7 @@ async function main(): Promise<void> {
     serverTools,
     sdkRunner,
     noisyNeighbour,
+    replicas,
     totalSeconds: (performance.now() - began) / 1000,
   };
   writeFileSync(join(BENCH_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
@@ -566,6 +572,49 @@ function runNoisyNeighbour(): Promise<NoisyNeighbourResult> {
     durationMs: config.durationMs,
     log,
   });
+}
+
+/** PostgreSQL at 10 and 50 clients: the levels where replicas can share the load. */
+function runReplicas(): Promise<ReplicasResult> {
+  return measureReplicas({
+    levels: config.levels.filter((clients) => clients >= 10),
+    warmupMs: config.warmupMs,
+    durationMs: config.durationMs,
+    log,
+  });
+}
+
+/**
+ * `BENCH_ONLY=replicas`: that phase alone (about two minutes). Its figures replace the `replicas`
+ * entry of bench/results.json; the rest of the file is kept.
+ */
+async function mainReplicasOnly(): Promise<void> {
+  const git = gitState();
+  const loadAtStart = loadavg();
+  log(`config ${JSON.stringify(config)}; replicas phase only`);
+  const result = await runReplicas();
+  console.log(
+    [
+      `Code ${git ? git.commit : 'unknown'}; ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; Node ${process.version}; ` +
+        `load average at start ${loadAtStart.map((v) => v.toFixed(2)).join(' ')}, at end ${loadavg()
+          .map((v) => v.toFixed(2))
+          .join(' ')}.`,
+      ...replicasReport(result),
+    ].join('\n'),
+  );
+  const file = join(BENCH_DIR, 'results.json');
+  const results = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+  results.replicas = {
+    date: new Date().toISOString(),
+    code: git,
+    loadAverage: { start: loadAtStart, end: loadavg() },
+    ...result,
+  };
+  const summary = (results.summary ?? {}) as Record<string, unknown>;
+  summary.postgresCpuRatio = result.postgresCpuRatio;
+  results.summary = summary;
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  log('wrote the replicas entry of bench/results.json');
 }
 
 function noisyNeighbourRatios(result: NoisyNeighbourResult): Record<number, number> {
@@ -608,10 +657,12 @@ async function mainNoisyNeighbourOnly(): Promise<void> {
   log('wrote the noisyNeighbour entry of bench/results.json');
 }
 
-if (only !== '' && only !== 'noisy-neighbour')
-  throw new Error(`BENCH_ONLY=${only}: the only phase that runs alone is noisy-neighbour`);
+if (only !== '' && only !== 'noisy-neighbour' && only !== 'replicas')
+  throw new Error(`BENCH_ONLY=${only}: the phases that run alone are noisy-neighbour and replicas`);
 
-(only === 'noisy-neighbour' ? mainNoisyNeighbourOnly() : main()).catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+(only === 'noisy-neighbour' ? mainNoisyNeighbourOnly() : only === 'replicas' ? mainReplicasOnly() : main()).catch(
+  (error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  },
+);

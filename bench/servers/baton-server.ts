@@ -21,7 +21,9 @@ import { startSqlStats, stopSqlStats } from '../sql-stats.ts';
  * (`egressAllow: ['127.0.0.1/32']`) and defines the scripted program `bench-tools`
  * (bench/server-tools-program.ts); the parent then creates the OpenAPI tool and the agent over
  * HTTP. With BENCH_NOISY=1 (the noisy-neighbour phase) it defines the scripted program
- * `bench-noisy` (bench/noisy-neighbour-program.ts), which calls a looping jsFunction. Nothing else differs.
+ * `bench-noisy` (bench/noisy-neighbour-program.ts), which calls a looping jsFunction. With
+ * BENCH_DATABASE_URL (the replicas phase) it runs on that PostgreSQL database instead of SQLite
+ * (`history-threads` and `sql-stats-*` are SQLite-only). Nothing else differs.
  *
  * IPC requests ({ id, cmd, ... }) → replies ({ id, result } | { id, error }):
  *   create-threads { count }            fresh idle threads, made through the engine
@@ -49,8 +51,10 @@ const limits = {
   turnsTotal: 10_000,
 };
 const noisy = process.env.BENCH_NOISY === '1' ? { scripted: { [NOISY_PROGRAM_NAME]: NOISY_PROGRAM } } : {};
+// BENCH_DATABASE_URL (the replicas phase): PostgreSQL, several of these children on one database.
+const databaseUrl = process.env.BENCH_DATABASE_URL;
 const baton = await createBaton(testConfig({ port: 0, limits, ...serverTools, ...noisy }), {
-  store: { kind: 'sqlite', filename },
+  store: databaseUrl ? { kind: 'postgres', connectionString: databaseUrl } : { kind: 'sqlite', filename },
   sweeper: false,
   logger: false,
 });
