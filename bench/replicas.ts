@@ -1,4 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
 import pg from 'pg';
 import { ADMIN_KEY } from '../test/helpers/test-baton.ts';
 import { createTestDatabase } from '../test/helpers/postgres-database.ts';
@@ -188,7 +189,18 @@ export function replicasReport(result: ReplicasResult): string[] {
     '',
     'Replicas: the main round trip on SQLite in one process and on PostgreSQL with 1-3 replicas',
     table(
-      ['setup', 'replicas', 'clients', 'rt/s', 'rt p50 ms', 'rt p99 ms', 'server CPU ms/rt', 'commits/rt', 'errors'],
+      [
+        'setup',
+        'replicas',
+        'clients',
+        'rt/s',
+        'rt p50 ms',
+        'rt p99 ms',
+        'server CPU ms/rt',
+        'server cores',
+        'commits/rt',
+        'errors',
+      ],
       result.rows.map((row) => [
         row.setup,
         String(row.replicas),
@@ -197,13 +209,36 @@ export function replicasReport(result: ReplicasResult): string[] {
         fmt(row.roundTrip.p50, 2),
         fmt(row.roundTrip.p99, 2),
         fmt(row.cpuMsPerRoundTrip, 2),
+        fmt(serverCores(row), 2),
         row.commitsPerRoundTrip === null ? '-' : fmt(row.commitsPerRoundTrip, 1),
         String(row.errors),
       ]),
     ),
+    `  Bottleneck: ${bottleneck(result)}`,
     ...Object.entries(result.postgresCpuRatio).map(
       ([clients, ratio]) =>
         `  ${clients} client(s): PostgreSQL (1 replica) CPU per round trip / SQLite ${fmt(ratio, 2)}   target ≤ 2: ${ratio <= 2 ? 'met' : 'MISSED'}`,
     ),
   ];
+}
+
+/** Cores the servers kept busy: CPU per round trip times round trips per second. */
+function serverCores(row: ReplicasRow): number {
+  return (row.cpuMsPerRoundTrip * row.roundTripsPerSecond) / 1000;
+}
+
+/**
+ * What stopped the cluster from growing with replicas: the machine's cores when the servers (with
+ * the load generator beside them) kept nearly all of them busy, else the database's own latency.
+ */
+function bottleneck(result: ReplicasResult): string {
+  const postgres = result.rows.filter((row) => row.setup === 'PostgreSQL');
+  const busiest = Math.max(...postgres.map(serverCores));
+  const cores = cpus().length;
+  const best = postgres.reduce((a, b) => (b.roundTripsPerSecond > a.roundTripsPerSecond ? b : a), postgres[0]!);
+  return busiest >= 0.7 * cores
+    ? `the machine's ${cores} cores: the replicas and PostgreSQL kept ${fmt(busiest, 2)} of them busy (the load generator ` +
+        `takes most of the rest), so more replicas share the same CPU; the most throughput came with ${best.replicas} ` +
+        `replica(s) at ${best.clients} clients`
+    : `not the CPU (at most ${fmt(busiest, 2)} of ${cores} cores busy): the database's commits and locks`;
 }

@@ -21,6 +21,8 @@ export class PostgresSignals implements Signals {
   private readonly leads = new Set<string>();
   private closed = false;
   private everConnected = false;
+  /** One query at a time on the session: `pg` queues overlapping ones, but warns that it will stop. */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly connectionString: string,
@@ -34,13 +36,11 @@ export class PostgresSignals implements Signals {
 
   publish(topic: SignalTopic, key: string): void {
     // Delivered back to this process by its own LISTEN as well, like to every other replica.
-    void this.connection()
-      .then((client) => client.query('select pg_notify($1, $2)', [CHANNEL, JSON.stringify({ topic, key })]))
-      .catch((error: unknown) => {
-        // The notice is lost, so at least this process's subscribers hear it.
-        this.local.publish(topic, key);
-        this.onError(error);
-      });
+    void this.query('select pg_notify($1, $2)', [CHANNEL, JSON.stringify({ topic, key })]).catch((error: unknown) => {
+      // The notice is lost, so at least this process's subscribers hear it.
+      this.local.publish(topic, key);
+      this.onError(error);
+    });
   }
 
   subscribe(topic: SignalTopic, listener: SignalListener): () => void {
@@ -50,8 +50,7 @@ export class PostgresSignals implements Signals {
   async lead(name: string): Promise<boolean> {
     if (this.leads.has(name)) return true;
     try {
-      const client = await this.connection();
-      const { rows } = await client.query<{ taken: boolean }>('select pg_try_advisory_lock(hashtext($1)) as taken', [
+      const rows = await this.query<{ taken: boolean }>('select pg_try_advisory_lock(hashtext($1)) as taken', [
         `baton:${name}`,
       ]);
       if (rows[0]?.taken === true) this.leads.add(name);
@@ -68,6 +67,13 @@ export class PostgresSignals implements Signals {
     this.client = null;
     await this.local.close();
     await client?.end().catch(() => {});
+  }
+
+  /** Runs `text` on the session after the queries before it. */
+  private query<Row extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<Row[]> {
+    const run = this.queue.then(async () => (await (await this.connection()).query<Row>(text, values)).rows);
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   private connection(): Promise<pg.Client> {
