@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify as stringifyYaml } from 'yaml';
 import { DEMO_AGENT } from '../../src/server/config.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/postgres-database.ts';
+import { PriceApi } from '../server-tools/server-tool-fixtures.ts';
 import { BatonProcess, freePort, makeWorkspace, PROCESS_ADMIN_KEY } from './baton-process.ts';
 
 /**
@@ -28,6 +29,32 @@ const CHAOS_MS = 40_000;
 const KILL_EVERY_MS = 4_000;
 const SETTLE_MS = 30_000;
 const SEED = 'I need approval to process a $500 refund';
+const APP = 'projects/default/locations/global/apps/default';
+
+/**
+ * Two kinds of round trip: the demo agent's one client call, and a step with two client calls
+ * around a server call (an OpenAPI tool on a local API that counts its requests) whose result
+ * commits with the step, or, if its replica dies mid-call, is recorded by recovery as an unknown
+ * outcome: every request the API received is a server call the ledger shows.
+ */
+const AGENTS = [
+  { agent: 'refund-desk', message: SEED },
+  { agent: 'mixed-desk', message: 'mixed' },
+] as const;
+const MIXED_PROGRAM = {
+  rules: [
+    {
+      when: { user: 'mixed' },
+      calls: [
+        { tool: 'get_weather', arguments: { city: 'SF' } },
+        { tool: 'lookup_price', arguments: { sku: 'A-1' } },
+        { tool: 'get_weather', arguments: { city: 'NYC' } },
+      ],
+    },
+    { when: { tool_result: true }, say: 'Done: {{result}}' },
+    { say: 'ok' },
+  ],
+};
 
 interface Outcome {
   roundTrips: number;
@@ -36,6 +63,8 @@ interface Outcome {
   threads: Set<string>;
   /** Answers that were a 5xx or a dropped connection; each was retried. */
   failures: number;
+  /** Server calls cut off by a kill, recorded by recovery. */
+  unknownOutcomes?: number;
 }
 
 /** One HTTP call through the balancer; a dropped connection reads as status 0. */
@@ -92,11 +121,12 @@ async function withRetries(
 
 /** One client: round trips until `stopAt`, each finished (with retries) even after it. */
 async function client(base: string, index: number, stopAt: number, outcome: Outcome): Promise<void> {
+  const { agent, message } = AGENTS[index % AGENTS.length]!;
   for (let trip = 0; Date.now() < stopAt; trip++) {
     const tag = `c${index}-t${trip}`;
     const deadline = Date.now() + SETTLE_MS;
     const thread = await withRetries(outcome, deadline, () =>
-      call(base, 'POST', '/v1/threads', { agent: 'refund-desk' }, `${tag}-thread`),
+      call(base, 'POST', '/v1/threads', { agent }, `${tag}-thread`),
     );
     expect(thread.status, JSON.stringify(thread.body)).toBe(200);
     const threadId = thread.body.id as string;
@@ -105,7 +135,7 @@ async function client(base: string, index: number, stopAt: number, outcome: Outc
     for (let attempt = 0; pending.length === 0; attempt++) {
       expect(attempt, `thread ${threadId} never paused`).toBeLessThan(5);
       const sent = await withRetries(outcome, deadline, () =>
-        call(base, 'POST', `/v1/threads/${threadId}/messages`, { content: SEED }, `${tag}-message-${attempt}`),
+        call(base, 'POST', `/v1/threads/${threadId}/messages`, { content: message }, `${tag}-message-${attempt}`),
       );
       // Not 200: the turn's replica died and recovery failed it (the message goes again, with a new
       // key), or an earlier attempt committed and its replica died before answering, so this one
@@ -173,6 +203,7 @@ describe.skipIf(unavailable !== null)('three replicas behind HAProxy, one SIGKIL
   let base: string;
   const replicas: BatonProcess[] = [];
   let replicaPorts: number[] = [];
+  const api = new PriceApi();
 
   const startReplica = (index: number) =>
     BatonProcess.start({
@@ -185,11 +216,14 @@ describe.skipIf(unavailable !== null)('three replicas behind HAProxy, one SIGKIL
 
   beforeAll(async () => {
     database = await createTestDatabase('baton_chaos');
+    await api.start();
     writeFileSync(
       workspace.configFile,
       stringifyYaml({
         server: { idempotency_lease_seconds: 3 },
         engine: { stale_turn_seconds: 3 },
+        scripted: { chaos: MIXED_PROGRAM },
+        egress: { allow: ['127.0.0.1/32'] },
         agents: [DEMO_AGENT],
       }),
     );
@@ -206,12 +240,38 @@ describe.skipIf(unavailable !== null)('three replicas behind HAProxy, one SIGKIL
       if (tries > 100) throw new Error('HAProxy did not come up');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    const resources: [string, unknown][] = [
+      [
+        'tools?toolId=weather',
+        {
+          clientFunction: {
+            name: 'get_weather',
+            description: 'Weather of a city, looked up by the app.',
+            parameters: { type: 'OBJECT', properties: { city: { type: 'STRING' } }, required: ['city'] },
+          },
+        },
+      ],
+      ['tools?toolId=price', { openApiTool: { openApiSchema: api.document() } }],
+      [
+        'agents?agentId=mixed-desk',
+        {
+          displayName: 'Mixed desk',
+          modelSettings: { model: 'scripted:chaos' },
+          tools: [`${APP}/tools/weather`, `${APP}/tools/price`],
+        },
+      ],
+    ];
+    for (const [path, body] of resources) {
+      const created = await call(base, 'POST', `/v1/${APP}/${path}`, body, undefined);
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+    }
   }, 90_000);
 
   afterAll(async () => {
     balancer?.kill('SIGKILL');
     await Promise.all(replicas.map((replica) => replica.kill()));
     await database?.drop();
+    await api.close();
     workspace.remove();
   });
 
@@ -238,7 +298,8 @@ describe.skipIf(unavailable !== null)('three replicas behind HAProxy, one SIGKIL
 
     expect(kills).toBeGreaterThanOrEqual(6);
     expect(outcome.roundTrips).toBeGreaterThan(CLIENTS);
-    expect(outcome.acknowledged.size).toBe(outcome.roundTrips);
+    // Every call a finished round trip waited on was acknowledged (one per demo trip, two per mixed one).
+    expect(outcome.acknowledged.size).toBeGreaterThanOrEqual(outcome.roundTrips);
 
     const db = new pg.Client({ connectionString: database.url });
     await db.connect();
@@ -294,9 +355,23 @@ describe.skipIf(unavailable !== null)('three replicas behind HAProxy, one SIGKIL
         [[...outcome.threads]],
       );
       expect(Number(idle[0]?.n)).toBe(outcome.threads.size);
+
+      // Never an execution the ledger does not show: each request the price API received is a
+      // server call row, completed with its result or failed with an unknown outcome.
+      const { rows: serverCalls } = await db.query<{ state: string; submitted_by: string | null }>(
+        "select state, submitted_by from ledger_entries where kind = 'server'",
+      );
+      const unknown = serverCalls.filter((row) => row.submitted_by === 'baton:recovery').length;
+      expect(serverCalls.every((row) => row.state === 'completed' || row.submitted_by === 'baton:recovery')).toBe(true);
+      expect(api.requests.length).toBeLessThanOrEqual(serverCalls.length);
+      expect(api.requests.length).toBeGreaterThanOrEqual(serverCalls.length - unknown);
+      outcome.unknownOutcomes = unknown;
     } finally {
       await db.end();
     }
-    console.log(`chaos: ${kills} kills, ${outcome.roundTrips} round trips, ${outcome.failures} failed answers retried`);
+    console.log(
+      `chaos: ${kills} kills, ${outcome.roundTrips} round trips, ${outcome.failures} failed answers retried, ` +
+        `${api.requests.length} server calls run, ${outcome.unknownOutcomes ?? 0} cut off and recorded as unknown`,
+    );
   }, 150_000);
 });
