@@ -80,6 +80,7 @@ async function createDialect(options: StoreOptions): Promise<{ dialect: Dialect;
         statement_timeout: options.statementTimeoutMs ?? 30_000,
         // A replica that cannot reach the database fails its request instead of hanging on it.
         connectionTimeoutMillis: 10_000,
+        application_name: 'baton',
       });
       // An idle client's error (the server restarted, a network cut) would crash the process
       // otherwise; the pool drops that client and the next query opens a new one.

@@ -85,7 +85,12 @@ export class PostgresSignals implements Signals {
   }
 
   private async connect(): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: this.connectionString, connectionTimeoutMillis: 10_000 });
+    const client = new pg.Client({
+      connectionString: this.connectionString,
+      connectionTimeoutMillis: 10_000,
+      // Named, so an operator can tell this session (its LISTEN and advisory locks) in pg_stat_activity.
+      application_name: 'baton-signals',
+    });
     client.on('notification', (message) => this.deliver(message.payload));
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client, null));

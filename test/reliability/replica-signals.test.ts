@@ -84,6 +84,26 @@ describe.skipIf(unavailable !== null)('replicas on one PostgreSQL database', () 
     }
   });
 
+  it('a replica whose signals session is cut reconnects: notices reach it again within seconds', async () => {
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    try {
+      const cut = await admin.query(
+        "select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = 'baton-signals'",
+      );
+      expect(cut.rowCount).toBe(2);
+    } finally {
+      await admin.end();
+    }
+    const created = await first.request('POST', '/v1/api-keys', { name: 'after-cut', role: 'member' });
+    const auth = { authorization: `Bearer ${created.body.key as string}` };
+    // Both replicas reconnect within a second or so; then a revocation through one reaches the other.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect((await second.request('GET', '/v1/threads', undefined, auth)).status).toBe(200);
+    await first.request('DELETE', `/v1/api-keys/${created.body.id as string}`);
+    await until(async () => (await second.request('GET', '/v1/threads', undefined, auth)).status === 401, 1_000);
+  });
+
   it('one replica leads the sweeps; when it dies, the other takes over and applies the deadlines', async () => {
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
