@@ -4,8 +4,11 @@
  * lexicographically in both SQLite and Postgres, so deadline queries compare text.
  */
 
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-export type JsonObject = { [key: string]: JsonValue };
+import type { JsonObject, JsonValue } from './json.ts';
+import type { ProviderOptions, ProviderState } from './provider-state.ts';
+
+export type { JsonObject, JsonValue } from './json.ts';
+export type { ProviderOptions, ProviderState } from './provider-state.ts';
 
 /** A part of a message or of a tool result. */
 export type ContentPart =
@@ -13,30 +16,6 @@ export type ContentPart =
   | { type: 'image'; mediaType: string; data: string }
   /** A document or a remote image: inline base64 `data`, or a `url` the provider fetches. */
   | { type: 'file'; mediaType: string; data: string | null; url: string | null; filename: string | null };
-
-/**
- * What a provider attached to a part of its answer and needs back unchanged on the next request
- * (Gemini's `thoughtSignature`, Anthropic's thinking `signature`, OpenAI's reasoning item id and
- * encrypted content): the AI SDK's `providerMetadata`, returned as the part's `providerOptions`.
- * It is bound to the model that produced it (`provider:model`, as the agent names it): another
- * model would reject the foreign signatures, so it never sees them.
- */
-export interface ProviderState {
-  model: string;
-  metadata: JsonObject;
-  /**
-   * The provider's own id of a call (Baton gives every call its own id). It goes back to that
-   * model in place of Baton's: OpenAI ties a reasoning item to the call that followed it by it.
-   */
-  callId?: string;
-}
-
-/**
- * Settings passed through to a provider, by the AI SDK's provider namespace (`openai`, `anthropic`,
- * `google`, or an OpenAI-compatible provider's name): thinking budgets, reasoning effort, service
- * tier. Validated per provider when an agent is written (models/provider-options.ts).
- */
-export type ProviderOptions = Record<string, JsonObject>;
 
 /** A JSON Schema object as written by users (parameters of a tool). */
 export type JsonSchema = JsonObject;
