@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify as stringifyYaml } from 'yaml';
 import { DEMO_AGENT } from '../../src/server/config.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/postgres-database.ts';
-import { PriceApi } from '../server-tools/server-tool-fixtures.ts';
+import { mixedProgram, PriceApi } from '../server-tools/server-tool-fixtures.ts';
 import { BatonProcess, freePort, makeWorkspace, PROCESS_ADMIN_KEY } from './baton-process.ts';
 
 /**
@@ -41,20 +41,6 @@ const AGENTS = [
   { agent: 'refund-desk', message: SEED },
   { agent: 'mixed-desk', message: 'mixed' },
 ] as const;
-const MIXED_PROGRAM = {
-  rules: [
-    {
-      when: { user: 'mixed' },
-      calls: [
-        { tool: 'get_weather', arguments: { city: 'SF' } },
-        { tool: 'lookup_price', arguments: { sku: 'A-1' } },
-        { tool: 'get_weather', arguments: { city: 'NYC' } },
-      ],
-    },
-    { when: { tool_result: true }, say: 'Done: {{result}}' },
-    { say: 'ok' },
-  ],
-};
 
 interface Outcome {
   roundTrips: number;
@@ -222,7 +208,7 @@ describe.skipIf(unavailable !== null)('three replicas behind HAProxy, one SIGKIL
       stringifyYaml({
         server: { idempotency_lease_seconds: 3 },
         engine: { stale_turn_seconds: 3 },
-        scripted: { chaos: MIXED_PROGRAM },
+        scripted: { chaos: mixedProgram },
         egress: { allow: ['127.0.0.1/32'] },
         agents: [DEMO_AGENT],
       }),

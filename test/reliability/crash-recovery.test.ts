@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { BatonProcess, makeWorkspace } from './baton-process.ts';
-import { processDatabases } from './process-databases.ts';
+import { freshDatabasePerTest, processDatabases } from './process-databases.ts';
 
 /**
  * A pending tool call survives a hard crash: the real `baton serve` is SIGKILLed while a thread
@@ -81,16 +81,7 @@ async function expectIdleWithOneAnswer(baton: BatonProcess, threadId: string, ca
 }
 
 describe.each(databases)('crash recovery of pending tool calls (real process, SIGKILL) on $name', (database) => {
-  let drop = async () => {};
-  beforeEach(async () => {
-    const opened = await database.open();
-    databaseUrl = opened.databaseUrl;
-    drop = opened.drop;
-  });
-  afterEach(async () => {
-    await Promise.all(processes.splice(0).map((baton) => baton.kill()));
-    await drop();
-  });
+  freshDatabasePerTest(database, processes, (url) => (databaseUrl = url));
 
   it('keeps a pending call across SIGKILL and resumes it after restart with a tool_result message', async () => {
     const { dataDir, configFile } = workspace();

@@ -2,12 +2,12 @@ import type http from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { stringify as stringifyYaml } from 'yaml';
 import { Baton, derivedIdempotencyKey } from '@baton/client';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_AGENT } from '../../src/server/config.ts';
 import { startServer, type LocalServer } from '../tools/http/local-servers.ts';
 import { localApiDocument } from '../resources/tools/provider-fixtures.ts';
 import { BatonProcess, makeWorkspace, PROCESS_ADMIN_KEY } from './baton-process.ts';
-import { processDatabases } from './process-databases.ts';
+import { freshDatabasePerTest, processDatabases } from './process-databases.ts';
 
 /**
  * An Idempotency-Key whose request was in flight when the real `baton serve` was SIGKILLed is
@@ -104,16 +104,7 @@ async function untilTurnReleased<T>(send: () => Promise<T>): Promise<T> {
 }
 
 describe.each(databases)('Idempotency-Key across a crash (real process, SIGKILL) on $name', (database) => {
-  let drop = async () => {};
-  beforeEach(async () => {
-    const opened = await database.open();
-    databaseUrl = opened.databaseUrl;
-    drop = opened.drop;
-  });
-  afterEach(async () => {
-    await Promise.all(processes.splice(0).map((baton) => baton.kill()));
-    await drop();
-  });
+  freshDatabasePerTest(database, processes, (url) => (databaseUrl = url));
 
   it('lets the retry with the same key run after a restart instead of answering 409 forever', async () => {
     const workspace = makeWorkspace();

@@ -1,4 +1,6 @@
+import { afterEach, beforeEach } from 'vitest';
 import { createTestDatabase, postgresUnavailable } from '../helpers/postgres-database.ts';
+import type { BatonProcess } from './baton-process.ts';
 
 /**
  * The databases the reliability tests run `baton serve` on: SQLite in the workspace's data
@@ -24,4 +26,25 @@ export async function processDatabases(): Promise<ProcessDatabase[]> {
     },
   };
   return [sqlite, postgres];
+}
+
+/**
+ * Gives each test of the enclosing describe a fresh database of `database`'s kind: `use` receives
+ * its URL before the test; after it, the test's processes are killed, then the database dropped.
+ */
+export function freshDatabasePerTest(
+  database: ProcessDatabase,
+  processes: BatonProcess[],
+  use: (databaseUrl: string | undefined) => void,
+): void {
+  let drop = async () => {};
+  beforeEach(async () => {
+    const opened = await database.open();
+    use(opened.databaseUrl);
+    drop = opened.drop;
+  });
+  afterEach(async () => {
+    await Promise.all(processes.splice(0).map((baton) => baton.kill()));
+    await drop();
+  });
 }
