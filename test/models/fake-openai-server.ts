@@ -1,6 +1,5 @@
-import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startFakeHttpServer } from './fakes/fake-http-server.ts';
 
 /**
  * A local stand-in for an OpenAI-compatible Chat Completions API (`POST /v1/chat/completions`),
@@ -47,59 +46,25 @@ export interface FakeOpenAIServer {
 
 export async function startFakeOpenAIServer(handler: FakeOpenAIHandler): Promise<FakeOpenAIServer> {
   const requests: FakeOpenAIRequest[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      let body: unknown;
-      try {
-        body = raw === '' ? undefined : (JSON.parse(raw) as unknown);
-      } catch {
-        body = undefined;
-      }
-      const request: FakeOpenAIRequest = {
-        method: req.method ?? 'GET',
-        path: req.url ?? '/',
-        headers: req.headers,
-        body,
-        index: requests.length,
-      };
-      requests.push(request);
-
-      if (request.method !== 'POST' || request.path.split('?')[0] !== '/v1/chat/completions') {
-        writeJson(res, 404, {
-          error: { message: `no route for ${request.method} ${request.path}`, type: 'not_found' },
-        });
-        return;
-      }
-      Promise.resolve()
-        .then(() => handler(request))
-        .then((reply) =>
-          reply.kind === 'json' ? writeJson(res, reply.status ?? 200, reply.body, reply.headers) : writeSse(res, reply),
-        )
-        .catch((error: unknown) =>
-          writeJson(res, 500, { error: { message: `fake server handler failed: ${String(error)}` } }),
-        );
-    });
+  const http = await startFakeHttpServer((recorded, _raw, _req, res) => {
+    const request: FakeOpenAIRequest = { ...recorded, index: requests.length };
+    requests.push(request);
+    if (request.method !== 'POST' || request.path.split('?')[0] !== '/v1/chat/completions') {
+      writeJson(res, 404, {
+        error: { message: `no route for ${request.method} ${request.path}`, type: 'not_found' },
+      });
+      return;
+    }
+    Promise.resolve()
+      .then(() => handler(request))
+      .then((reply) =>
+        reply.kind === 'json' ? writeJson(res, reply.status ?? 200, reply.body, reply.headers) : writeSse(res, reply),
+      )
+      .catch((error: unknown) =>
+        writeJson(res, 500, { error: { message: `fake server handler failed: ${String(error)}` } }),
+      );
   });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-
-  return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        // fetch keeps connections alive; without this, close() would wait for them to time out.
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
-  };
+  return { baseURL: `${http.origin}/v1`, requests, close: () => http.close() };
 }
 
 function writeJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
