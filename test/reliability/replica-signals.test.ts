@@ -64,6 +64,56 @@ describe.skipIf(unavailable !== null)('replicas on one PostgreSQL database', () 
     expect(elapsed).toBeLessThan(1_000);
   });
 
+  it('an agent updated through one replica is used by the next turn on the other', async () => {
+    const created = await first.request('POST', '/v1/agents', {
+      name: 'greeter',
+      model: 'scripted:auto',
+      instructions: 'v1',
+    });
+    expect(created.status, created.text).toBe(201);
+    const updated = await first.request('PUT', '/v1/agents/greeter', { model: 'scripted:auto', instructions: 'v2' });
+    expect(updated.status, updated.text).toBe(200);
+    const thread = await second.request('POST', '/v1/threads', { agent: 'greeter' });
+    const reply = await second.request('POST', `/v1/threads/${thread.body.id as string}/messages`, {
+      content: 'hello',
+    });
+    expect(reply.status, reply.text).toBe(200);
+    // The turn the second replica ran pinned version 2, the one written through the first.
+    const db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ agent_version: number }>('select agent_version from turns where id = $1', [
+        reply.body.turn_id,
+      ]);
+      expect(rows[0]?.agent_version).toBe(2);
+    } finally {
+      await db.end();
+    }
+  });
+
+  it('a background response started on one replica is read, and continued, on the other', async () => {
+    const started = await first.request('POST', '/v1/responses', {
+      model: 'refund-desk',
+      input: SEED,
+      background: true,
+    });
+    expect(started.status, started.text).toBe(200);
+    let paused: any;
+    await until(async () => {
+      paused = (await second.request('GET', `/v1/responses/${started.body.id as string}`)).body;
+      return paused.baton_run?.status === 'requires_action';
+    }, 5_000);
+    const call = (paused.output as { type: string; call_id: string }[]).find((item) => item.type === 'function_call')!;
+    const resumed = await second.request('POST', '/v1/responses', {
+      model: 'refund-desk',
+      previous_response_id: started.body.id,
+      input: [{ type: 'function_call_output', call_id: call.call_id, output: '{"approved": true}' }],
+    });
+    expect(resumed.status, resumed.text).toBe(200);
+    expect(resumed.body.status).toBe('completed');
+    expect(resumed.body.baton_run.status).toBe('completed');
+  });
+
   it('a pending call made through one replica reaches the other’s event stream within a second', async () => {
     const stream = await SseStream.open(`${second.url}/v1/tool-calls/events`, {
       authorization: `Bearer ${PROCESS_ADMIN_KEY}`,
