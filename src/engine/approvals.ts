@@ -7,6 +7,7 @@ import type { MatchedResult } from './ledger/result-intake.ts';
 import type { TurnOutcome } from './turn-runner.ts';
 import { runOne } from './server-calls.ts';
 import { checkToolArguments } from './tool-schema.ts';
+import { DuplicateKeyError } from '../store/store.ts';
 
 /** A person's answer to an approval: approve (optionally with edited arguments) or deny with a reason. */
 export interface ApprovalDecision {
@@ -14,6 +15,41 @@ export interface ApprovalDecision {
   reason?: string;
   /** Replaces the model's arguments when approving; checked against the tool's schema first. */
   arguments?: JsonValue;
+}
+
+/**
+ * Runs an approved call under its claim: only the approval that takes the claim runs the tool,
+ * so approvals arriving together (two reviewers, a retry, two replicas) never run it twice. The
+ * claim is renewed while the tool runs; one left behind by a dead process is recovered by the
+ * sweeps (`recoverStaleClaims`), which record the call's outcome as unknown.
+ */
+async function runClaimed(
+  context: EngineContext,
+  entry: LedgerEntryRecord,
+  run: () => Promise<LedgerEntryRecord | undefined>,
+): Promise<LedgerEntryRecord | undefined> {
+  try {
+    await context.store.serverClaims.claim(entry, nowIso(context));
+  } catch (error) {
+    if (!(error instanceof DuplicateKeyError)) throw error;
+    throw new BatonError(
+      'approval_in_progress',
+      `Approval '${entry.id}' is being decided by another request, which is running the tool now; ` +
+        `read it again with GET /v1/tool-calls/${entry.id} in a moment.`,
+      { details: { tool_call_id: entry.id } },
+    );
+  }
+  const renewal = setInterval(
+    () => void context.store.serverClaims.renew(entry.id, nowIso(context)).catch(() => {}),
+    Math.max(1_000, (context.settings.staleTurnSeconds * 1000) / 3),
+  );
+  renewal.unref();
+  try {
+    return await run();
+  } finally {
+    clearInterval(renewal);
+    await context.store.serverClaims.release(entry.id);
+  }
 }
 
 /**
@@ -66,8 +102,10 @@ export async function decideApproval(
       }
       approved = { ...entry, arguments: check.value, argumentsHash: hashArguments(check.value) };
     }
-    const result = await runOne(context, approved, tool, new AbortController().signal, useFakes);
-    resolved = await applyDecision(context.store, entry, { approved: true, result }, submission, nowIso(context));
+    resolved = await runClaimed(context, entry, async () => {
+      const result = await runOne(context, approved, tool, new AbortController().signal, useFakes);
+      return applyDecision(context.store, entry, { approved: true, result }, submission, nowIso(context));
+    });
   }
   if (!resolved)
     throw new BatonError(

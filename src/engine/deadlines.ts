@@ -1,3 +1,4 @@
+import { UNKNOWN_OUTCOME } from './turn-closing.ts';
 import { DEADLINE_ACTOR, expire } from './ledger/ledger-transitions.ts';
 import type { EngineContext } from './engine-context.ts';
 import { closeTurn } from './turn-closing.ts';
@@ -90,4 +91,40 @@ export async function resumeStrandedTurns(
     if (await resume(candidate.id)) resumed += 1;
   }
   return resumed;
+}
+
+/**
+ * Approvals whose approved tool was running in a process that died: their claim was not renewed
+ * for `staleAfterSeconds`. Each is recorded as failed with an unknown outcome (the tool may have
+ * run), its claim released, and its turn resumed by `resume` once nothing else is pending.
+ * Claims of a running step's server calls are left to `recoverStaleTurns`.
+ */
+export async function recoverStaleClaims(
+  context: EngineContext,
+  limit: number,
+  staleAfterSeconds: number,
+  resume: (turnId: string) => Promise<boolean>,
+): Promise<number> {
+  const now = context.clock.now();
+  const before = new Date(now.getTime() - staleAfterSeconds * 1000).toISOString();
+  let recovered = 0;
+  for (const claimed of await context.store.serverClaims.listStale(before, limit)) {
+    const entry = await context.store.ledger.get(claimed.appId, claimed.id);
+    if (!entry || entry.kind !== 'approval') continue;
+    const at = now.toISOString();
+    if (entry.state === 'pending') {
+      const resolved = await context.store.ledger.resolve(entry.id, {
+        state: 'failed',
+        result: [{ type: 'text', text: UNKNOWN_OUTCOME }],
+        isError: true,
+        submittedBy: 'baton:recovery',
+        submittedAt: at,
+        idempotencyKey: null,
+      });
+      if (resolved) recovered += 1;
+    }
+    await context.store.serverClaims.release(entry.id);
+    await resume(entry.turnId);
+  }
+  return recovered;
 }

@@ -45,7 +45,7 @@ import { checkInputItems, isPlainUserInput, type InputItem } from './input-items
 import { applyResultsMessage, resolveOneCall } from './result-submission.ts';
 import { assertValidToolSet } from './tool-schema.ts';
 import { closeTurn } from './turn-closing.ts';
-import { applyDueDeadlines, recoverStaleTurns, resumeStrandedTurns } from './deadlines.ts';
+import { applyDueDeadlines, recoverStaleClaims, recoverStaleTurns, resumeStrandedTurns } from './deadlines.ts';
 import { deliverAsyncResults } from './async-results.ts';
 import { checkResultsMessage, readResults, refuseStrays, type ToolResultInput } from './ledger/result-intake.ts';
 import { NO_APP_TOOLS } from './ports/tool-provider.ts';
@@ -509,6 +509,13 @@ export class Engine {
   }
 
   /** Fails turns left `in_progress` by a process that died, so their threads are usable again. */
+  /** Approvals whose tool ran in a process that died: recorded as unknown outcomes, their turns resumed. */
+  recoverStaleClaims(limit = 100, staleAfterSeconds = this.context.settings.staleTurnSeconds): Promise<number> {
+    return recoverStaleClaims(this.context, limit, staleAfterSeconds, (turnId) =>
+      this.dispatch.resume(turnId, 'resume after a recovered approval'),
+    );
+  }
+
   recoverStaleTurns(limit = 100, staleAfterSeconds = this.context.settings.staleTurnSeconds): Promise<number> {
     return recoverStaleTurns(this.context, limit, staleAfterSeconds);
   }

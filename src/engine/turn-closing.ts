@@ -42,7 +42,8 @@ export async function writeMissingOutputs(
   return outputs.length > 0 ? tx.items.append(outputs) : [];
 }
 
-const UNKNOWN_OUTCOME =
+/** The result of a server call whose process died while it ran. */
+export const UNKNOWN_OUTCOME =
   'The server stopped while this tool call was running, so whether it took effect is unknown. ' +
   'Check its effect before calling it again.';
 

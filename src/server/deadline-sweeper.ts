@@ -40,6 +40,7 @@ export class DeadlineSweeper {
       if (!(await this.lead())) return;
       await this.engine.applyDueDeadlines();
       await this.engine.recoverStaleTurns();
+      await this.engine.recoverStaleClaims();
       await this.engine.resumeStrandedTurns();
       for (const chore of this.chores) await chore();
     } catch (error) {

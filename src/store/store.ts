@@ -215,9 +215,15 @@ export interface ItemRepo {
  * commits; one still there when its turn is recovered ran with an unknown outcome.
  */
 export interface ServerCallClaimRepo {
+  /** Throws `DuplicateKeyError` when the call is claimed already: only one process may run it. */
   claim(entry: LedgerEntryRecord, claimedAt: string): Promise<void>;
+  /** The claimant is alive: it renews while the call runs, as a running turn's heartbeat does. */
+  renew(id: string, claimedAt: string): Promise<void>;
+  release(id: string): Promise<void>;
   listByTurn(turnId: string): Promise<LedgerEntryRecord[]>;
   releaseTurn(turnId: string): Promise<void>;
+  /** Claims not renewed since `before`: their process died while the call ran. */
+  listStale(before: string, limit: number): Promise<LedgerEntryRecord[]>;
 }
 
 export interface LedgerRepo {

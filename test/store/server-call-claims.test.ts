@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DuplicateKeyError } from '../../src/store/store.ts';
 import { backends, useSharedStore } from './store-backends.ts';
 import { at, ledgerEntry, seedTurn } from './store-fixtures.ts';
 
@@ -31,5 +32,21 @@ describe.each(backends)('server call claims ($name)', (backend) => {
       }),
     ).rejects.toThrow('the step did not commit');
     expect(await store().serverClaims.listByTurn(turn.id)).toHaveLength(1);
+  });
+
+  it('lets one process claim a call; renewals keep it fresh, and stale ones are listed until released', async () => {
+    const { agent, turn } = await seedTurn(store());
+    const entry = ledgerEntry(turn, agent.name, { kind: 'approval' });
+    await store().serverClaims.claim(entry, at(1));
+    await expect(store().serverClaims.claim(entry, at(2))).rejects.toBeInstanceOf(DuplicateKeyError);
+
+    const stale = async (before: string) =>
+      (await store().serverClaims.listStale(before, 100)).filter((claimed) => claimed.id === entry.id);
+    expect(await stale(at(5))).toEqual([entry]);
+    await store().serverClaims.renew(entry.id, at(10));
+    expect(await stale(at(5))).toEqual([]);
+    expect(await stale(at(11))).toEqual([entry]);
+    await store().serverClaims.release(entry.id);
+    expect(await stale(at(11))).toEqual([]);
   });
 });

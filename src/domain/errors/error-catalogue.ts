@@ -102,6 +102,13 @@ export const ERROR_CATALOGUE = {
     meaning:
       'No app with this resource name exists in the given project and location. List the apps of the location and check the name.',
   },
+  approval_in_progress: {
+    status: 409,
+    grpc: 'ABORTED',
+    faces: ['ledger', 'mcp'],
+    meaning:
+      'Another decision on this approval is running its tool now; the tool runs once. Read the call again in a moment to see the outcome.',
+  },
   approval_pending: {
     status: 400,
     grpc: 'FAILED_PRECONDITION',

@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fireTogether } from '../helpers/fire-together.ts';
+import { startTestBaton, type TestBaton } from '../helpers/test-baton.ts';
+import { APP, create, mixedProgram, PriceApi } from './server-tool-fixtures.ts';
+
+/**
+ * Approving one call from several places at once (two managers, a retried request, two replicas)
+ * runs its tool once: the decision that wins the claim runs it; the others are told it is being
+ * decided, and nothing reaches the API twice.
+ */
+describe('concurrent approvals of one call', () => {
+  let baton: TestBaton;
+  const api = new PriceApi();
+
+  beforeAll(async () => {
+    await api.start();
+    baton = await startTestBaton({ scripted: { mixed: mixedProgram }, egressAllow: ['127.0.0.1/32'] });
+    await create(baton, 'tools?toolId=price', {
+      openApiTool: { openApiSchema: api.document() },
+      requireApproval: true,
+    });
+    await create(baton, 'agents?agentId=careful', {
+      displayName: 'Careful',
+      modelSettings: { model: 'scripted:mixed' },
+      tools: [`${APP}/tools/price`],
+    });
+  });
+  afterAll(async () => {
+    await baton?.close();
+    await api.close();
+  });
+
+  it('runs the approved tool once, however many approvals arrive together', async () => {
+    const thread = (await baton.request('POST', '/v1/threads', { agent: 'careful' })).body.id;
+    const paused = await baton.request('POST', `/v1/threads/${thread}/messages`, { content: 'price' });
+    const [call] = paused.body.choices[0].message.tool_calls;
+    const before = api.requests.length;
+    const answers = await fireTogether(10, () =>
+      baton.request('POST', `/v1/tool-calls/${call.id}/decision`, { approve: true }),
+    );
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
+    for (const answer of answers.filter((each) => each.status !== 200)) {
+      expect(answer.status).toBe(409);
+      expect(answer.body.error.code).toMatch(/tool_call_already_resolved|approval_in_progress/);
+    }
+    expect(api.requests.length - before).toBe(1);
+  });
+
+  it('an approval whose tool was running in a process that died is recorded as an unknown outcome, and its turn goes on', async () => {
+    const thread = (await baton.request('POST', '/v1/threads', { agent: 'careful' })).body.id;
+    const paused = await baton.request('POST', `/v1/threads/${thread}/messages`, { content: 'price' });
+    const [call] = paused.body.choices[0].message.tool_calls;
+    const entry = await baton.baton.store.ledger.get(baton.baton.defaultAppId, call.id);
+    // As a process does when it starts running the approved tool; then it died without a renewal.
+    await baton.baton.store.serverClaims.claim(entry!, new Date().toISOString());
+    const busy = await baton.request('POST', `/v1/tool-calls/${call.id}/decision`, { approve: true });
+    expect(busy.status).toBe(409);
+    expect(busy.body.error.code).toBe('approval_in_progress');
+
+    expect(await baton.baton.engine.recoverStaleClaims(100, 0)).toBe(1);
+    await baton.baton.engine.idle();
+    const recovered = await baton.request('GET', `/v1/tool-calls/${call.id}`);
+    expect(recovered.body).toMatchObject({ state: 'failed', submitted_by: 'baton:recovery' });
+    expect(recovered.body.result.content).toContain('whether it took effect is unknown');
+    const state = await baton.request('GET', `/v1/threads/${thread}`);
+    expect(state.body.status).toBe('idle');
+    expect(await baton.baton.store.serverClaims.listByTurn(entry!.turnId)).toEqual([]);
+  });
+});
