@@ -40,12 +40,16 @@ const APP = 'projects/default/locations/global/apps/default';
 const AGENTS = [
   { agent: 'refund-desk', message: SEED },
   { agent: 'mixed-desk', message: 'mixed' },
+  // A server call that waits for a person's approval: the client approves it, and only then it runs.
+  { agent: 'careful-desk', message: 'price' },
 ] as const;
 
 interface Outcome {
   roundTrips: number;
   /** call id → the content the client's acknowledged submit carried. */
   acknowledged: Map<string, string>;
+  /** Approvals the client's decision was acknowledged for (or found decided, by it or by recovery). */
+  approved: Set<string>;
   threads: Set<string>;
   /** Answers that were a 5xx or a dropped connection; each was retried. */
   failures: number;
@@ -89,7 +93,10 @@ async function call(
 function retryable(answer: { status: number; body: any }): boolean {
   if (answer.status === 0 || answer.status >= 500 || answer.status === 429) return true;
   const code = answer.body?.error?.code;
-  return answer.status === 409 && (code === 'idempotency_key_in_use' || code === 'thread_busy');
+  return (
+    answer.status === 409 &&
+    (code === 'idempotency_key_in_use' || code === 'thread_busy' || code === 'approval_in_progress')
+  );
 }
 
 async function withRetries(
@@ -117,7 +124,7 @@ async function client(base: string, index: number, stopAt: number, outcome: Outc
     expect(thread.status, JSON.stringify(thread.body)).toBe(200);
     const threadId = thread.body.id as string;
     outcome.threads.add(threadId);
-    let pending: { id: string }[] = [];
+    let pending: { id: string; kind?: string }[] = [];
     for (let attempt = 0; pending.length === 0; attempt++) {
       expect(attempt, `thread ${threadId} never paused`).toBeLessThan(5);
       const sent = await withRetries(outcome, deadline, () =>
@@ -133,9 +140,26 @@ async function client(base: string, index: number, stopAt: number, outcome: Outc
       const state = await withRetries(outcome, deadline, () =>
         call(base, 'GET', `/v1/threads/${threadId}`, undefined, undefined),
       );
-      pending = (state.body?.pending_tool_calls ?? []) as { id: string }[];
+      pending = (state.body?.pending_tool_calls ?? []) as { id: string; kind?: string }[];
     }
     for (const pendingCall of pending) {
+      if (pendingCall.kind === 'approval') {
+        const decided = await withRetries(outcome, deadline, () =>
+          call(
+            base,
+            'POST',
+            `/v1/tool-calls/${pendingCall.id}/decision`,
+            { approve: true },
+            `${tag}-approve-${pendingCall.id}`,
+          ),
+        );
+        if (decided.status !== 200) {
+          // Decided already: by this client's earlier attempt, or by recovery (outcome unknown).
+          expect(decided.body?.error?.code, JSON.stringify(decided.body)).toMatch(/already_resolved/);
+        }
+        outcome.approved.add(pendingCall.id);
+        continue;
+      }
       const content = `{"approved": true, "by": "${tag}"}`;
       const submitted = await withRetries(outcome, deadline, () =>
         call(base, 'POST', `/v1/tool-calls/${pendingCall.id}/result`, { content }, `${tag}-result-${pendingCall.id}`),
@@ -238,12 +262,21 @@ describe.skipIf(unavailable !== null)('three replicas behind HAProxy, one SIGKIL
         },
       ],
       ['tools?toolId=price', { openApiTool: { openApiSchema: api.document() } }],
+      ['tools?toolId=approved-price', { openApiTool: { openApiSchema: api.document() }, requireApproval: true }],
       [
         'agents?agentId=mixed-desk',
         {
           displayName: 'Mixed desk',
           modelSettings: { model: 'scripted:chaos' },
           tools: [`${APP}/tools/weather`, `${APP}/tools/price`],
+        },
+      ],
+      [
+        'agents?agentId=careful-desk',
+        {
+          displayName: 'Careful desk',
+          modelSettings: { model: 'scripted:chaos' },
+          tools: [`${APP}/tools/approved-price`],
         },
       ],
     ];
@@ -262,7 +295,13 @@ describe.skipIf(unavailable !== null)('three replicas behind HAProxy, one SIGKIL
   });
 
   it('applies every acknowledged result exactly once and leaves no conversation stuck', async () => {
-    const outcome: Outcome = { roundTrips: 0, acknowledged: new Map(), threads: new Set(), failures: 0 };
+    const outcome: Outcome = {
+      roundTrips: 0,
+      acknowledged: new Map(),
+      approved: new Set(),
+      threads: new Set(),
+      failures: 0,
+    };
     const stopAt = Date.now() + CHAOS_MS;
     let kills = 0;
     // A kill every KILL_EVERY_MS, round robin; each victim restarts in the background (on its own
@@ -344,8 +383,20 @@ describe.skipIf(unavailable !== null)('three replicas behind HAProxy, one SIGKIL
 
       // Never an execution the ledger does not show: each request the price API received is a
       // server call row, completed with its result or failed with an unknown outcome.
+      // Approvals count too: an approved one ran its tool once (completed) or was cut off (unknown).
+      const { rows: approvals } = await db.query<{ id: string; state: string; submitted_by: string | null }>(
+        "select id, state, submitted_by from ledger_entries where kind = 'approval'",
+      );
+      for (const id of outcome.approved) {
+        const row = approvals.find((approval) => approval.id === id);
+        expect(row?.state === 'completed' || row?.submitted_by === 'baton:recovery', `approval ${id}`).toBe(true);
+        expect(
+          outputs.some((output) => output.call_id === id),
+          `output of ${id}`,
+        ).toBe(true);
+      }
       const { rows: serverCalls } = await db.query<{ state: string; submitted_by: string | null }>(
-        "select state, submitted_by from ledger_entries where kind = 'server'",
+        "select state, submitted_by from ledger_entries where kind = 'server' or (kind = 'approval' and state <> 'pending')",
       );
       const unknown = serverCalls.filter((row) => row.submitted_by === 'baton:recovery').length;
       expect(serverCalls.every((row) => row.state === 'completed' || row.submitted_by === 'baton:recovery')).toBe(true);

@@ -66,4 +66,21 @@ describe('concurrent approvals of one call', () => {
     expect(state.body.status).toBe('idle');
     expect(await baton.baton.store.serverClaims.listByTurn(entry!.turnId)).toEqual([]);
   });
+
+  it('a decision refused while another runs the tool does not bind its Idempotency-Key', async () => {
+    const thread = (await baton.request('POST', '/v1/threads', { agent: 'careful' })).body.id;
+    const paused = await baton.request('POST', `/v1/threads/${thread}/messages`, { content: 'price' });
+    const [call] = paused.body.choices[0].message.tool_calls;
+    const entry = await baton.baton.store.ledger.get(baton.baton.defaultAppId, call.id);
+    await baton.baton.store.serverClaims.claim(entry!, new Date().toISOString());
+    const key = { 'idempotency-key': `approve-${call.id}` };
+    const refused = await baton.request('POST', `/v1/tool-calls/${call.id}/decision`, { approve: true }, key);
+    expect(refused.body.error.code).toBe('approval_in_progress');
+    // The other decision ended without a result (its claim released): the same request runs now.
+    await baton.baton.store.serverClaims.release(call.id);
+    const decided = await baton.request('POST', `/v1/tool-calls/${call.id}/decision`, { approve: true }, key);
+    expect(decided.status, JSON.stringify(decided.body)).toBe(200);
+    expect(decided.headers.get('idempotent-replayed')).toBeNull();
+    expect(decided.body.tool_call.state).toBe('completed');
+  });
 });
