@@ -1,4 +1,5 @@
 import { UNKNOWN_OUTCOME } from './turn-closing.ts';
+import { failWithUnknownOutcome, RECOVERY_ACTOR } from './ledger/ledger-transitions.ts';
 import { DEADLINE_ACTOR, expire } from './ledger/ledger-transitions.ts';
 import type { EngineContext } from './engine-context.ts';
 import { closeTurn } from './turn-closing.ts';
@@ -68,7 +69,7 @@ export async function recoverStaleTurns(
         message: 'The server stopped while this turn was running. Send the message again.',
       },
       syntheticResult: 'Cancelled: the server stopped before this tool call received a result.',
-      actor: 'baton:recovery',
+      actor: RECOVERY_ACTOR,
     });
     if (closed) recovered += 1;
   }
@@ -113,14 +114,7 @@ export async function recoverStaleClaims(
     if (!entry || entry.kind !== 'approval') continue;
     const at = now.toISOString();
     if (entry.state === 'pending') {
-      const resolved = await context.store.ledger.resolve(entry.id, {
-        state: 'failed',
-        result: [{ type: 'text', text: UNKNOWN_OUTCOME }],
-        isError: true,
-        submittedBy: 'baton:recovery',
-        submittedAt: at,
-        idempotencyKey: null,
-      });
+      const resolved = await failWithUnknownOutcome(context.store, entry, UNKNOWN_OUTCOME, at);
       if (resolved) recovered += 1;
     }
     await context.store.serverClaims.release(entry.id);

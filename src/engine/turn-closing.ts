@@ -1,4 +1,4 @@
-import { close } from './ledger/ledger-transitions.ts';
+import { close, RECOVERY_ACTOR } from './ledger/ledger-transitions.ts';
 import type { ItemRecord, LedgerEntryRecord, NewItem, TurnError, TurnRecord } from '../domain/records.ts';
 import type { Repositories } from '../store/store.ts';
 import { bumpConversation } from './conversation-version.ts';
@@ -69,7 +69,7 @@ async function recordUnknownOutcomes(
       state: 'failed',
       result: [{ type: 'text', text: UNKNOWN_OUTCOME }],
       isError: true,
-      submittedBy: 'baton:recovery',
+      submittedBy: RECOVERY_ACTOR,
       submittedAt: now,
       updatedAt: now,
     }));

@@ -97,6 +97,25 @@ export async function applyDecision(
   return tx.ledger.resolve(entry.id, outcome);
 }
 
+/** Who records a call whose process died while it ran (`baton:recovery`). */
+export const RECOVERY_ACTOR = 'baton:recovery';
+
+/**
+ * A pending call whose tool was running in a process that died: failed, its outcome unknown.
+ * Undefined if it was resolved first.
+ */
+export function failWithUnknownOutcome(
+  tx: Pick<Repositories, 'ledger'>,
+  entry: LedgerEntryRecord,
+  message: string,
+  at: string,
+): Promise<LedgerEntryRecord | undefined> {
+  return tx.ledger.resolve(
+    entry.id,
+    resolution('failed', { output: text(message), isError: true }, { actor: RECOVERY_ACTOR, idempotencyKey: null }, at),
+  );
+}
+
 /** A pending call whose deadline passed: an error result saying so. Undefined if it was answered first. */
 export function expire(
   tx: Pick<Repositories, 'ledger'>,
