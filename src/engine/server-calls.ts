@@ -3,6 +3,7 @@ import { clampToDurationRange, DURATION_RANGES } from '../domain/duration-ranges
 import { nowIso, type EngineContext } from './engine-context.ts';
 import type { ServerCallResult } from './ports/tool-provider.ts';
 import { resolveRan } from './ledger/ledger-transitions.ts';
+import { TurnSupersededError } from './conversation-version.ts';
 
 const DEFAULT_TIMEOUT_SECONDS = 30;
 const CONCURRENCY = 4;
@@ -26,12 +27,28 @@ export async function runServerCalls(
   // Rows a fake already answered are resolved; only pending server rows run.
   const queue = entries.filter((entry) => entry.kind === 'server' && entry.state === 'pending');
   await runBounded(queue, async (entry) => {
-    await context.store.serverClaims.claim(entry, nowIso(context));
+    await claimWhileRunning(context, entry);
     const tool = tools.get(entry.toolName);
     const result = tool
       ? await runOne(context, entry, tool, signal, useFakes)
       : { output: [{ type: 'text' as const, text: `Tool '${entry.toolName}' is gone.` }], isError: true };
     resolveRan(entry, result, nowIso(context));
+  });
+}
+
+/**
+ * Claims a call in one transaction with a touch of its turn, guarded on the turn still running.
+ * The touch locks the turn's row, so the claim and a recovery closing the turn (`closeTurn`) are
+ * ordered: either the recovery sees the claim and records the call, or the claim sees the turn
+ * closed and the call never runs. A process that lost its turn (a slow one, taken for dead) so
+ * never runs a call nobody would record.
+ */
+async function claimWhileRunning(context: EngineContext, entry: LedgerEntryRecord): Promise<void> {
+  await context.store.transaction(async (tx) => {
+    const now = nowIso(context);
+    const running = await tx.turns.update(entry.turnId, ['in_progress'], { updatedAt: now });
+    if (!running) throw new TurnSupersededError(entry.turnId);
+    await tx.serverClaims.claim(entry, now);
   });
 }
 
