@@ -98,10 +98,11 @@ function openSqlite(filename: string): Database.Database {
   if (!isInMemory(filename)) mkdirSync(dirname(resolve(filename)), { recursive: true });
   const database = new Database(filename);
   try {
-    // WAL lets readers in other processes proceed while one writes; busy_timeout makes
-    // writers from several processes wait for the lock instead of failing at once.
-    database.pragma('journal_mode = WAL');
+    // busy_timeout first: writers from several processes wait for the lock instead of failing at
+    // once, and switching a fresh file to WAL takes that lock too (several starters at once).
+    // WAL then lets readers in other processes proceed while one writes.
     database.pragma('busy_timeout = 5000');
+    database.pragma('journal_mode = WAL');
     database.pragma('foreign_keys = ON');
     // Safe with WAL (a crash loses at most the last commits, never consistency) and much faster than FULL.
     database.pragma('synchronous = NORMAL');
