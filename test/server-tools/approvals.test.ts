@@ -1,8 +1,12 @@
+import { fireTogether } from '../helpers/fire-together.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBaton, type TestBaton } from '../helpers/test-baton.ts';
 import { APP, create, mixedProgram, PriceApi } from './server-tool-fixtures.ts';
 
-/** `requireApproval` on a real OpenAPI tool: nothing reaches the API before a person approves. */
+/**
+ * `requireApproval` on a real OpenAPI tool: nothing reaches the API before a person approves, and
+ * approvals arriving together (two reviewers, a retry, two replicas) run the tool once.
+ */
 describe('approvals of a server tool', () => {
   let baton: TestBaton;
   const api = new PriceApi();
@@ -85,5 +89,59 @@ describe('approvals of a server tool', () => {
     expect(denied.body.tool_call).toMatchObject({ state: 'denied' });
     expect(denied.body.response.choices[0].message.content).toMatch(/^Failed: .*prices are frozen/);
     expect(api.requests.length).toBe(before);
+  });
+
+  it('runs the approved tool once, however many approvals arrive together', async () => {
+    const thread = (await baton.request('POST', '/v1/threads', { agent: 'careful' })).body.id;
+    const paused = await baton.request('POST', `/v1/threads/${thread}/messages`, { content: 'price' });
+    const [call] = paused.body.choices[0].message.tool_calls;
+    const before = api.requests.length;
+    const answers = await fireTogether(10, () =>
+      baton.request('POST', `/v1/tool-calls/${call.id}/decision`, { approve: true }),
+    );
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
+    for (const answer of answers.filter((each) => each.status !== 200)) {
+      expect(answer.status).toBe(409);
+      expect(answer.body.error.code).toMatch(/tool_call_already_resolved|approval_in_progress/);
+    }
+    expect(api.requests.length - before).toBe(1);
+  });
+
+  it('an approval whose tool was running in a process that died is recorded as an unknown outcome, and its turn goes on', async () => {
+    const thread = (await baton.request('POST', '/v1/threads', { agent: 'careful' })).body.id;
+    const paused = await baton.request('POST', `/v1/threads/${thread}/messages`, { content: 'price' });
+    const [call] = paused.body.choices[0].message.tool_calls;
+    const entry = await baton.baton.store.ledger.get(baton.baton.defaultAppId, call.id);
+    // As a process does when it starts running the approved tool; then it died without a renewal.
+    await baton.baton.store.serverClaims.claim(entry!, new Date().toISOString());
+    const busy = await baton.request('POST', `/v1/tool-calls/${call.id}/decision`, { approve: true });
+    expect(busy.status).toBe(409);
+    expect(busy.body.error.code).toBe('approval_in_progress');
+
+    expect(await baton.baton.engine.recoverStaleClaims(100, 0)).toBe(1);
+    await baton.baton.engine.idle();
+    const recovered = await baton.request('GET', `/v1/tool-calls/${call.id}`);
+    expect(recovered.body).toMatchObject({ state: 'failed', submitted_by: 'baton:recovery' });
+    expect(recovered.body.result.content).toContain('whether it took effect is unknown');
+    const state = await baton.request('GET', `/v1/threads/${thread}`);
+    expect(state.body.status).toBe('idle');
+    expect(await baton.baton.store.serverClaims.listByTurn(entry!.turnId)).toEqual([]);
+  });
+
+  it('a decision refused while another runs the tool does not bind its Idempotency-Key', async () => {
+    const thread = (await baton.request('POST', '/v1/threads', { agent: 'careful' })).body.id;
+    const paused = await baton.request('POST', `/v1/threads/${thread}/messages`, { content: 'price' });
+    const [call] = paused.body.choices[0].message.tool_calls;
+    const entry = await baton.baton.store.ledger.get(baton.baton.defaultAppId, call.id);
+    await baton.baton.store.serverClaims.claim(entry!, new Date().toISOString());
+    const key = { 'idempotency-key': `approve-${call.id}` };
+    const refused = await baton.request('POST', `/v1/tool-calls/${call.id}/decision`, { approve: true }, key);
+    expect(refused.body.error.code).toBe('approval_in_progress');
+    // The other decision ended without a result (its claim released): the same request runs now.
+    await baton.baton.store.serverClaims.release(call.id);
+    const decided = await baton.request('POST', `/v1/tool-calls/${call.id}/decision`, { approve: true }, key);
+    expect(decided.status, JSON.stringify(decided.body)).toBe(200);
+    expect(decided.headers.get('idempotent-replayed')).toBeNull();
+    expect(decided.body.tool_call.state).toBe('completed');
   });
 });

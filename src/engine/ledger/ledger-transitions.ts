@@ -110,10 +110,7 @@ export function failWithUnknownOutcome(
   message: string,
   at: string,
 ): Promise<LedgerEntryRecord | undefined> {
-  return tx.ledger.resolve(
-    entry.id,
-    resolution('failed', { output: text(message), isError: true }, { actor: RECOVERY_ACTOR, idempotencyKey: null }, at),
-  );
+  return resolveWithError(tx, entry, 'failed', message, RECOVERY_ACTOR, at);
 }
 
 /** A pending call whose deadline passed: an error result saying so. Undefined if it was answered first. */
@@ -123,14 +120,21 @@ export function expire(
   message: string,
   at: string,
 ): Promise<LedgerEntryRecord | undefined> {
+  return resolveWithError(tx, entry, 'expired', message, DEADLINE_ACTOR, at);
+}
+
+/** Closes a pending call with an error result Baton writes itself, as `actor`. */
+function resolveWithError(
+  tx: Pick<Repositories, 'ledger'>,
+  entry: LedgerEntryRecord,
+  state: 'failed' | 'expired',
+  message: string,
+  actor: string,
+  at: string,
+): Promise<LedgerEntryRecord | undefined> {
   return tx.ledger.resolve(
     entry.id,
-    resolution(
-      'expired',
-      { output: text(message), isError: true },
-      { actor: DEADLINE_ACTOR, idempotencyKey: null },
-      at,
-    ),
+    resolution(state, { output: text(message), isError: true }, { actor, idempotencyKey: null }, at),
   );
 }
 
