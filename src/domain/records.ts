@@ -48,6 +48,12 @@ export interface ClientToolDefinition {
   /** A server tool that waits for a person's approval (a ledger row) before each call runs. */
   requireApproval?: boolean;
   /**
+   * A server tool whose call may safely run twice with the same arguments. When the process
+   * running a call dies mid-call, the process that takes the turn over runs it again; any other
+   * tool's call is recorded with an unknown outcome instead (see engine/interrupted-calls.ts).
+   */
+  idempotent?: boolean;
+  /**
    * Set on a client function whose resource has fake mode on: where its fake code lives. Used only
    * in turns that ask for fakes (`useToolFakes`); server tools handle their fakes in the provider.
    */
@@ -273,6 +279,13 @@ export interface TurnRecord {
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
+  /**
+   * The run that holds the turn while it is `in_progress`: minted at each start, resume and
+   * takeover. The run's writes are guarded on it, so one that lost the turn cannot commit.
+   */
+  leaseToken: string | null;
+  /** How many times another process continued the turn after its holder went silent. */
+  takeovers: number;
 }
 
 /** `system`: a built-in tool Baton ran itself (e.g. `end_session`); `server`: a tool Baton executes (OpenAPI, MCP, JavaScript). */

@@ -64,6 +64,8 @@ export async function forkConversation(
     createdAt: now,
     updatedAt: now,
     completedAt: now,
+    leaseToken: null,
+    takeovers: 0,
   };
   const sourceAgentVersion = source.headTurnId
     ? (await context.store.turns.get(source.headTurnId))?.agentVersion

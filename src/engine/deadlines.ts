@@ -1,7 +1,8 @@
-import { UNKNOWN_OUTCOME } from './turn-closing.ts';
+import { UNKNOWN_OUTCOME } from './interrupted-calls.ts';
 import { failWithUnknownOutcome, RECOVERY_ACTOR } from './ledger/ledger-transitions.ts';
 import { DEADLINE_ACTOR, expire } from './ledger/ledger-transitions.ts';
 import type { EngineContext } from './engine-context.ts';
+import type { TurnRecord } from '../domain/records.ts';
 import { closeTurn } from './turn-closing.ts';
 
 /** What applying a deadline may set off, provided by the engine that owns the turn loop. */
@@ -51,22 +52,43 @@ export async function applyDueDeadlines(
   return applied;
 }
 
-/** Fails turns left `in_progress` by a process that died (see `Engine.recoverStaleTurns`). */
+/**
+ * Turns left `in_progress` by a process that died, or lost its database for longer than
+ * `staleAfterSeconds` (see `Engine.recoverStaleTurns`). Each is taken over and handed to
+ * `continueTurn`, which goes on from its last committed step: the model step in flight may be
+ * asked again, but every ledger effect happens once. A turn already taken over
+ * `settings.maxTurnTakeovers` times (one that keeps killing its process, say) is failed instead,
+ * as every stale turn is when that setting is 0.
+ */
 export async function recoverStaleTurns(
   context: EngineContext,
   limit: number,
   staleAfterSeconds: number,
+  continueTurn: (turn: TurnRecord) => void,
 ): Promise<number> {
-  const before = new Date(context.clock.now().getTime() - staleAfterSeconds * 1000).toISOString();
+  const now = context.clock.now();
+  const before = new Date(now.getTime() - staleAfterSeconds * 1000).toISOString();
   const stale = await context.store.turns.listStale(before, limit);
   let recovered = 0;
   for (const turn of stale) {
     if (context.running.has(turn.id)) continue;
+    if (turn.takeovers < context.settings.maxTurnTakeovers) {
+      const taken = await context.store.turns.takeOver(turn.id, before, context.newId('lease'), now.toISOString());
+      if (!taken) continue;
+      context.logger.warn({ turnId: turn.id, takeovers: taken.takeovers }, 'taking over a turn whose process went silent');
+      continueTurn(taken);
+      recovered += 1;
+      continue;
+    }
     const closed = await closeTurn(context, turn.id, {
       status: 'failed',
       error: {
         code: 'interrupted',
-        message: 'The server stopped while this turn was running. Send the message again.',
+        message:
+          context.settings.maxTurnTakeovers === 0
+            ? 'The server stopped while this turn was running. Send the message again.'
+            : `The server stopped while this turn was running, and the turn was taken over ${turn.takeovers} ` +
+              'times already (engine.max_turn_takeovers). Send the message again.',
       },
       syntheticResult: 'Cancelled: the server stopped before this tool call received a result.',
       actor: RECOVERY_ACTOR,

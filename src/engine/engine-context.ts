@@ -16,8 +16,13 @@ export interface EngineSettings {
   maxModelRetries: number;
   /** Model steps in a row that may produce only invalid calls before the turn fails. */
   maxInvalidCallRounds: number;
-  /** An `in_progress` turn not updated for this long is considered orphaned by a dead process. */
+  /**
+   * The turn lease: an `in_progress` turn not renewed for this long is considered orphaned by a
+   * dead process, and another process takes it over.
+   */
   staleTurnSeconds: number;
+  /** Takeovers of one turn before a stale turn is failed instead (0: always fail it). */
+  maxTurnTakeovers: number;
   /** Turns of one app whose loop may run in this process at once; new turns past it get `too_many_turns`. */
   turnsPerApp: number;
   /** Turns of all apps whose loop may run in this process at once. */

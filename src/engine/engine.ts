@@ -75,6 +75,7 @@ export class Engine {
       maxModelRetries: 2,
       maxInvalidCallRounds: 2,
       staleTurnSeconds: 15,
+      maxTurnTakeovers: 2,
       turnsPerApp: 100,
       turnsTotal: 400,
       ...options.settings,
@@ -508,7 +509,6 @@ export class Engine {
     });
   }
 
-  /** Fails turns left `in_progress` by a process that died, so their threads are usable again. */
   /** Approvals whose tool ran in a process that died: recorded as unknown outcomes, their turns resumed. */
   recoverStaleClaims(limit = 100, staleAfterSeconds = this.context.settings.staleTurnSeconds): Promise<number> {
     return recoverStaleClaims(this.context, limit, staleAfterSeconds, (turnId) =>
@@ -516,8 +516,9 @@ export class Engine {
     );
   }
 
+  /** Takes over (or fails) turns left `in_progress` by a process that died; taken ones go on here. */
   recoverStaleTurns(limit = 100, staleAfterSeconds = this.context.settings.staleTurnSeconds): Promise<number> {
-    return recoverStaleTurns(this.context, limit, staleAfterSeconds);
+    return recoverStaleTurns(this.context, limit, staleAfterSeconds, (turn) => this.dispatch.continueTurn(turn));
   }
 
   /**

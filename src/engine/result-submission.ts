@@ -33,7 +33,11 @@ export async function beginResumeWithOutputs(
   const entries = await tx.ledger.listByTurn(turnId);
   if (entries.some(blocksTurn)) return undefined;
   const now = nowIso(context);
-  const resumed = await tx.turns.update(turnId, ['requires_action'], { status: 'in_progress', updatedAt: now });
+  const resumed = await tx.turns.update(turnId, ['requires_action'], {
+    status: 'in_progress',
+    updatedAt: now,
+    leaseToken: context.newId('lease'),
+  });
   if (!resumed) return undefined;
   const outputs = await writeMissingOutputs(context, tx, resumed, entries);
   await bumpConversation(tx, resumed.appId, resumed.conversationId, { updatedAt: now });

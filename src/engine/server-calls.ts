@@ -23,11 +23,12 @@ export async function runServerCalls(
   tools: ReadonlyMap<string, ClientToolDefinition>,
   signal: AbortSignal,
   useFakes: boolean,
+  leaseToken: string | undefined,
 ): Promise<void> {
   // Rows a fake already answered are resolved; only pending server rows run.
   const queue = entries.filter((entry) => entry.kind === 'server' && entry.state === 'pending');
   await runBounded(queue, async (entry) => {
-    await claimWhileRunning(context, entry);
+    await claimWhileRunning(context, entry, leaseToken);
     const tool = tools.get(entry.toolName);
     const result = tool
       ? await runOne(context, entry, tool, signal, useFakes)
@@ -37,16 +38,21 @@ export async function runServerCalls(
 }
 
 /**
- * Claims a call in one transaction with a touch of its turn, guarded on the turn still running.
+ * Claims a call in one transaction with a touch of its turn, guarded on the turn still running
+ * under this run's lease.
  * The touch locks the turn's row, so the claim and a recovery closing the turn (`closeTurn`) are
  * ordered: either the recovery sees the claim and records the call, or the claim sees the turn
  * closed and the call never runs. A process that lost its turn (a slow one, taken for dead) so
  * never runs a call nobody would record.
  */
-async function claimWhileRunning(context: EngineContext, entry: LedgerEntryRecord): Promise<void> {
+async function claimWhileRunning(
+  context: EngineContext,
+  entry: LedgerEntryRecord,
+  leaseToken: string | undefined,
+): Promise<void> {
   await context.store.transaction(async (tx) => {
     const now = nowIso(context);
-    const running = await tx.turns.update(entry.turnId, ['in_progress'], { updatedAt: now });
+    const running = await tx.turns.update(entry.turnId, ['in_progress'], { updatedAt: now }, leaseToken);
     if (!running) throw new TurnSupersededError(entry.turnId);
     await tx.serverClaims.claim(entry, now);
   });

@@ -1,4 +1,5 @@
-import { close, RECOVERY_ACTOR } from './ledger/ledger-transitions.ts';
+import { close } from './ledger/ledger-transitions.ts';
+import { interruptedCallItems, withUnknownOutcome } from './interrupted-calls.ts';
 import type { ItemRecord, LedgerEntryRecord, NewItem, TurnError, TurnRecord } from '../domain/records.ts';
 import type { Repositories } from '../store/store.ts';
 import { bumpConversation } from './conversation-version.ts';
@@ -42,15 +43,11 @@ export async function writeMissingOutputs(
   return outputs.length > 0 ? tx.items.append(outputs) : [];
 }
 
-/** The result of a server call whose process died while it ran. */
-export const UNKNOWN_OUTCOME =
-  'The server stopped while this tool call was running, so whether it took effect is unknown. ' +
-  'Check its effect before calling it again.';
-
 /**
- * Server calls claimed but never committed (their process died mid-call): each is recorded as a
- * failed call whose outcome is unknown, with its call item, so the conversation (and whoever
- * reads the ledger) knows it may have run. The claims are released.
+ * Server calls claimed but never committed (their process died mid-call), when the turn ends
+ * rather than being taken over: each is recorded as a failed call whose outcome is unknown, with
+ * its call item, so the conversation (and whoever reads the ledger) knows it may have run. The
+ * claims are released.
  */
 async function recordUnknownOutcomes(
   context: EngineContext,
@@ -62,36 +59,10 @@ async function recordUnknownOutcomes(
   const claimed = await tx.serverClaims.listByTurn(turn.id);
   if (claimed.length === 0) return [];
   const known = new Set(entries.map((entry) => entry.id));
-  const unknown: LedgerEntryRecord[] = claimed
-    .filter((entry) => !known.has(entry.id))
-    .map((entry) => ({
-      ...entry,
-      state: 'failed',
-      result: [{ type: 'text', text: UNKNOWN_OUTCOME }],
-      isError: true,
-      submittedBy: RECOVERY_ACTOR,
-      submittedAt: now,
-      updatedAt: now,
-    }));
+  const unknown = claimed.filter((entry) => !known.has(entry.id)).map((entry) => withUnknownOutcome(entry, now));
   if (unknown.length > 0) {
     await tx.ledger.insert(unknown);
-    const groupId = context.newId('msg');
-    await tx.items.append(
-      unknown.map((entry) => ({
-        id: context.newId('item'),
-        conversationId: turn.conversationId,
-        turnId: turn.id,
-        groupId,
-        createdAt: now,
-        payload: {
-          type: 'function_call' as const,
-          callId: entry.id,
-          name: entry.toolName,
-          arguments: JSON.stringify(entry.arguments),
-          executor: 'server' as const,
-        },
-      })),
-    );
+    await tx.items.append(interruptedCallItems(context, turn, unknown, context.newId('msg'), now));
   }
   await tx.serverClaims.releaseTurn(turn.id);
   return unknown;

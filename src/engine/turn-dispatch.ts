@@ -108,6 +108,27 @@ export class TurnDispatch {
     return this.run(turn, agent, listener, this.context.turns.take(turn.appId));
   }
 
+  /**
+   * Runs, in the background, a turn this process just took over from a silent one. It counts as
+   * running here even at the cap: the turn was accepted long ago.
+   */
+  continueTurn(turn: TurnRecord): void {
+    const slot = this.context.turns.take(turn.appId);
+    // Running here from now on, so the next recovery pass does not take it over a second time.
+    this.context.running.set(turn.id, new AbortController());
+    runInBackground(this.context, 'continue a turn taken over', async () => {
+      let agent: AgentDefinition;
+      try {
+        agent = await this.agentForTurn(turn);
+      } catch (error) {
+        slot.release();
+        this.context.running.delete(turn.id);
+        throw error;
+      }
+      return this.run(turn, agent, undefined, slot);
+    });
+  }
+
   /** The agent definition the turn pinned when it started. */
   agentForTurn(turn: TurnRecord): Promise<AgentDefinition> {
     return this.agentVersions.forTurn(turn);

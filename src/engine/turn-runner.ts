@@ -19,6 +19,7 @@ import { runServerCalls } from './server-calls.ts';
 import { answerClientCallsWithFakes, markFakedCalls } from './tool-fakes.ts';
 import { blocksTurn } from './pending-calls.ts';
 import { stepItems } from './step-items.ts';
+import { settleInterruptedCalls } from './interrupted-calls.ts';
 import { addUsage } from '../domain/usage.ts';
 
 /** Where a turn stands when the engine hands control back to the caller. */
@@ -79,12 +80,19 @@ export async function runTurn(
   const maxToolCalls = turn.options.maxToolCalls;
   // Calls already made by this turn (before a pause) count against its `maxToolCalls` budget.
   let callsMade = maxToolCalls === undefined ? 0 : (await context.store.ledger.listByTurn(turn.id)).length;
+  // Every write of this run is guarded on its lease: once another process took the turn over,
+  // none of them applies (see `TurnRecord.leaseToken`).
+  const lease = startingTurn.leaseToken ?? undefined;
   emit({ type: 'turn.started', turn });
-  // A long model call writes nothing for a while; the heartbeat keeps the turn from looking
-  // orphaned to other processes' recovery, which fails turns idle for `staleTurnSeconds`.
+  // A long model call writes nothing for a while; the heartbeat renews the lease so that other
+  // processes do not take the turn over (they do once it is silent for `staleTurnSeconds`). A
+  // renewal refused means the turn is no longer this run's: its model call stops at once.
   const heartbeat = setInterval(
     () => {
-      void context.store.turns.update(startingTurn.id, ['in_progress'], { updatedAt: nowIso(context) }).catch(() => {});
+      void context.store.turns
+        .update(startingTurn.id, ['in_progress'], { updatedAt: nowIso(context) }, lease)
+        .then((held) => held || controller.abort())
+        .catch(() => {});
     },
     Math.max(1_000, (context.settings.staleTurnSeconds * 1000) / 3),
   );
@@ -92,6 +100,8 @@ export async function runTurn(
 
   try {
     const model = context.models.resolve(agent.model);
+    // A turn taken over from a process that died mid-step first settles the calls that step ran.
+    turn = await settleInterruptedCalls(context, turn, toolsByName, controller.signal);
     while (turn.stepCount < maxSteps) {
       const groupId = context.newId('msg');
       const window = await context.store.items.listWindow(turn.conversationId, agent.historyLimit + 1);
@@ -174,7 +184,7 @@ export async function runTurn(
       // Server calls (and fakes) run now, before the step commits, so their results commit with it.
       const useFakes = turn.options.useToolFakes === true;
       await answerClientCallsWithFakes(context, planned, toolsByName, controller.signal, useFakes);
-      await runServerCalls(context, entries, toolsByName, controller.signal, useFakes);
+      await runServerCalls(context, entries, toolsByName, controller.signal, useFakes, lease);
       markFakedCalls(planned);
       const newItem = (payload: NewItem['payload'], id = context.newId('item')): NewItem => ({
         ...base,
@@ -326,15 +336,20 @@ async function commitStep(
   const updatedAt = nowIso(context);
   const ends = status === 'completed' || status === 'failed';
   return context.store.transaction(async (tx) => {
-    const updated = await tx.turns.update(turn.id, ['in_progress'], {
-      status,
-      stepCount: commit.stepCount,
-      usage: commit.usage,
-      updatedAt,
-      ...(commit.finishReason !== undefined ? { finishReason: commit.finishReason } : {}),
-      ...(commit.error !== undefined ? { error: commit.error } : {}),
-      ...(ends ? { completedAt: updatedAt } : {}),
-    });
+    const updated = await tx.turns.update(
+      turn.id,
+      ['in_progress'],
+      {
+        status,
+        stepCount: commit.stepCount,
+        usage: commit.usage,
+        updatedAt,
+        ...(commit.finishReason !== undefined ? { finishReason: commit.finishReason } : {}),
+        ...(commit.error !== undefined ? { error: commit.error } : {}),
+        ...(ends ? { completedAt: updatedAt } : {}),
+      },
+      turn.leaseToken ?? undefined,
+    );
     if (!updated) throw new TurnSupersededError(turn.id);
     const appended = items.length > 0 ? await tx.items.append(items) : [];
     if (commit.entries && commit.entries.length > 0) await tx.ledger.insert(commit.entries);

@@ -42,6 +42,8 @@ export async function startTurn(context: EngineContext, start: TurnStart): Promi
     createdAt: now,
     updatedAt: now,
     completedAt: null,
+    leaseToken: context.newId('lease'),
+    takeovers: 0,
   };
   await context.store.transaction(async (tx) => {
     if (start.isNewConversation) await tx.conversations.insert(conversation);

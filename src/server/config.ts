@@ -12,11 +12,14 @@ import { DEFAULT_LIMITS, type LimitSettings } from './limit-settings.ts';
 
 /** Replaces `${NAME}` and `${NAME:-default}` with environment values, so secrets stay out of the file. */
 /**
- * A running turn renews its heartbeat every third of this; one silent this long belonged to a
- * process that died, and the sweeper (of any replica) fails it so its conversation takes input
- * again. Short enough that nobody waits long, long enough for a stalled database or a GC pause.
+ * The turn lease: a running turn renews it every third of this; one silent this long belonged to
+ * a process that died, and the sweeper (of any replica) takes it over and continues it. Short
+ * enough that nobody waits long, long enough for a stalled database or a GC pause.
  */
 export const DEFAULT_STALE_TURN_SECONDS = 15;
+
+/** Takeovers of one turn before it is failed instead: a turn that kills every process it runs on stops. */
+export const DEFAULT_MAX_TURN_TAKEOVERS = 2;
 
 /** Ten connections per replica keep a few replicas well under PostgreSQL's default 100. */
 export const DEFAULT_POSTGRES = { poolSize: 10, statementTimeoutMs: 30_000 } as const;
@@ -78,9 +81,15 @@ const fileSchema = z
       .object({
         sweep_interval_ms: durationNumber(DURATION_RANGES.sweepInterval, { coerce: true, integer: true }).optional(),
         max_model_retries: z.coerce.number().int().min(0).max(10).optional(),
+        turn_lease_seconds: durationNumber(DURATION_RANGES.staleTurn, { coerce: true, integer: true }).optional(),
+        /** The older name of `turn_lease_seconds`, still read. */
         stale_turn_seconds: durationNumber(DURATION_RANGES.staleTurn, { coerce: true, integer: true }).optional(),
+        max_turn_takeovers: z.coerce.number().int().min(0).max(10).optional(),
       })
       .strict()
+      .refine((engine) => engine.turn_lease_seconds === undefined || engine.stale_turn_seconds === undefined, {
+        message: 'give engine.turn_lease_seconds or its older name engine.stale_turn_seconds, not both',
+      })
       .optional(),
     providers: z
       .object({
@@ -133,6 +142,7 @@ export interface BatonConfig {
   sweepIntervalMs: number;
   maxModelRetries: number;
   staleTurnSeconds: number;
+  maxTurnTakeovers: number;
   providers: {
     openai?: ProviderSettings;
     anthropic?: ProviderSettings;
@@ -257,7 +267,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     adminKey: env.BATON_ADMIN_KEY || null,
     sweepIntervalMs: file.engine?.sweep_interval_ms ?? 1_000,
     maxModelRetries: file.engine?.max_model_retries ?? 2,
-    staleTurnSeconds: file.engine?.stale_turn_seconds ?? DEFAULT_STALE_TURN_SECONDS,
+    staleTurnSeconds: file.engine?.turn_lease_seconds ?? file.engine?.stale_turn_seconds ?? DEFAULT_STALE_TURN_SECONDS,
+    maxTurnTakeovers: file.engine?.max_turn_takeovers ?? DEFAULT_MAX_TURN_TAKEOVERS,
     providers,
     scripted: file.scripted ?? {},
     agents: file.agents ?? (source ? [] : [DEMO_AGENT]),

@@ -115,6 +115,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       settings: {
         maxModelRetries: config.maxModelRetries,
         staleTurnSeconds: config.staleTurnSeconds,
+        maxTurnTakeovers: config.maxTurnTakeovers,
         turnsPerApp: config.limits.turnsPerApp,
         turnsTotal: config.limits.turnsTotal,
       },

@@ -176,13 +176,28 @@ export interface TurnPatch {
   completedAt?: string | null;
   /** New per-request settings for the rest of the turn (a resume that declares its own tools). */
   options?: TurnOptions;
+  /** A new run holds the turn (a start or resume); see `TurnRecord.leaseToken`. */
+  leaseToken?: string;
 }
 
 export interface TurnRepo {
   insert(turn: TurnRecord): Promise<void>;
   get(id: string): Promise<TurnRecord | undefined>;
-  /** Updates the turn only if its status is one of `fromStatuses`. Returns the updated record or undefined. */
-  update(id: string, fromStatuses: readonly TurnStatus[], patch: TurnPatch): Promise<TurnRecord | undefined>;
+  /**
+   * Updates the turn only if its status is one of `fromStatuses` and, when `leaseToken` is given,
+   * the run holding it is that one. Returns the updated record or undefined.
+   */
+  update(
+    id: string,
+    fromStatuses: readonly TurnStatus[],
+    patch: TurnPatch,
+    leaseToken?: string,
+  ): Promise<TurnRecord | undefined>;
+  /**
+   * Hands an `in_progress` turn silent since `before` to a new run (`leaseToken`), counting a
+   * takeover. Undefined when it is not silent any more, ended, or another process took it first.
+   */
+  takeOver(id: string, before: string, leaseToken: string, now: string): Promise<TurnRecord | undefined>;
   /** Turns still `in_progress` whose `updatedAt` is older than `before` (their process died). */
   listStale(before: string, limit: number): Promise<TurnRecord[]>;
   /**

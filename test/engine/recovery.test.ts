@@ -7,8 +7,20 @@ import type { Store } from '../../src/store/store.ts';
 import { createBaton } from '../../src/server/start-baton.ts';
 import { ManualClock, startTestBaton, testConfig, type TestBaton } from '../helpers/test-baton.ts';
 
-/** Leaves a turn `in_progress` as a process killed mid-model-call would. */
-async function orphanTurn(engine: Engine, store: Store, appId: string, turnId: string, now: string): Promise<string> {
+const DEAD_LEASE = 'lease_of_the_dead_process';
+
+/**
+ * Leaves a turn `in_progress` as a process killed mid-model-call would: its input committed (a
+ * refund request), its step never did. `takeovers` says how often it was taken over already.
+ */
+async function orphanTurn(
+  engine: Engine,
+  store: Store,
+  appId: string,
+  turnId: string,
+  now: string,
+  takeovers = 0,
+): Promise<string> {
   const conversation = await engine.createConversation(appId, 'refund-desk', {});
   const agent = (await store.agents.get(appId, 'refund-desk'))!;
   await store.transaction(async (tx) => {
@@ -17,13 +29,13 @@ async function orphanTurn(engine: Engine, store: Store, appId: string, turnId: s
       headTurnId: turnId,
       updatedAt: now,
     });
-    await tx.turns.insert({
+    const turn = {
       id: turnId,
       appId,
       conversationId: conversation.id,
       agentId: agent.id,
       agentVersion: agent.version,
-      status: 'in_progress',
+      status: 'in_progress' as const,
       options: { tools: [] },
       finishReason: null,
       error: null,
@@ -32,7 +44,20 @@ async function orphanTurn(engine: Engine, store: Store, appId: string, turnId: s
       createdAt: now,
       updatedAt: now,
       completedAt: null,
-    });
+      leaseToken: DEAD_LEASE,
+      takeovers,
+    };
+    await tx.turns.insert(turn);
+    await tx.items.append([
+      {
+        id: `item_${turnId}`,
+        conversationId: conversation.id,
+        turnId,
+        groupId: `msg_${turnId}`,
+        createdAt: now,
+        payload: { type: 'message', role: 'user', content: [{ type: 'text', text: 'I need a refund of $20' }] },
+      },
+    ]);
   });
   return conversation.id;
 }
@@ -70,31 +95,106 @@ describe('recovery of turns a dead process left behind', () => {
     expect((await server.request('GET', `/v1/threads/${thread.body.id}`)).body.status).toBe('idle');
   });
 
-  it('fails a turn left in_progress by a dead process, so its thread is usable again', async () => {
+  it('takes over a turn left in_progress by a dead process and continues it from its last step', async () => {
     const { engine, store } = server.baton;
-    const conversationId = await orphanTurn(
-      engine,
-      store,
-      server.baton.defaultAppId,
-      'turn_orphan',
-      clock.now().toISOString(),
-    );
-    const conversation = { id: conversationId };
-    expect((await server.request('GET', `/v1/threads/${conversation.id}`)).body.status).toBe('running');
-    const busy = await server.request('POST', `/v1/threads/${conversation.id}/messages`, { content: 'hello' });
+    const appId = server.baton.defaultAppId;
+    const threadId = await orphanTurn(engine, store, appId, 'turn_orphan', clock.now().toISOString());
+    expect((await server.request('GET', `/v1/threads/${threadId}`)).body.status).toBe('running');
+    const busy = await server.request('POST', `/v1/threads/${threadId}/messages`, { content: 'hello' });
     expect(busy.status).toBe(409);
     expect(busy.body.error.code).toBe('thread_busy');
-    expect(await engine.recoverStaleTurns()).toBe(0);
+    expect(await engine.recoverStaleTurns()).toBe(0); // its lease has not run out
     clock.advance(601);
     expect(await engine.recoverStaleTurns()).toBe(1);
-    const turn = await engine.getTurn(server.baton.defaultAppId, 'turn_orphan');
+    // A second pass while the taken turn runs here does not take it again.
+    clock.advance(601);
+    expect(await engine.recoverStaleTurns()).toBe(0);
+    await engine.idle();
+    const turn = await engine.getTurn(appId, 'turn_orphan');
+    // The model was asked again and called the manager: the turn goes on as if nothing happened.
+    expect(turn).toMatchObject({ status: 'requires_action', takeovers: 1, error: null });
+    expect(turn.leaseToken).not.toBe(DEAD_LEASE);
+    const thread = await server.request('GET', `/v1/threads/${threadId}`);
+    expect(thread.body.status).toBe('pending');
+    expect(thread.body.pending_tool_calls.map((call: { name: string }) => call.name)).toEqual(['request_approval']);
+    // The dead process's run is fenced: a write under its lease changes nothing.
+    const stale = await store.turns.update(
+      'turn_orphan',
+      ['in_progress', 'requires_action'],
+      {
+        status: 'completed',
+        updatedAt: clock.now().toISOString(),
+      },
+      DEAD_LEASE,
+    );
+    expect(stale).toBeUndefined();
+    expect((await engine.getTurn(appId, 'turn_orphan')).status).toBe('requires_action');
+  });
+
+  it('fails a turn taken over max_turn_takeovers times already, so a turn that kills its process stops', async () => {
+    const { engine, store } = server.baton;
+    const appId = server.baton.defaultAppId;
+    const threadId = await orphanTurn(engine, store, appId, 'turn_poison', clock.now().toISOString(), 2);
+    clock.advance(601);
+    expect(await engine.recoverStaleTurns()).toBe(1);
+    const turn = await engine.getTurn(appId, 'turn_poison');
     expect(turn.status).toBe('failed');
     expect(turn.error?.code).toBe('interrupted');
-    const next = await server.request('POST', `/v1/threads/${conversation.id}/messages`, { content: 'refund of $5' });
+    expect(turn.error?.message).toContain('taken over 2 times already (engine.max_turn_takeovers)');
+    const next = await server.request('POST', `/v1/threads/${threadId}/messages`, { content: 'refund of $5' });
     expect(next.status).toBe(200);
   });
 
-  it('on the embedded SQLite default, a restart closes every turn the dead process left running', async () => {
+  it('records a server call the dead process had claimed as an unknown outcome before the model goes on', async () => {
+    const { engine, store } = server.baton;
+    const appId = server.baton.defaultAppId;
+    const now = clock.now().toISOString();
+    const threadId = await orphanTurn(engine, store, appId, 'turn_cut', now);
+    const claimed = {
+      id: 'call_cut_off',
+      appId,
+      conversationId: threadId,
+      turnId: 'turn_cut',
+      agentName: 'refund-desk',
+      toolName: 'issue_refund',
+      arguments: { amount: 20 },
+      kind: 'server' as const,
+      argumentsHash: 'not-checked-here',
+      state: 'pending' as const,
+      callIndex: 0,
+      deadlineAt: null,
+      timeoutPolicy: 'error_result' as const,
+      result: null,
+      isError: false,
+      submittedBy: null,
+      submittedAt: null,
+      idempotencyKey: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await store.serverClaims.claim(claimed, now);
+    clock.advance(601);
+    expect(await engine.recoverStaleTurns()).toBe(1);
+    await engine.idle();
+    const entry = await server.request('GET', '/v1/tool-calls/call_cut_off');
+    expect(entry.status, JSON.stringify(entry.body)).toBe(200);
+    expect(entry.body).toMatchObject({ state: 'failed', submitted_by: 'baton:recovery' });
+    expect(entry.body.result.content).toContain('whether it took effect is unknown');
+    expect(await store.serverClaims.listByTurn('turn_cut')).toEqual([]);
+    const messages = (await server.request('GET', `/v1/threads/${threadId}/messages`)).body.data;
+    // The user's message, the cut-off call and its result, then the model's next step.
+    expect(messages[1].tool_calls.map((call: { id: string }) => call.id)).toEqual(['call_cut_off']);
+    expect(messages[2].content[0]).toMatchObject({ tool_call_id: 'call_cut_off', is_error: true });
+    expect(messages.map((message: { role: string }) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+    expect((await engine.getTurn(appId, 'turn_cut')).status).toBe('completed');
+  });
+
+  it('on the embedded SQLite default, a restart takes over every turn the dead process left running', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'baton-restart-'));
     try {
       const options = { store: { kind: 'sqlite' as const, filename: join(dir, 'baton.db') }, sweeper: false };
@@ -109,10 +209,10 @@ describe('recovery of turns a dead process left behind', () => {
       await first.close();
       const second = await createBaton(testConfig(), options);
       try {
+        await second.engine.idle();
         const turn = await second.engine.getTurn(second.defaultAppId, 'turn_killed');
-        expect(turn.status).toBe('failed');
-        expect(turn.error?.code).toBe('interrupted');
-        expect((await second.engine.getConversationState(second.defaultAppId, threadId)).status).toBe('idle');
+        expect(turn).toMatchObject({ status: 'requires_action', takeovers: 1 });
+        expect((await second.engine.getConversationState(second.defaultAppId, threadId)).status).toBe('pending');
       } finally {
         await second.close();
       }

@@ -45,6 +45,7 @@ export function testConfig(overrides: Partial<BatonConfig> = {}): BatonConfig {
     sweepIntervalMs: 60_000,
     maxModelRetries: 0,
     staleTurnSeconds: 600,
+    maxTurnTakeovers: 2,
     providers: {},
     scripted: {},
     agents: [DEMO_AGENT],

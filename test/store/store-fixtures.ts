@@ -109,6 +109,8 @@ export function turnRecord(conversation: ConversationRecord, overrides: Partial<
     createdAt: at(0),
     updatedAt: at(0),
     completedAt: null,
+    leaseToken: null,
+    takeovers: 0,
     ...overrides,
   };
 }

@@ -41,8 +41,8 @@ export interface ToolsetInspector {
 }
 
 /**
- * Settings a Tool or Toolset body gives each of its server tools, whatever its kind: timeout and
- * approval. The timeout is clamped to the operator's cap (`tools.max_timeout_seconds`) here, at
+ * Settings a Tool or Toolset body gives each of its server tools, whatever its kind: timeout,
+ * approval and idempotence. The timeout is clamped to the operator's cap (`tools.max_timeout_seconds`) here, at
  * run time rather than when the resource is written, so lowering the cap applies to tools already
  * stored; the engine's deadline for the call and the executor's budget both follow from it.
  */
@@ -51,6 +51,7 @@ function commonSettings(record: AppResourceRecord, maxTimeoutSeconds: number): P
   const timeout = storedDurationSeconds(record.body.timeout, DURATION_RANGES.serverToolRun);
   if (timeout !== undefined && timeout > 0) settings.timeoutSeconds = Math.min(timeout, maxTimeoutSeconds);
   if (record.body.requireApproval === true) settings.requireApproval = true;
+  if (record.body.idempotent === true) settings.idempotent = true;
   return settings;
 }
 

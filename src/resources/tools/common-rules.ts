@@ -199,3 +199,21 @@ export function checkRequireApproval(
     );
   }
 }
+
+/**
+ * Baton's `idempotent`: a call of this server tool may run twice with the same arguments, so the
+ * replica that takes over a turn whose process died mid-call runs it again instead of reporting
+ * its outcome as unknown. Off unless set: only the tool's owner knows (a GET that creates, an MCP
+ * hint the server may not honour).
+ */
+export function checkIdempotent(
+  body: JsonObject,
+  field: string,
+  kind: { key: string; executor: 'client' | 'server' } | undefined,
+): void {
+  if (body.idempotent === undefined) return;
+  if (typeof body.idempotent !== 'boolean') invalid(field, `${field} must be true or false.`);
+  if (body.idempotent && kind?.executor === 'client') {
+    invalid(field, `${field} applies to tools Baton runs; a ${kind.key} is run by your application, never by Baton.`);
+  }
+}

@@ -53,6 +53,14 @@ export const requireApprovalSchema = z
     'Baton extension: each call waits for a person to approve or deny it (POST /v1/tool-calls/{id}/decision) before it runs. Not for clientFunction.',
   );
 
+/** Baton's extension on Tool and Toolset (refused on a clientFunction, see common-rules.ts). */
+export const idempotentSchema = z
+  .boolean()
+  .optional()
+  .describe(
+    'Baton extension: a call may safely run twice with the same arguments. If the replica running it dies mid-call, the replica that takes the turn over runs it again; otherwise the call is reported to the model with an unknown outcome. Not for clientFunction.',
+  );
+
 /** Secret references: the resource name of a Baton secret of the same app (see secret-references.ts). */
 const secretReference = z
   .string()

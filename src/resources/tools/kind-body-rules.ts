@@ -1,10 +1,10 @@
 import { DURATION_RANGES } from '../../domain/duration-ranges.ts';
 import type { JsonObject } from '../../domain/records.ts';
 import type { ToolKindRegistry } from '../tool-kinds/registry.ts';
-import { checkDuration, checkRequireApproval, checkToolFakeConfig, type RuleContext } from './common-rules.ts';
+import { checkDuration, checkIdempotent, checkRequireApproval, checkToolFakeConfig, type RuleContext } from './common-rules.ts';
 
 /** Settings every Tool and Toolset has, whatever its kind: mutable, and filterable in lists. */
-export const COMMON_SETTINGS = ['executionType', 'timeout', 'toolFakeConfig', 'requireApproval'] as const;
+export const COMMON_SETTINGS = ['executionType', 'timeout', 'toolFakeConfig', 'requireApproval', 'idempotent'] as const;
 
 /** Fields the server sets on every Tool and Toolset: filterable, never written by a client. */
 export const SERVER_STAMPS = ['createTime', 'updateTime', 'etag'] as const;
@@ -30,6 +30,7 @@ export async function checkKindBody(
   else checkDuration(body.timeout, `${singular}.timeout`, DURATION_RANGES.serverToolRun, 'how long one call may run');
   checkToolFakeConfig(body.toolFakeConfig, `${singular}.toolFakeConfig`);
   checkRequireApproval(body, `${singular}.requireApproval`, found?.kind);
+  checkIdempotent(body, `${singular}.idempotent`, found?.kind);
   await collectionRules();
   if (!found) return body;
   return {

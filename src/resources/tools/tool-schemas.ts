@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   durationSchema,
   executionTypeSchema,
+  idempotentSchema,
   requireApprovalSchema,
   toolFakeConfigSchema,
   unsupportedMember,
@@ -37,6 +38,7 @@ export function toolSchema(kinds: ToolKindRegistry) {
     timeout: durationSchema.optional(),
     toolFakeConfig: toolFakeConfigSchema.optional(),
     requireApproval: requireApprovalSchema,
+    idempotent: idempotentSchema,
     ...kindMembers(kinds.tools),
     pythonFunction: unsupportedMember('use jsFunction with jsCode.'),
     mcpTool: unsupportedMember('MCP tools are managed through an MCP toolset.'),

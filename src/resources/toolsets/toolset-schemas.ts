@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   durationSchema,
   executionTypeSchema,
+  idempotentSchema,
   requireApprovalSchema,
   toolFakeConfigSchema,
   unsupportedMember,
@@ -36,6 +37,7 @@ export function toolsetSchema(kinds: ToolKindRegistry) {
     timeout: durationSchema.optional(),
     toolFakeConfig: toolFakeConfigSchema.optional(),
     requireApproval: requireApprovalSchema,
+    idempotent: idempotentSchema,
     ...kindMembers(kinds.toolsets),
     connectorToolset: unsupportedMember(
       'Integration Connectors are a Google Cloud service; use openApiToolset or mcpToolset.',

@@ -127,6 +127,9 @@ export interface TurnsTable {
   created_at: string;
   updated_at: string;
   completed_at: string | null;
+  /** The run holding the turn's lease (migration 0009); null on rows older than it. */
+  lease_token: string | null;
+  takeovers: number;
 }
 
 export interface ServerCallClaimsTable {

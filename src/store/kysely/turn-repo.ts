@@ -21,6 +21,8 @@ function toRecord(row: Selectable<TurnsTable>): TurnRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     completedAt: row.completed_at,
+    leaseToken: row.lease_token,
+    takeovers: Number(row.takeovers),
   };
 }
 
@@ -34,6 +36,7 @@ function toChanges(patch: TurnPatch): Updateable<TurnsTable> {
   if (patch.usage !== undefined) changes.usage = toJsonText(patch.usage);
   if (patch.completedAt !== undefined) changes.completed_at = patch.completedAt;
   if (patch.options !== undefined) changes.options = toJsonText(patch.options);
+  if (patch.leaseToken !== undefined) changes.lease_token = patch.leaseToken;
   return changes;
 }
 
@@ -58,6 +61,8 @@ export function createTurnRepo(db: Kysely<Database>): TurnRepo {
             created_at: turn.createdAt,
             updated_at: turn.updatedAt,
             completed_at: turn.completedAt,
+            lease_token: turn.leaseToken,
+            takeovers: turn.takeovers,
           })
           .execute(),
       );
@@ -68,16 +73,31 @@ export function createTurnRepo(db: Kysely<Database>): TurnRepo {
       return row && toRecord(row);
     },
 
-    async update(id, fromStatuses, patch) {
+    async update(id, fromStatuses, patch, leaseToken) {
       // `IN ()` is not valid SQL; no allowed source status means nothing can match.
       if (fromStatuses.length === 0) return undefined;
       // The status guard lives in the UPDATE itself so that, e.g., a cancel and a completion
-      // racing on the same turn cannot both apply.
-      const row = await db
+      // racing on the same turn cannot both apply; the lease guard, so that a run that lost the
+      // turn to a takeover cannot write.
+      let update = db
         .updateTable('turns')
         .set(toChanges(patch))
         .where('id', '=', id)
-        .where('status', 'in', [...fromStatuses])
+        .where('status', 'in', [...fromStatuses]);
+      if (leaseToken !== undefined) update = update.where('lease_token', '=', leaseToken);
+      const row = await update.returningAll().executeTakeFirst();
+      return row && toRecord(row);
+    },
+
+    async takeOver(id, before, leaseToken, now) {
+      // Silent since `before` is the condition of the UPDATE itself: of two processes taking the
+      // same turn, the second finds it freshly touched by the first and gets nothing.
+      const row = await db
+        .updateTable('turns')
+        .set((eb) => ({ lease_token: leaseToken, takeovers: eb('takeovers', '+', 1), updated_at: now }))
+        .where('id', '=', id)
+        .where('status', '=', 'in_progress')
+        .where('updated_at', '<', before)
         .returningAll()
         .executeTakeFirst();
       return row && toRecord(row);

@@ -7,6 +7,7 @@ import { createConsoleIndexesMigration } from './0005-console-indexes.ts';
 import { createKeyLifecycleMigration } from './0006-key-lifecycle.ts';
 import { createIdempotencyLeasesMigration } from './0007-idempotency-leases.ts';
 import { createServerCallClaimsMigration } from './0008-server-call-claims.ts';
+import { createTurnLeasesMigration } from './0009-turn-leases.ts';
 import type { MigrationDialect } from './migration-dialect.ts';
 
 /**
@@ -23,5 +24,6 @@ export function migrationsFor(dialect: MigrationDialect): Record<string, Migrati
     '0006-key-lifecycle': createKeyLifecycleMigration(),
     '0007-idempotency-leases': createIdempotencyLeasesMigration(dialect),
     '0008-server-call-claims': createServerCallClaimsMigration(),
+    '0009-turn-leases': createTurnLeasesMigration(),
   };
 }
