@@ -144,6 +144,44 @@ describe.each(backends)('turns ($name)', (backend) => {
     expect((await store().turns.get(turn.id))?.status).toBe(winners[0]?.status);
   });
 
+  it('guards a write on the lease that holds the turn, and hands a silent turn to one new lease', async () => {
+    const { conversation } = await seedTurn(store());
+    const turn = await addTurn(store(), conversation, { updatedAt: at(10), leaseToken: 'lease_a' });
+    expect(await store().turns.update(turn.id, ['in_progress'], { updatedAt: at(11) }, 'lease_b')).toBeUndefined();
+    expect(await store().turns.update(turn.id, ['in_progress'], { updatedAt: at(11) }, 'lease_a')).toMatchObject({
+      leaseToken: 'lease_a',
+      updatedAt: at(11),
+    });
+    // Renewed at 11: not silent before 11, so not taken.
+    expect(await store().turns.takeOver(turn.id, at(11), 'lease_b', at(30))).toBeUndefined();
+    const [first, second] = await Promise.all([
+      store().turns.takeOver(turn.id, at(20), 'lease_b', at(30)),
+      store().turns.takeOver(turn.id, at(20), 'lease_c', at(30)),
+    ]);
+    const taken = [first, second].filter((won) => won !== undefined);
+    expect(taken).toHaveLength(1);
+    expect(taken[0]).toMatchObject({ takeovers: 1, updatedAt: at(30), status: 'in_progress' });
+    const holder = taken[0]!.leaseToken!;
+    // The old holder is fenced; the new one writes, and may hand the lease on (a resume).
+    expect(await store().turns.update(turn.id, ['in_progress'], { updatedAt: at(31) }, 'lease_a')).toBeUndefined();
+    const paused = await store().turns.update(
+      turn.id,
+      ['in_progress'],
+      { status: 'requires_action', updatedAt: at(31) },
+      holder,
+    );
+    expect(paused?.status).toBe('requires_action');
+    const resumed = await store().turns.update(turn.id, ['requires_action'], {
+      status: 'in_progress',
+      updatedAt: at(32),
+      leaseToken: 'lease_d',
+    });
+    expect(resumed).toMatchObject({ leaseToken: 'lease_d', takeovers: 1 });
+    // Only running turns are taken over.
+    await store().turns.update(turn.id, ['in_progress'], { status: 'completed', updatedAt: at(33) });
+    expect(await store().turns.takeOver(turn.id, at(99), 'lease_e', at(99))).toBeUndefined();
+  });
+
   it('lists stale in-progress turns, oldest first, up to the limit', async () => {
     await withFreshStore(backend, async (fresh) => {
       const { conversation, turn: base } = await seedTurn(fresh);

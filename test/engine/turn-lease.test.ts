@@ -1,0 +1,111 @@
+import type { LanguageModelV3, LanguageModelV3CallOptions } from '@ai-sdk/provider';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AgentService } from '../../src/resources/agents/agent-service.ts';
+import { systemClock } from '../../src/domain/clock.ts';
+import { Engine } from '../../src/engine/engine.ts';
+import { newId } from '../../src/domain/ids.ts';
+import { autoProgram } from '../../src/models/scripted/auto-program.ts';
+import { ScriptedLanguageModel } from '../../src/models/scripted/scripted-model.ts';
+import { ensureDefaultApp } from '../../src/resources/apps/app-records.ts';
+import { openStore } from '../../src/store/open-store.ts';
+import type { Store } from '../../src/store/store.ts';
+
+/** A model call that lasts until released, or until its caller aborts it, like a slow provider. */
+function slowModel(release: Promise<void>): LanguageModelV3 & { aborted: boolean } {
+  const inner = new ScriptedLanguageModel('auto', autoProgram);
+  const model = {
+    specificationVersion: 'v3' as const,
+    provider: inner.provider,
+    modelId: inner.modelId,
+    supportedUrls: {},
+    aborted: false,
+    doGenerate: (options: LanguageModelV3CallOptions) => inner.doGenerate(options),
+    doStream: async (options: LanguageModelV3CallOptions) => {
+      await new Promise<void>((resolve, reject) => {
+        void release.then(resolve);
+        options.abortSignal?.addEventListener('abort', () => {
+          model.aborted = true;
+          reject(options.abortSignal?.reason);
+        });
+      });
+      return inner.doStream(options);
+    },
+  };
+  return model;
+}
+
+/**
+ * A run that lost its turn to a takeover (another process found it silent and continues it)
+ * cannot write: its step commit is refused, and its heartbeat stops its model call.
+ */
+describe('turn lease fencing', () => {
+  let store: Store | undefined;
+  afterEach(async () => store?.close());
+
+  async function runningTurn(model: LanguageModelV3) {
+    store = await openStore({ kind: 'sqlite', filename: ':memory:' });
+    const engine = new Engine({ store, models: { resolve: () => model }, settings: { staleTurnSeconds: 3 } });
+    const agents = new AgentService(store, systemClock, newId, () => {});
+    const appId = await ensureDefaultApp(store);
+    await agents.create(appId, { name: 'slow', model: 'scripted:auto' });
+    const conversation = await engine.createConversation(appId, 'slow', {});
+    const outcome = engine.sendMessage(
+      appId,
+      conversation.id,
+      {
+        items: [{ type: 'message', role: 'user', content: [{ type: 'text', text: 'hello' }] }],
+        options: { tools: [] },
+      },
+      { submission: { actor: null, idempotencyKey: null } },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const state = await engine.getConversationState(appId, conversation.id);
+    expect(state.status).toBe('running');
+    const turn = state.activeTurn!;
+    expect(turn.leaseToken).toMatch(/^lease_/);
+    // Another process takes it over, as its recovery would once the turn looks silent.
+    const taken = await store.turns.takeOver(
+      turn.id,
+      '9999-01-01T00:00:00.000Z',
+      'lease_of_another',
+      new Date().toISOString(),
+    );
+    expect(taken).toMatchObject({ leaseToken: 'lease_of_another', takeovers: 1, status: 'in_progress' });
+    return { store, turn, outcome, conversationId: conversation.id };
+  }
+
+  it('refuses the step commit of a run whose turn was taken over', async () => {
+    let release!: () => void;
+    const model = slowModel(new Promise<void>((resolve) => (release = resolve)));
+    const { store, turn, outcome } = await runningTurn(model);
+    release();
+    const result = await outcome;
+    expect('turn' in result && result.turn).toMatchObject({ status: 'in_progress', leaseToken: 'lease_of_another' });
+    // Only the user's input: the fenced step wrote no answer.
+    expect((await store.items.listByTurn(turn.id)).map((item) => item.payload.type)).toEqual(['message']);
+    expect((await store.turns.get(turn.id))?.stepCount).toBe(0);
+  });
+
+  it('stops the model call of a run whose heartbeat finds the lease gone', async () => {
+    const model = slowModel(new Promise<void>(() => {}));
+    const { store, turn, outcome } = await runningTurn(model);
+    // The heartbeat beats every second (a third of the 3 s lease); its refused renewal aborts.
+    const result = await outcome;
+    expect(model.aborted).toBe(true);
+    expect('turn' in result && result.turn.leaseToken).toBe('lease_of_another');
+    expect(await store.items.listByTurn(turn.id)).toHaveLength(1);
+  });
+
+  it('lets only one of two processes take a silent turn over', async () => {
+    let release!: () => void;
+    const model = slowModel(new Promise<void>((resolve) => (release = resolve)));
+    const { store, turn, outcome } = await runningTurn(model);
+    const now = new Date().toISOString();
+    // The first takeover touched the turn: it is no longer silent since a moment ago.
+    expect(
+      await store.turns.takeOver(turn.id, new Date(Date.now() - 1_000).toISOString(), 'lease_third', now),
+    ).toBeUndefined();
+    release();
+    await outcome;
+  });
+});
