@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LedgerEntryRecord } from '../../../src/domain/records.ts';
 import { ManualClock, startTestBaton, type TestBaton } from '../../helpers/test-baton.ts';
-import { clientFunctionTool, created, expectGoogleError, mcpToolset, read, violatedField } from '../../faces/ces/ces-test-client.ts';
+import {
+  clientFunctionTool,
+  created,
+  expectGoogleError,
+  mcpToolset,
+  read,
+  violatedField,
+} from '../../faces/ces/ces-test-client.ts';
 import { APP, mixedProgram, PriceApi } from '../../server-tools/server-tool-fixtures.ts';
 import { LOOPBACK } from './provider-fixtures.ts';
 
@@ -60,7 +67,10 @@ describe('idempotent on Tools and Toolsets', () => {
     expect((await read(baton, tool.name)).body.idempotent).toBe(true);
     const filtered = await baton.request('GET', `${TOOLS}?filter=${encodeURIComponent('idempotent = true')}`);
     expect(filtered.status, JSON.stringify(filtered.body)).toBe(200);
-    expect(filtered.body.tools.map((one: { name: string }) => one.name).sort()).toEqual([`${APP}/tools/price`, tool.name]);
+    expect(filtered.body.tools.map((one: { name: string }) => one.name).sort()).toEqual([
+      `${APP}/tools/price`,
+      tool.name,
+    ]);
     const off = await baton.request('PATCH', `/v1/${tool.name}?updateMask=idempotent`, {
       idempotent: false,
       jsFunction: { name: 'ignored', jsCode: 'x' },
@@ -92,6 +102,7 @@ describe('idempotent on Tools and Toolsets', () => {
     );
     expect(violatedField(tool)).toBe('tool.idempotent');
     expect(tool.message).toContain('tool.idempotent');
+    expect(tool.message).toContain('boolean');
     expectGoogleError(await read(baton, `${APP}/tools/yes`), 404, 'NOT_FOUND');
 
     const toolset = expectGoogleError(
@@ -101,6 +112,7 @@ describe('idempotent on Tools and Toolsets', () => {
     );
     expect(violatedField(toolset)).toBe('toolset.idempotent');
     expect(toolset.message).toContain('toolset.idempotent');
+    expect(toolset.message).toContain('boolean');
     const listed = (await baton.request('GET', TOOLSETS)).body.toolsets.map((one: { name: string }) => one.name);
     expect(listed).not.toContain(`${APP}/toolsets/yes`);
 
@@ -235,8 +247,7 @@ describe('idempotent on Tools and Toolsets', () => {
     const ran = await baton.request('GET', `/v1/tool-calls/${rerun.callId}`);
     expect(ran.status, JSON.stringify(ran.body)).toBe(200);
     expect(ran.body).toMatchObject({ state: 'completed' });
-    expect(JSON.stringify(ran.body.result)).toContain('SKU-rerun');
-    expect(JSON.stringify(ran.body.result)).not.toContain('whether it took effect is unknown');
+    expect(ran.body.result.content).toContain('SKU-rerun');
 
     const cut = await baton.request('GET', `/v1/tool-calls/${unknown.callId}`);
     expect(cut.body).toMatchObject({ state: 'failed', submitted_by: 'baton:recovery' });
@@ -244,7 +255,7 @@ describe('idempotent on Tools and Toolsets', () => {
 
     // Both turns went on: the model read the result and answered.
     const last = async (threadId: string) =>
-      (await baton.request('GET', `/v1/threads/${threadId}/messages`)).body.data.at(-1).content[0].text as string;
+      (await baton.request('GET', `/v1/threads/${threadId}/messages`)).body.data.at(-1).content as string;
     expect(await last(rerun.threadId)).toMatch(/^Done: .*SKU-rerun/);
     expect(await last(unknown.threadId)).toMatch(/^Failed: .*unknown/);
   });
