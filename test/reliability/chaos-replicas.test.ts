@@ -7,7 +7,7 @@ import { stringify as stringifyYaml } from 'yaml';
 import { DEMO_AGENT } from '../../src/server/config.ts';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/postgres-database.ts';
 import { PriceApi } from '../server-tools/server-tool-fixtures.ts';
-import { BatonProcess, freePort, makeWorkspace, PROCESS_ADMIN_KEY } from './baton-process.ts';
+import { BatonProcess, freePort, makeWorkspace, PROCESS_ADMIN_KEY, REPO_ROOT } from './baton-process.ts';
 
 /**
  * The issue's chaos check, bounded to about a minute and a half: three `baton serve` replicas on
@@ -212,34 +212,6 @@ async function client(base: string, index: number, stopAt: number, outcome: Outc
   }
 }
 
-function haproxyConfig(port: number, replicaPorts: number[]): string {
-  return [
-    'global',
-    '  maxconn 2000',
-    'defaults',
-    '  mode http',
-    '  timeout connect 2s',
-    '  timeout queue 10s',
-    '  timeout check 2s',
-    '  timeout client 30s',
-    '  timeout server 30s',
-    // Only a request that never reached a replica is sent elsewhere: a POST is never replayed.
-    '  retries 3',
-    '  retry-on conn-failure',
-    '  option redispatch',
-    'frontend baton',
-    `  bind 127.0.0.1:${port}`,
-    '  default_backend replicas',
-    'backend replicas',
-    '  balance roundrobin',
-    '  option httpchk GET /healthz',
-    // Quick to take a killed replica out, slow enough not to on one late answer of a busy machine.
-    '  default-server inter 300ms fall 2 rise 1',
-    ...replicaPorts.map((replica, index) => `  server r${index} 127.0.0.1:${replica} check`),
-    '',
-  ].join('\n');
-}
-
 describe.skipIf(unavailable !== null)('three replicas behind HAProxy, one SIGKILLed every few seconds', () => {
   const workspace = makeWorkspace('baton-chaos-');
   let database: TestDatabase;
@@ -265,7 +237,7 @@ describe.skipIf(unavailable !== null)('three replicas behind HAProxy, one SIGKIL
       workspace.configFile,
       stringifyYaml({
         server: { idempotency_lease_seconds: 3 },
-        engine: { stale_turn_seconds: 3 },
+        engine: { turn_lease_seconds: 3 },
         scripted: { chaos: CHAOS_PROGRAM },
         egress: { allow: ['127.0.0.1/32'] },
         agents: [DEMO_AGENT],
@@ -276,9 +248,17 @@ describe.skipIf(unavailable !== null)('three replicas behind HAProxy, one SIGKIL
     replicas.push(await startReplica(0));
     replicas.push(...(await Promise.all([startReplica(1), startReplica(2)])));
     const port = await freePort();
-    const configPath = join(workspace.dir, 'haproxy.cfg');
-    writeFileSync(configPath, haproxyConfig(port, replicaPorts));
-    balancer = spawn(HAPROXY, ['-f', configPath, '-db'], { stdio: 'ignore' });
+    // The README's configuration, as is: only the addresses come from the environment.
+    balancer = spawn(HAPROXY, ['-f', join(REPO_ROOT, 'deploy/haproxy.cfg'), '-db'], {
+      stdio: 'ignore',
+      env: {
+        ...process.env,
+        BATON_LISTEN: `127.0.0.1:${port}`,
+        ...Object.fromEntries(
+          replicaPorts.map((replica, index) => [`BATON_REPLICA_${index + 1}`, `127.0.0.1:${replica}`]),
+        ),
+      },
+    });
     base = `http://127.0.0.1:${port}`;
     for (let tries = 0; (await call(base, 'GET', '/healthz', undefined, undefined)).status !== 200; tries++) {
       if (tries > 100) throw new Error('HAProxy did not come up');

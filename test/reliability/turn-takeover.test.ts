@@ -129,8 +129,11 @@ describe.each(databases)('a turn taken over by another replica on $name', (datab
   freshDatabasePerTest(database, processes, (url) => (databaseUrl = url));
 
   async function replicas(configFile: string, dataDir: string): Promise<[BatonProcess, BatonProcess]> {
-    const started = await Promise.all([0, 1].map(() => BatonProcess.start({ dataDir, configFile, databaseUrl })));
+    const starts = await Promise.allSettled([0, 1].map(() => BatonProcess.start({ dataDir, configFile, databaseUrl })));
+    // Every replica that did start is killed after the test, even when its sibling failed to.
+    const started = starts.flatMap((start) => (start.status === 'fulfilled' ? [start.value] : []));
     processes.push(...started);
+    for (const start of starts) if (start.status === 'rejected') throw start.reason;
     return [started[0]!, started[1]!];
   }
 

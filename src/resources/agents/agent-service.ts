@@ -87,13 +87,26 @@ export class AgentService {
     return updated;
   }
 
-  /** Creates the agent or, if its definition changed, writes a new version (config files at start). */
+  /**
+   * Creates the agent or, if its definition changed, writes a new version (config files at
+   * start). Replicas starting together write the same file's agents at once: losing that race
+   * (the agent appeared, or moved a version) is answered by reading it again.
+   */
   async upsert(appId: string, input: AgentInput): Promise<AgentRecord> {
     const definition = buildAgentDefinition(input, this.validateModel);
-    const current = await this.store.agents.get(appId, definition.name);
-    if (!current) return this.create(appId, input);
-    if (JSON.stringify(current.definition) === JSON.stringify(definition)) return current;
-    return this.replace(appId, definition.name, input, current.version);
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.store.agents.get(appId, definition.name);
+      if (current && JSON.stringify(current.definition) === JSON.stringify(definition)) return current;
+      try {
+        return current
+          ? await this.replace(appId, definition.name, input, current.version)
+          : await this.create(appId, input);
+      } catch (error) {
+        const lostRace =
+          error instanceof BatonError && (error.code === 'agent_exists' || error.code === 'agent_version_mismatch');
+        if (!lostRace || attempt >= 3) throw error;
+      }
+    }
   }
 
   /**

@@ -1,6 +1,6 @@
 import { newId } from '../../domain/ids.ts';
 import type { AppRecord, JsonObject } from '../../domain/records.ts';
-import type { Store } from '../../store/store.ts';
+import { DuplicateKeyError, type Store } from '../../store/store.ts';
 
 /** New app records, and the default app every Baton has (where config-file agents and the first key live). */
 
@@ -25,6 +25,13 @@ export async function ensureDefaultApp(store: Store): Promise<string> {
   const existing = await store.apps.getByName(DEFAULT_APP_NAME);
   if (existing) return existing.id;
   const app = newAppRecord(DEFAULT_APP_NAME, DEFAULT_PROJECT, DEFAULT_LOCATION, new Date().toISOString());
-  await store.apps.insert(app);
+  try {
+    await store.apps.insert(app);
+  } catch (error) {
+    // Another replica starting at the same moment created it first: use theirs.
+    const created = error instanceof DuplicateKeyError ? await store.apps.getByName(DEFAULT_APP_NAME) : undefined;
+    if (!created) throw error;
+    return created.id;
+  }
   return app.id;
 }

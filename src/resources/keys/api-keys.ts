@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ApiKeyRecord, ApiKeyRole } from '../../domain/records.ts';
-import type { Store } from '../../store/store.ts';
+import { DuplicateKeyError, type Store } from '../../store/store.ts';
 import { newId } from '../../domain/ids.ts';
 
 export function hashApiKey(secret: string): string {
@@ -46,8 +46,13 @@ export async function bootstrapAdminKey(
   adminKey: string | null,
 ): Promise<{ generated: string | null }> {
   if (adminKey) {
-    if (!(await store.apiKeys.findByHash(hashApiKey(adminKey))))
+    if (await store.apiKeys.findByHash(hashApiKey(adminKey))) return { generated: null };
+    try {
       await createApiKey(store, appId, adminKey, 'operator', 'BATON_ADMIN_KEY');
+    } catch (error) {
+      // Replicas starting together with the same key: one of them stored it, which is the point.
+      if (!(error instanceof DuplicateKeyError)) throw error;
+    }
     return { generated: null };
   }
   if ((await store.apiKeys.count()) > 0) return { generated: null };
