@@ -286,6 +286,8 @@ export interface TurnRecord {
   leaseToken: string | null;
   /** How many times another process continued the turn after its holder went silent. */
   takeovers: number;
+  /** The Idempotency-Key of the request that started the turn, if it had one. */
+  requestKey: string | null;
 }
 
 /** `system`: a built-in tool Baton ran itself (e.g. `end_session`); `server`: a tool Baton executes (OpenAPI, MCP, JavaScript). */

@@ -66,6 +66,7 @@ export async function forkConversation(
     completedAt: now,
     leaseToken: null,
     takeovers: 0,
+    requestKey: null,
   };
   const sourceAgentVersion = source.headTurnId
     ? (await context.store.turns.get(source.headTurnId))?.agentVersion

@@ -1,3 +1,4 @@
+import { rejoinTurn, turnStartedBy } from './turn-rejoin.ts';
 import type {
   AgentRecord,
   ClientToolDefinition,
@@ -310,6 +311,13 @@ export class Engine {
     if (!agentRecord) {
       throw agentDeleted(conversation.agentName, conversationId);
     }
+    const startedByThisRequest = await turnStartedBy(
+      this.context,
+      conversation,
+      activeTurn,
+      options.submission.idempotencyKey,
+    );
+    if (startedByThisRequest) return rejoinTurn(this.context, startedByThisRequest);
     if (activeTurn) {
       const pendingIds = state.pendingCalls.map((entry) => entry.id);
       const first = input.items[0];
@@ -349,6 +357,8 @@ export class Engine {
           [input],
           [],
           options.onAccepted,
+          false,
+          options.submission.idempotencyKey,
         ),
         agent: agentRecord.definition,
       }),

@@ -29,6 +29,7 @@ export class TurnDispatch {
     queuedIds: readonly string[] = [],
     onAccepted?: RunOptions['onAccepted'],
     isNewConversation = false,
+    requestKey: string | null = null,
   ): Promise<TurnRecord> {
     return startTurn(this.context, {
       conversation,
@@ -38,6 +39,7 @@ export class TurnDispatch {
       queuedIds,
       onAccepted,
       isNewConversation,
+      requestKey,
     });
   }
 

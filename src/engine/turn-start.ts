@@ -17,6 +17,8 @@ export interface TurnStart {
   onAccepted: RunOptions['onAccepted'] | undefined;
   /** The conversation is written in the same transaction (refused input leaves nothing behind). */
   isNewConversation: boolean;
+  /** The Idempotency-Key of the request starting the turn (see `TurnRecord.requestKey`). */
+  requestKey: string | null;
 }
 
 /**
@@ -44,6 +46,7 @@ export async function startTurn(context: EngineContext, start: TurnStart): Promi
     completedAt: null,
     leaseToken: context.newId('lease'),
     takeovers: 0,
+    requestKey: start.requestKey,
   };
   await context.store.transaction(async (tx) => {
     if (start.isNewConversation) await tx.conversations.insert(conversation);

@@ -46,6 +46,7 @@ async function orphanTurn(
       completedAt: null,
       leaseToken: DEAD_LEASE,
       takeovers,
+      requestKey: null,
     };
     await tx.turns.insert(turn);
     await tx.items.append([

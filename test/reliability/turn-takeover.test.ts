@@ -98,6 +98,7 @@ function writeConfig(configFile: string, modelBaseUrl = 'http://127.0.0.1:9/v1')
   writeFileSync(
     configFile,
     stringifyYaml({
+      server: { idempotency_lease_seconds: 2 },
       engine: { turn_lease_seconds: LEASE_SECONDS, sweep_interval_ms: 200 },
       egress: { allow: ['127.0.0.1/32'] },
       scripted: { tools: program },
@@ -221,7 +222,7 @@ describe.each(databases)('a turn taken over by another replica on $name', (datab
     expect(ledger.body.data[0]).toMatchObject({ state: 'failed', submitted_by: 'baton:recovery' });
   }, 90_000);
 
-  it('asks the model again when its replica died mid-step, and answers once', async () => {
+  it('asks the model again when its replica died mid-step, answers once, and answers the retried request', async () => {
     const fake = await startChatCompletionsFake((view) => ({ text: `Answer to: ${view.lastUserText ?? ''}` }));
     cleanups.push(() => fake.close());
     const model = await startHoldingModel(fake);
@@ -232,7 +233,8 @@ describe.each(databases)('a turn taken over by another replica on $name', (datab
     const thread = await doomed.request('POST', '/v1/threads', { agent: 'chatty' });
     expect(thread.status, thread.text).toBe(200);
     const threadId = thread.body.id as string;
-    doomed.request('POST', `/v1/threads/${threadId}/messages`, { content: 'hello there' }).catch(() => {});
+    const key = { 'idempotency-key': `hello-${threadId}` };
+    doomed.request('POST', `/v1/threads/${threadId}/messages`, { content: 'hello there' }, key).catch(() => {});
     await until(
       async () => (model.held() === 1 ? true : undefined),
       'the model call to be held',
@@ -240,6 +242,12 @@ describe.each(databases)('a turn taken over by another replica on $name', (datab
     );
     await doomed.kill();
 
+    // The client retries its request with the same key on the other replica: once the dead
+    // replica's hold on the key lapsed, the retry rejoins the turn it started (taken over by now,
+    // or soon) and answers with its reply, without sending the message a second time.
+    const retried = await survivor.request('POST', `/v1/threads/${threadId}/messages`, { content: 'hello there' }, key);
+    expect(retried.status, retried.text).toBe(200);
+    expect(retried.body.choices[0].message.content).toBe('Answer to: hello there');
     await idleThread(survivor, threadId);
     expect(fake.requests).toHaveLength(1);
     expect(fake.rejections).toEqual([]);

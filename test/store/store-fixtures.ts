@@ -111,6 +111,7 @@ export function turnRecord(conversation: ConversationRecord, overrides: Partial<
     completedAt: null,
     leaseToken: null,
     takeovers: 0,
+    requestKey: null,
     ...overrides,
   };
 }

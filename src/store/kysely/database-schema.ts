@@ -130,6 +130,7 @@ export interface TurnsTable {
   /** The run holding the turn's lease (migration 0009); null on rows older than it. */
   lease_token: string | null;
   takeovers: number;
+  request_key: string | null;
 }
 
 export interface ServerCallClaimsTable {

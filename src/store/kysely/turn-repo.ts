@@ -23,6 +23,7 @@ function toRecord(row: Selectable<TurnsTable>): TurnRecord {
     completedAt: row.completed_at,
     leaseToken: row.lease_token,
     takeovers: Number(row.takeovers),
+    requestKey: row.request_key,
   };
 }
 
@@ -63,6 +64,7 @@ export function createTurnRepo(db: Kysely<Database>): TurnRepo {
             completed_at: turn.completedAt,
             lease_token: turn.leaseToken,
             takeovers: turn.takeovers,
+            request_key: turn.requestKey,
           })
           .execute(),
       );

@@ -195,6 +195,7 @@ describe('idempotent on Tools and Toolsets', () => {
         completedAt: null,
         leaseToken: 'lease_of_the_dead_process',
         takeovers: 0,
+        requestKey: null,
       });
       await tx.items.append([
         {
