@@ -75,7 +75,10 @@ export async function recoverStaleTurns(
     if (turn.takeovers < context.settings.maxTurnTakeovers) {
       const taken = await context.store.turns.takeOver(turn.id, before, context.newId('lease'), now.toISOString());
       if (!taken) continue;
-      context.logger.warn({ turnId: turn.id, takeovers: taken.takeovers }, 'taking over a turn whose process went silent');
+      context.logger.warn(
+        { turnId: turn.id, takeovers: taken.takeovers },
+        'taking over a turn whose process went silent',
+      );
       continueTurn(taken);
       recovered += 1;
       continue;

@@ -317,7 +317,7 @@ export class Engine {
       activeTurn,
       options.submission.idempotencyKey,
     );
-    if (startedByThisRequest) return rejoinTurn(this.context, startedByThisRequest);
+    if (startedByThisRequest) return rejoinTurn(this.context, startedByThisRequest, options.listener);
     if (activeTurn) {
       const pendingIds = state.pendingCalls.map((entry) => entry.id);
       const first = input.items[0];

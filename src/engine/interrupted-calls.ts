@@ -75,7 +75,11 @@ export async function settleInterruptedCalls(
     if (tool?.idempotent === true) {
       await context.store.serverClaims.renew(entry.id, nowIso(context));
       const rerun = { ...entry };
-      resolveRan(rerun, await runOne(context, rerun, tool, signal, turn.options.useToolFakes === true), nowIso(context));
+      resolveRan(
+        rerun,
+        await runOne(context, rerun, tool, signal, turn.options.useToolFakes === true),
+        nowIso(context),
+      );
       settled.push(rerun);
     } else {
       settled.push(withUnknownOutcome(entry, nowIso(context)));

@@ -1,5 +1,6 @@
 import type { ConversationRecord, TurnRecord } from '../domain/records.ts';
 import type { EngineContext } from './engine-context.ts';
+import type { EngineEventListener } from './events.ts';
 import { conversationBusy } from './engine-errors.ts';
 import { blocksTurn } from './pending-calls.ts';
 import type { TurnOutcome } from './turn-runner.ts';
@@ -28,7 +29,14 @@ export async function turnStartedBy(
  * again: it waits while the turn runs (on whichever replica), then answers what the first run
  * would have. Past the wait it is `409 thread_busy`, which the client retries with the same key.
  */
-export async function rejoinTurn(context: EngineContext, turn: TurnRecord): Promise<TurnOutcome> {
+export async function rejoinTurn(
+  context: EngineContext,
+  turn: TurnRecord,
+  listener: EngineEventListener | undefined,
+): Promise<TurnOutcome> {
+  // A streamed retry opens its stream as the first attempt did; its deltas are gone, so the
+  // face's closing event carries the whole reply.
+  listener?.({ type: 'turn.started', turn });
   const deadline = Date.now() + Math.max(30_000, context.settings.staleTurnSeconds * 2_000);
   let current = turn;
   while (current.status === 'in_progress') {

@@ -234,7 +234,8 @@ describe.each(databases)('a turn taken over by another replica on $name', (datab
     expect(thread.status, thread.text).toBe(200);
     const threadId = thread.body.id as string;
     const key = { 'idempotency-key': `hello-${threadId}` };
-    doomed.request('POST', `/v1/threads/${threadId}/messages`, { content: 'hello there' }, key).catch(() => {});
+    const message = { content: 'hello there', stream: true };
+    doomed.request('POST', `/v1/threads/${threadId}/messages`, message, key).catch(() => {});
     await until(
       async () => (model.held() === 1 ? true : undefined),
       'the model call to be held',
@@ -244,10 +245,13 @@ describe.each(databases)('a turn taken over by another replica on $name', (datab
 
     // The client retries its request with the same key on the other replica: once the dead
     // replica's hold on the key lapsed, the retry rejoins the turn it started (taken over by now,
-    // or soon) and answers with its reply, without sending the message a second time.
-    const retried = await survivor.request('POST', `/v1/threads/${threadId}/messages`, { content: 'hello there' }, key);
+    // or soon) and streams its reply, without sending the message a second time.
+    const retried = await survivor.request('POST', `/v1/threads/${threadId}/messages`, message, key);
     expect(retried.status, retried.text).toBe(200);
-    expect(retried.body.choices[0].message.content).toBe('Answer to: hello there');
+    expect(retried.headers.get('content-type')).toContain('text/event-stream');
+    const completed = /event: message\.completed\ndata: (.*)\n/.exec(retried.text);
+    expect(completed, retried.text).not.toBeNull();
+    expect(JSON.parse(completed![1]!).choices[0].message.content).toBe('Answer to: hello there');
     await idleThread(survivor, threadId);
     expect(fake.requests).toHaveLength(1);
     expect(fake.rejections).toEqual([]);

@@ -1,7 +1,13 @@
 import { DURATION_RANGES } from '../../domain/duration-ranges.ts';
 import type { JsonObject } from '../../domain/records.ts';
 import type { ToolKindRegistry } from '../tool-kinds/registry.ts';
-import { checkDuration, checkIdempotent, checkRequireApproval, checkToolFakeConfig, type RuleContext } from './common-rules.ts';
+import {
+  checkDuration,
+  checkIdempotent,
+  checkRequireApproval,
+  checkToolFakeConfig,
+  type RuleContext,
+} from './common-rules.ts';
 
 /** Settings every Tool and Toolset has, whatever its kind: mutable, and filterable in lists. */
 export const COMMON_SETTINGS = ['executionType', 'timeout', 'toolFakeConfig', 'requireApproval', 'idempotent'] as const;
