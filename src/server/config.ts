@@ -22,7 +22,7 @@ export const DEFAULT_STALE_TURN_SECONDS = 15;
 export const DEFAULT_MAX_TURN_TAKEOVERS = 2;
 
 /** Ten connections per replica keep a few replicas well under PostgreSQL's default 100. */
-export const DEFAULT_POSTGRES = { poolSize: 10, statementTimeoutMs: 30_000 } as const;
+export const DEFAULT_POSTGRES = { poolSize: 10, statementTimeoutMs: 30_000, preparedStatements: true } as const;
 
 export function interpolateEnv(text: string, env: NodeJS.ProcessEnv): string {
   return text.replace(
@@ -74,6 +74,8 @@ const fileSchema = z
         pool_size: z.number().int().min(1).max(1_000).optional(),
         /** PostgreSQL only: the longest a statement may run before the server cancels it. */
         statement_timeout_ms: z.number().int().min(100).max(3_600_000).optional(),
+        /** PostgreSQL only: named prepared statements; off behind PgBouncer's transaction mode before 1.21. */
+        prepared_statements: z.boolean().optional(),
       })
       .strict()
       .optional(),
@@ -137,7 +139,7 @@ export interface BatonConfig {
   /** A Postgres URL; when absent, SQLite in `dataDir/baton.db`. */
   databaseUrl: string | null;
   /** PostgreSQL pool settings (`database.pool_size`, `database.statement_timeout_ms`). */
-  postgres: { poolSize: number; statementTimeoutMs: number };
+  postgres: { poolSize: number; statementTimeoutMs: number; preparedStatements: boolean };
   adminKey: string | null;
   sweepIntervalMs: number;
   maxModelRetries: number;
@@ -263,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     postgres: {
       poolSize: file.database?.pool_size ?? DEFAULT_POSTGRES.poolSize,
       statementTimeoutMs: file.database?.statement_timeout_ms ?? DEFAULT_POSTGRES.statementTimeoutMs,
+      preparedStatements: file.database?.prepared_statements ?? DEFAULT_POSTGRES.preparedStatements,
     },
     adminKey: env.BATON_ADMIN_KEY || null,
     sweepIntervalMs: file.engine?.sweep_interval_ms ?? 1_000,

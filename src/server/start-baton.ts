@@ -64,6 +64,7 @@ export function storeOptionsFor(config: BatonConfig): StoreOptions {
       connectionString: config.databaseUrl,
       poolSize: config.postgres.poolSize,
       statementTimeoutMs: config.postgres.statementTimeoutMs,
+      preparedStatements: config.postgres.preparedStatements,
     };
   return { kind: 'sqlite', filename: join(config.dataDir, 'baton.db') };
 }

@@ -1,3 +1,4 @@
+import { withPreparedStatements } from './kysely/prepared-postgres-pool.ts';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -27,6 +28,8 @@ export type StoreOptions =
       poolSize?: number;
       /** PostgreSQL cancels a statement that runs longer (default 30 s). */
       statementTimeoutMs?: number;
+      /** Named prepared statements (default on; see `withPreparedStatements`). */
+      preparedStatements?: boolean;
     };
 
 /** Opens the database, applies pending migrations and returns a ready `Store`. */
@@ -85,7 +88,11 @@ async function createDialect(options: StoreOptions): Promise<{ dialect: Dialect;
       // An idle client's error (the server restarted, a network cut) would crash the process
       // otherwise; the pool drops that client and the next query opens a new one.
       pool.on('error', () => {});
-      return { dialect: new PostgresDialect({ pool }), flavor: 'postgres' };
+      const prepared = options.preparedStatements !== false;
+      return {
+        dialect: new PostgresDialect({ pool: prepared ? withPreparedStatements(pool) : pool }),
+        flavor: 'postgres',
+      };
     }
   }
 }

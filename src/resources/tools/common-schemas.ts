@@ -58,7 +58,8 @@ export const idempotentSchema = z
   .boolean()
   .optional()
   .describe(
-    'Baton extension: a call may safely run twice with the same arguments. If the replica running it dies mid-call, the replica that takes the turn over runs it again; otherwise the call is reported to the model with an unknown outcome. Not for clientFunction.',
+    'Baton extension: a call may safely run twice with the same arguments. If the replica running it dies mid-call, ' +
+      'the replica that takes the turn over runs it again; otherwise the model is told its outcome is unknown. Not for clientFunction.',
   );
 
 /** Secret references: the resource name of a Baton secret of the same app (see secret-references.ts). */
