@@ -6,61 +6,11 @@ import type { Engine } from '../../src/engine/engine.ts';
 import type { Store } from '../../src/store/store.ts';
 import { createBaton } from '../../src/server/start-baton.ts';
 import { ManualClock, startTestBaton, testConfig, type TestBaton } from '../helpers/test-baton.ts';
+import { claimCutOffCall, DEAD_LEASE, orphanTurn } from '../helpers/orphaned-turns.ts';
 
-const DEAD_LEASE = 'lease_of_the_dead_process';
-
-/**
- * Leaves a turn `in_progress` as a process killed mid-model-call would: its input committed (a
- * refund request), its step never did. `takeovers` says how often it was taken over already.
- */
-async function orphanTurn(
-  engine: Engine,
-  store: Store,
-  appId: string,
-  turnId: string,
-  now: string,
-  takeovers = 0,
-): Promise<string> {
-  const conversation = await engine.createConversation(appId, 'refund-desk', {});
-  const agent = (await store.agents.get(appId, 'refund-desk'))!;
-  await store.transaction(async (tx) => {
-    await tx.conversations.compareAndSet(conversation.id, conversation.version, {
-      activeTurnId: turnId,
-      headTurnId: turnId,
-      updatedAt: now,
-    });
-    const turn = {
-      id: turnId,
-      appId,
-      conversationId: conversation.id,
-      agentId: agent.id,
-      agentVersion: agent.version,
-      status: 'in_progress' as const,
-      options: { tools: [] },
-      finishReason: null,
-      error: null,
-      stepCount: 0,
-      usage: { inputTokens: 0, outputTokens: 0 },
-      createdAt: now,
-      updatedAt: now,
-      completedAt: null,
-      leaseToken: DEAD_LEASE,
-      takeovers,
-      requestKey: null,
-    };
-    await tx.turns.insert(turn);
-    await tx.items.append([
-      {
-        id: `item_${turnId}`,
-        conversationId: conversation.id,
-        turnId,
-        groupId: `msg_${turnId}`,
-        createdAt: now,
-        payload: { type: 'message', role: 'user', content: [{ type: 'text', text: 'I need a refund of $20' }] },
-      },
-    ]);
-  });
-  return conversation.id;
+/** A refund request whose turn a dead process left `in_progress` (see `orphanTurn`). */
+function orphanRefund(engine: Engine, store: Store, appId: string, turnId: string, now: string, takeovers = 0) {
+  return orphanTurn(engine, store, appId, 'refund-desk', { turnId, now, text: 'I need a refund of $20', takeovers });
 }
 
 /** What a process that died mid-way leaves behind is repaired by the sweeper's passes. */
@@ -99,7 +49,7 @@ describe('recovery of turns a dead process left behind', () => {
   it('takes over a turn left in_progress by a dead process and continues it from its last step', async () => {
     const { engine, store } = server.baton;
     const appId = server.baton.defaultAppId;
-    const threadId = await orphanTurn(engine, store, appId, 'turn_orphan', clock.now().toISOString());
+    const threadId = await orphanRefund(engine, store, appId, 'turn_orphan', clock.now().toISOString());
     expect((await server.request('GET', `/v1/threads/${threadId}`)).body.status).toBe('running');
     const busy = await server.request('POST', `/v1/threads/${threadId}/messages`, { content: 'hello' });
     expect(busy.status).toBe(409);
@@ -135,7 +85,7 @@ describe('recovery of turns a dead process left behind', () => {
   it('fails a turn taken over max_turn_takeovers times already, so a turn that kills its process stops', async () => {
     const { engine, store } = server.baton;
     const appId = server.baton.defaultAppId;
-    const threadId = await orphanTurn(engine, store, appId, 'turn_poison', clock.now().toISOString(), 2);
+    const threadId = await orphanRefund(engine, store, appId, 'turn_poison', clock.now().toISOString(), 2);
     clock.advance(601);
     expect(await engine.recoverStaleTurns()).toBe(1);
     const turn = await engine.getTurn(appId, 'turn_poison');
@@ -150,30 +100,20 @@ describe('recovery of turns a dead process left behind', () => {
     const { engine, store } = server.baton;
     const appId = server.baton.defaultAppId;
     const now = clock.now().toISOString();
-    const threadId = await orphanTurn(engine, store, appId, 'turn_cut', now);
-    const claimed = {
-      id: 'call_cut_off',
-      appId,
-      conversationId: threadId,
-      turnId: 'turn_cut',
-      agentName: 'refund-desk',
-      toolName: 'issue_refund',
-      arguments: { amount: 20 },
-      kind: 'server' as const,
-      argumentsHash: 'not-checked-here',
-      state: 'pending' as const,
-      callIndex: 0,
-      deadlineAt: null,
-      timeoutPolicy: 'error_result' as const,
-      result: null,
-      isError: false,
-      submittedBy: null,
-      submittedAt: null,
-      idempotencyKey: null,
-      createdAt: now,
-      updatedAt: now,
-    };
-    await store.serverClaims.claim(claimed, now);
+    const threadId = await orphanRefund(engine, store, appId, 'turn_cut', now);
+    await claimCutOffCall(
+      store,
+      {
+        id: 'call_cut_off',
+        appId,
+        conversationId: threadId,
+        turnId: 'turn_cut',
+        agentName: 'refund-desk',
+        toolName: 'issue_refund',
+        arguments: { amount: 20 },
+      },
+      now,
+    );
     clock.advance(601);
     expect(await engine.recoverStaleTurns()).toBe(1);
     await engine.idle();
@@ -200,7 +140,7 @@ describe('recovery of turns a dead process left behind', () => {
     try {
       const options = { store: { kind: 'sqlite' as const, filename: join(dir, 'baton.db') }, sweeper: false };
       const first = await createBaton(testConfig(), options);
-      const threadId = await orphanTurn(
+      const threadId = await orphanRefund(
         first.engine,
         first.store,
         first.defaultAppId,

@@ -35,14 +35,16 @@ function slowModel(release: Promise<void>): LanguageModelV3 & { aborted: boolean
 }
 
 /**
- * A run that lost its turn to a takeover (another process found it silent and continues it)
- * cannot write: its step commit is refused, and its heartbeat stops its model call.
+ * The lease of a running turn: its heartbeat renews it while a long model call runs, so nobody
+ * takes the turn over; a run that lost it to a takeover (another process found the turn silent
+ * and continues it) cannot write: its step commit is refused, and its heartbeat stops its model call.
  */
-describe('turn lease fencing', () => {
+describe('turn lease', () => {
   let store: Store | undefined;
   afterEach(async () => store?.close());
 
-  async function runningTurn(model: LanguageModelV3) {
+  /** A turn of a slow model, running: its lease is renewed every second (a third of 3 s). */
+  async function startSlowTurn(model: LanguageModelV3) {
     store = await openStore({ kind: 'sqlite', filename: ':memory:' });
     const engine = new Engine({ store, models: { resolve: () => model }, settings: { staleTurnSeconds: 3 } });
     const agents = new AgentService(store, systemClock, newId, () => {});
@@ -63,16 +65,35 @@ describe('turn lease fencing', () => {
     expect(state.status).toBe('running');
     const turn = state.activeTurn!;
     expect(turn.leaseToken).toMatch(/^lease_/);
-    // Another process takes it over, as its recovery would once the turn looks silent.
-    const taken = await store.turns.takeOver(
-      turn.id,
+    return { store, turn, outcome };
+  }
+
+  /** A turn taken over by another process, as its recovery would once the turn looks silent. */
+  async function runningTurn(model: LanguageModelV3) {
+    const started = await startSlowTurn(model);
+    const taken = await started.store.turns.takeOver(
+      started.turn.id,
       '9999-01-01T00:00:00.000Z',
       'lease_of_another',
       new Date().toISOString(),
     );
     expect(taken).toMatchObject({ leaseToken: 'lease_of_another', takeovers: 1, status: 'in_progress' });
-    return { store, turn, outcome, conversationId: conversation.id };
+    return started;
   }
+
+  it('keeps a long model call from looking orphaned, so recovery leaves it alone', async () => {
+    let release!: () => void;
+    const model = slowModel(new Promise<void>((resolve) => (release = resolve)));
+    const { store, turn, outcome } = await startSlowTurn(model);
+    await new Promise((resolve) => setTimeout(resolve, 1_400));
+    const beaten = (await store.turns.get(turn.id))!;
+    expect(beaten.status).toBe('in_progress');
+    expect(beaten.updatedAt > turn.updatedAt).toBe(true);
+    expect(beaten.leaseToken).toBe(turn.leaseToken);
+    release();
+    const result = await outcome;
+    expect('turn' in result && result.turn.status).toBe('completed');
+  });
 
   it('refuses the step commit of a run whose turn was taken over', async () => {
     let release!: () => void;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LedgerEntryRecord } from '../../../src/domain/records.ts';
+import { claimCutOffCall, orphanTurn } from '../../helpers/orphaned-turns.ts';
 import { ManualClock, startTestBaton, type TestBaton } from '../../helpers/test-baton.ts';
 import {
   clientFunctionTool,
@@ -169,69 +169,10 @@ describe('idempotent on Tools and Toolsets', () => {
     const appId = baton.baton.defaultAppId;
     const now = clock.now().toISOString();
     const turnId = `turn_${suffix}`;
-    const callId = `call_${suffix}`;
-    const conversation = await engine.createConversation(appId, agentName, {});
-    const stored = (await store.agents.get(appId, agentName))!;
-    await store.transaction(async (tx) => {
-      await tx.conversations.compareAndSet(conversation.id, conversation.version, {
-        activeTurnId: turnId,
-        headTurnId: turnId,
-        updatedAt: now,
-      });
-      await tx.turns.insert({
-        id: turnId,
-        appId,
-        conversationId: conversation.id,
-        agentId: stored.id,
-        agentVersion: stored.version,
-        status: 'in_progress',
-        options: { tools: [] },
-        finishReason: null,
-        error: null,
-        stepCount: 0,
-        usage: { inputTokens: 0, outputTokens: 0 },
-        createdAt: now,
-        updatedAt: now,
-        completedAt: null,
-        leaseToken: 'lease_of_the_dead_process',
-        takeovers: 0,
-        requestKey: null,
-      });
-      await tx.items.append([
-        {
-          id: `item_${suffix}`,
-          conversationId: conversation.id,
-          turnId,
-          groupId: `msg_${suffix}`,
-          createdAt: now,
-          payload: { type: 'message', role: 'user', content: [{ type: 'text', text: 'price' }] },
-        },
-      ]);
-    });
-    const claimed: LedgerEntryRecord = {
-      id: callId,
-      appId,
-      conversationId: conversation.id,
-      turnId,
-      agentName,
-      toolName: 'lookup_price',
-      arguments: { sku: `SKU-${suffix}` },
-      kind: 'server',
-      argumentsHash: 'not-checked-here',
-      state: 'pending',
-      callIndex: 0,
-      deadlineAt: null,
-      timeoutPolicy: 'error_result',
-      result: null,
-      isError: false,
-      submittedBy: null,
-      submittedAt: null,
-      idempotencyKey: null,
-      createdAt: now,
-      updatedAt: now,
-    };
-    await store.serverClaims.claim(claimed, now);
-    return { threadId: conversation.id, callId };
+    const threadId = await orphanTurn(engine, store, appId, agentName, { turnId, now, text: 'price' });
+    const call = { id: `call_${suffix}`, appId, conversationId: threadId, turnId, agentName, toolName: 'lookup_price' };
+    await claimCutOffCall(store, { ...call, arguments: { sku: `SKU-${suffix}` } }, now);
+    return { threadId, callId: call.id };
   }
 
   it('a replica taking over a turn runs a cut-off call of an idempotent tool again; any other gets an unknown outcome', async () => {
