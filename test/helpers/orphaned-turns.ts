@@ -1,6 +1,7 @@
 import type { LedgerEntryRecord } from '../../src/domain/records.ts';
 import type { Engine } from '../../src/engine/engine.ts';
 import type { Store } from '../../src/store/store.ts';
+import { ledgerEntry } from '../store/store-fixtures.ts';
 
 /** The lease a process that died held: whatever it would still write is fenced off by it. */
 export const DEAD_LEASE = 'lease_of_the_dead_process';
@@ -74,22 +75,8 @@ export async function claimCutOffCall(
   call: Pick<LedgerEntryRecord, 'id' | 'appId' | 'conversationId' | 'turnId' | 'agentName' | 'toolName' | 'arguments'>,
   now: string,
 ): Promise<LedgerEntryRecord> {
-  const claimed: LedgerEntryRecord = {
-    ...call,
-    kind: 'server',
-    argumentsHash: 'not-checked-here',
-    state: 'pending',
-    callIndex: 0,
-    deadlineAt: null,
-    timeoutPolicy: 'error_result',
-    result: null,
-    isError: false,
-    submittedBy: null,
-    submittedAt: null,
-    idempotencyKey: null,
-    createdAt: now,
-    updatedAt: now,
-  };
+  const turn = { id: call.turnId, appId: call.appId, conversationId: call.conversationId };
+  const claimed = ledgerEntry(turn, call.agentName, { ...call, kind: 'server', createdAt: now, updatedAt: now });
   await store.serverClaims.claim(claimed, now);
   return claimed;
 }

@@ -1,11 +1,9 @@
-import type http from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { stringify as stringifyYaml } from 'yaml';
 import { Baton, derivedIdempotencyKey } from '@baton/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_AGENT } from '../../src/server/config.ts';
-import { startServer, type LocalServer } from '../tools/http/local-servers.ts';
-import { localApiDocument } from '../resources/tools/provider-fixtures.ts';
+import { STOCK_PROGRAM, startHoldingStockApi, stockThread } from './stock-fixtures.ts';
 import { BatonProcess, makeWorkspace, PROCESS_ADMIN_KEY } from './baton-process.ts';
 import { freshDatabasePerTest, processDatabases } from './process-databases.ts';
 
@@ -19,7 +17,6 @@ import { freshDatabasePerTest, processDatabases } from './process-databases.ts';
  * SDK with a derived key, as its runner sends results.
  */
 
-const APP = 'projects/default/locations/global/apps/default';
 const LEASE_SECONDS = 2;
 
 const processes: BatonProcess[] = [];
@@ -41,40 +38,17 @@ async function start(dataDir: string, configFile: string): Promise<BatonProcess>
   return baton;
 }
 
-/** The API the tool calls: the first call hangs (the slow request), later ones answer at once. */
-async function startSlowApi(): Promise<LocalServer> {
-  const held: http.ServerResponse[] = [];
-  const api = await startServer((_req, res, self) => {
-    if (self.hits.length === 1) {
-      held.push(res);
-      return;
-    }
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ stock: 7 }));
-  });
-  cleanups.push(() => api.close());
-  return api;
-}
-
 /** A config with a short lease, loopback egress for the API, and a program that calls it. */
 function writeConfig(configFile: string): void {
-  const program = {
-    rules: [
-      { when: { user: 'stock' }, call: { tool: 'getStock' } },
-      { when: { tool_error: true }, say: 'Failed: {{result}}' },
-      { when: { tool_result: true }, say: 'Done: {{result}}' },
-      { say: 'ok' },
-    ],
-  };
   writeFileSync(
     configFile,
     stringifyYaml({
       server: { idempotency_lease_seconds: LEASE_SECONDS },
       // On PostgreSQL a restarted replica cannot know the dead one's turn is orphaned until its
-      // heartbeat is this old; the sweeper then fails it (SQLite's single process does at start).
-      engine: { stale_turn_seconds: 3 },
+      // lease is this old; the sweeper then takes it over (SQLite's single process does at start).
+      engine: { turn_lease_seconds: 3 },
       egress: { allow: ['127.0.0.1/32'] },
-      scripted: { tools: program },
+      scripted: { tools: STOCK_PROGRAM },
       agents: [DEMO_AGENT],
     }),
   );
@@ -112,26 +86,11 @@ describe.each(databases)('Idempotency-Key across a crash (real process, SIGKILL)
     const workspace = makeWorkspace();
     cleanups.push(() => workspace.remove());
     writeConfig(workspace.configFile);
-    const api = await startSlowApi();
+    const api = await startHoldingStockApi();
+    cleanups.push(() => api.close());
 
     const first = await start(workspace.dataDir, workspace.configFile);
-    const toolset = await first.request('POST', `/v1/${APP}/toolsets?toolsetId=stock`, {
-      displayName: 'Stock',
-      openApiToolset: {
-        openApiSchema: localApiDocument(api.origin, [{ method: 'get', path: '/stock', operationId: 'getStock' }]),
-      },
-    });
-    expect(toolset.status, toolset.text).toBe(200);
-    const agent = await first.request('POST', `/v1/${APP}/agents?agentId=stocker`, {
-      displayName: 'Stocker',
-      instruction: 'Answer stock questions with the tool.',
-      modelSettings: { model: 'scripted:tools' },
-      toolsets: [{ toolset: `${APP}/toolsets/stock` }],
-    });
-    expect(agent.status, agent.text).toBe(200);
-    const thread = await first.request('POST', '/v1/threads', { agent: 'stocker' });
-    expect(thread.status, thread.text).toBe(200);
-    const threadId = thread.body.id as string;
+    const threadId = await stockThread(first, api);
     const path = `/v1/threads/${threadId}/messages`;
     const message = { role: 'user' as const, content: 'How much stock is left?' };
     // A key derived from what is sent, as the SDK's runner makes them: the same after any restart.

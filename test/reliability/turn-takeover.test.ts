@@ -3,9 +3,9 @@ import { writeFileSync } from 'node:fs';
 import { stringify as stringifyYaml } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_AGENT } from '../../src/server/config.ts';
-import { startServer, type LocalServer } from '../tools/http/local-servers.ts';
-import { localApiDocument } from '../resources/tools/provider-fixtures.ts';
+import type { LocalServer } from '../tools/http/local-servers.ts';
 import { startChatCompletionsFake, type ChatCompletionsFake } from '../models/fakes/chat-completions-fake.ts';
+import { STOCK_PROGRAM, startHoldingStockApi, stockThread } from './stock-fixtures.ts';
 import { BatonProcess, makeWorkspace } from './baton-process.ts';
 import { freshDatabasePerTest, processDatabases } from './process-databases.ts';
 
@@ -16,7 +16,6 @@ import { freshDatabasePerTest, processDatabases } from './process-databases.ts';
  * when its tool is `idempotent`, and reported to the model as an unknown outcome otherwise.
  */
 
-const APP = 'projects/default/locations/global/apps/default';
 const LEASE_SECONDS = 3;
 
 const processes: BatonProcess[] = [];
@@ -30,13 +29,8 @@ afterEach(async () => {
 let databaseUrl: string | undefined;
 const databases = await processDatabases();
 
-/** The stock API: the first request is held (its replica dies meanwhile), later ones answer. */
 async function startHoldingApi(): Promise<LocalServer> {
-  const api = await startServer((_req, res, self) => {
-    if (self.hits.length === 1) return;
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ stock: 7 }));
-  });
+  const api = await startHoldingStockApi();
   cleanups.push(() => api.close());
   return api;
 }
@@ -87,21 +81,13 @@ async function startHoldingModel(fake: ChatCompletionsFake): Promise<{ url: stri
 }
 
 function writeConfig(configFile: string, modelBaseUrl = 'http://127.0.0.1:9/v1'): void {
-  const program = {
-    rules: [
-      { when: { user: 'stock' }, call: { tool: 'getStock' } },
-      { when: { tool_error: true }, say: 'Failed: {{result}}' },
-      { when: { tool_result: true }, say: 'Done: {{result}}' },
-      { say: 'ok' },
-    ],
-  };
   writeFileSync(
     configFile,
     stringifyYaml({
       server: { idempotency_lease_seconds: 2 },
       engine: { turn_lease_seconds: LEASE_SECONDS, sweep_interval_ms: 200 },
       egress: { allow: ['127.0.0.1/32'] },
-      scripted: { tools: program },
+      scripted: { tools: STOCK_PROGRAM },
       providers: { 'openai-compatible': { base_url: modelBaseUrl, api_key: 'test-key' } },
       agents: [DEMO_AGENT, { name: 'chatty', model: 'openai-compatible:local-model', instructions: 'Answer.' }],
     }),
@@ -138,27 +124,6 @@ describe.each(databases)('a turn taken over by another replica on $name', (datab
     return [started[0]!, started[1]!];
   }
 
-  async function stockAgent(baton: BatonProcess, api: LocalServer, idempotent: boolean): Promise<string> {
-    const toolset = await baton.request('POST', `/v1/${APP}/toolsets?toolsetId=stock`, {
-      displayName: 'Stock',
-      idempotent,
-      openApiToolset: {
-        openApiSchema: localApiDocument(api.origin, [{ method: 'get', path: '/stock', operationId: 'getStock' }]),
-      },
-    });
-    expect(toolset.status, toolset.text).toBe(200);
-    const agent = await baton.request('POST', `/v1/${APP}/agents?agentId=stocker`, {
-      displayName: 'Stocker',
-      instruction: 'Answer stock questions with the tool.',
-      modelSettings: { model: 'scripted:tools' },
-      toolsets: [{ toolset: `${APP}/toolsets/stock` }],
-    });
-    expect(agent.status, agent.text).toBe(200);
-    const thread = await baton.request('POST', '/v1/threads', { agent: 'stocker' });
-    expect(thread.status, thread.text).toBe(200);
-    return thread.body.id as string;
-  }
-
   /** Sends the question to `doomed`, and kills it once its tool call reached the API. */
   async function cutOffMidCall(doomed: BatonProcess, api: LocalServer, threadId: string): Promise<void> {
     const inFlight = doomed.request('POST', `/v1/threads/${threadId}/messages`, { content: 'How much stock is left?' });
@@ -187,7 +152,7 @@ describe.each(databases)('a turn taken over by another replica on $name', (datab
     writeConfig(workspace.configFile);
     const api = await startHoldingApi();
     const [doomed, survivor] = await replicas(workspace.configFile, workspace.dataDir);
-    const threadId = await stockAgent(doomed, api, true);
+    const threadId = await stockThread(doomed, api, true);
     await cutOffMidCall(doomed, api, threadId);
 
     await idleThread(survivor, threadId);
@@ -208,7 +173,7 @@ describe.each(databases)('a turn taken over by another replica on $name', (datab
     writeConfig(workspace.configFile);
     const api = await startHoldingApi();
     const [doomed, survivor] = await replicas(workspace.configFile, workspace.dataDir);
-    const threadId = await stockAgent(doomed, api, false);
+    const threadId = await stockThread(doomed, api, false);
     await cutOffMidCall(doomed, api, threadId);
 
     await idleThread(survivor, threadId);

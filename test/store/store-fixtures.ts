@@ -129,7 +129,7 @@ export function userMessage(turn: TurnRecord, text: string, overrides: Partial<N
 }
 
 export function ledgerEntry(
-  turn: TurnRecord,
+  turn: Pick<TurnRecord, 'id' | 'appId' | 'conversationId'>,
   agentName: string,
   overrides: Partial<LedgerEntryRecord> = {},
 ): LedgerEntryRecord {
