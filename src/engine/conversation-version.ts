@@ -3,9 +3,12 @@ import type { ConversationRecord } from '../domain/records.ts';
 import { concurrentUpdate, conversationNotFound } from './engine-errors.ts';
 
 /**
- * Compare-and-set on the conversation version inside a transaction. Every change of a
- * conversation's state goes through here, so two writers that read the same version cannot both
- * apply; the loser's transaction rolls back with a 409.
+ * Every change of a conversation's state goes through here and moves its version on. With
+ * `expectedVersion` (a writer that read the conversation first, as a new turn's start does) it is
+ * a compare-and-set: two writers that read the same version cannot both apply, and the loser's
+ * transaction rolls back with a 409. Without it the writer's right to write is guarded elsewhere
+ * (a status- and lease-guarded update of its turn in the same transaction), and the version is
+ * moved on in one statement.
  */
 export async function bumpConversation(
   tx: Repositories,
@@ -14,13 +17,12 @@ export async function bumpConversation(
   patch: ConversationPatch,
   expectedVersion?: number,
 ): Promise<ConversationRecord> {
-  let version = expectedVersion;
-  if (version === undefined) {
-    const current = await tx.conversations.get(appId, conversationId);
-    if (!current) throw conversationNotFound(conversationId);
-    version = current.version;
+  if (expectedVersion === undefined) {
+    const bumped = await tx.conversations.bump(appId, conversationId, patch);
+    if (!bumped) throw conversationNotFound(conversationId);
+    return bumped;
   }
-  const updated = await tx.conversations.compareAndSet(conversationId, version, patch);
+  const updated = await tx.conversations.compareAndSet(conversationId, expectedVersion, patch);
   if (!updated) {
     throw concurrentUpdate(conversationId);
   }

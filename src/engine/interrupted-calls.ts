@@ -67,6 +67,8 @@ export async function settleInterruptedCalls(
   tools: ReadonlyMap<string, ClientToolDefinition>,
   signal: AbortSignal,
 ): Promise<TurnRecord> {
+  // Only a takeover finds claims left behind: a turn started or resumed here never has any.
+  if (turn.takeovers === 0) return turn;
   const claimed = (await context.store.serverClaims.listByTurn(turn.id)).filter((entry) => entry.kind === 'server');
   if (claimed.length === 0) return turn;
   const settled: LedgerEntryRecord[] = [];

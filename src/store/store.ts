@@ -158,6 +158,12 @@ export interface ConversationRepo {
    */
   compareAndSet(id: string, expectedVersion: number, patch: ConversationPatch): Promise<ConversationRecord | undefined>;
   /**
+   * Applies the patch and increments `version` whatever it is, for writers whose right to write
+   * is guarded elsewhere (the turn's status and lease). Undefined when the conversation does not
+   * exist in this app.
+   */
+  bump(appId: string, id: string, patch: ConversationPatch): Promise<ConversationRecord | undefined>;
+  /**
    * Deletes the conversation and everything that belongs to it: items, turns, ledger entries,
    * queued inputs and responses. Returns false if it did not exist (in this app).
    */

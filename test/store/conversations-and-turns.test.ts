@@ -133,6 +133,21 @@ describe.each(backends)('turns ($name)', (backend) => {
     expect(cleared).toMatchObject({ status: 'failed', error: null, finishReason: null });
   });
 
+  it('bumps the version of a conversation of its app whatever it is, and of no other app', async () => {
+    const { conversation } = await seedTurn(store());
+    const bumped = await store().conversations.bump(conversation.appId, conversation.id, {
+      activeTurnId: null,
+      updatedAt: at(50),
+    });
+    expect(bumped).toMatchObject({ version: conversation.version + 1, activeTurnId: null, updatedAt: at(50) });
+    const again = await store().conversations.bump(conversation.appId, conversation.id, { updatedAt: at(51) });
+    expect(again?.version).toBe(conversation.version + 2);
+    expect(await store().conversations.bump('app_other', conversation.id, { updatedAt: at(52) })).toBeUndefined();
+    expect((await store().conversations.get(conversation.appId, conversation.id))?.version).toBe(
+      conversation.version + 2,
+    );
+  });
+
   it('lets exactly one of two racing transitions apply', async () => {
     const { turn } = await seedTurn(store());
     const results = await Promise.all([

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { ConversationRecord } from '../../domain/records.ts';
-import type { ConversationRepo } from '../store.ts';
+import type { ConversationPatch, ConversationRepo } from '../store.ts';
 import { atomically } from './atomically.ts';
 import type { ConversationsTable, Database } from './database-schema.ts';
 import { insertOrDuplicate } from './duplicate-key.ts';
@@ -29,6 +29,14 @@ interface ConversationCursor {
 
 function isConversationCursor(value: unknown): value is ConversationCursor {
   return isObject(value) && typeof value.createdAt === 'string' && typeof value.id === 'string';
+}
+
+/** The columns a patch sets: `undefined` means "leave as is"; `null` clears the column. */
+function toChanges(patch: ConversationPatch): Updateable<ConversationsTable> {
+  const changes: Updateable<ConversationsTable> = { updated_at: patch.updatedAt };
+  if (patch.activeTurnId !== undefined) changes.active_turn_id = patch.activeTurnId;
+  if (patch.headTurnId !== undefined) changes.head_turn_id = patch.headTurnId;
+  return changes;
 }
 
 export function createConversationRepo(db: Kysely<Database>): ConversationRepo {
@@ -87,17 +95,24 @@ export function createConversationRepo(db: Kysely<Database>): ConversationRepo {
     },
 
     async compareAndSet(id, expectedVersion, patch) {
-      const changes: Updateable<ConversationsTable> = { updated_at: patch.updatedAt };
-      // `undefined` means "leave as is"; `null` clears the column.
-      if (patch.activeTurnId !== undefined) changes.active_turn_id = patch.activeTurnId;
-      if (patch.headTurnId !== undefined) changes.head_turn_id = patch.headTurnId;
       // A single conditional UPDATE is the whole CAS: concurrent writers (even in other
       // processes) serialise on the row, and only the first still sees `expectedVersion`.
       const row = await db
         .updateTable('conversations')
-        .set((eb) => ({ ...changes, version: eb('version', '+', 1) }))
+        .set((eb) => ({ ...toChanges(patch), version: eb('version', '+', 1) }))
         .where('id', '=', id)
         .where('version', '=', expectedVersion)
+        .returningAll()
+        .executeTakeFirst();
+      return row && toRecord(row);
+    },
+
+    async bump(appId, id, patch) {
+      const row = await db
+        .updateTable('conversations')
+        .set((eb) => ({ ...toChanges(patch), version: eb('version', '+', 1) }))
+        .where('id', '=', id)
+        .where('app_id', '=', appId)
         .returningAll()
         .executeTakeFirst();
       return row && toRecord(row);
