@@ -1,4 +1,4 @@
-import { rejoinTurn, turnStartedBy } from './turn-rejoin.ts';
+import { sendToConversation } from './message-intake.ts';
 import type {
   AgentRecord,
   ClientToolDefinition,
@@ -6,7 +6,6 @@ import type {
   ConversationRecord,
   ItemRecord,
   LedgerEntryRecord,
-  QueuedInputRecord,
   TurnOptions,
   TurnRecord,
 } from '../domain/records.ts';
@@ -18,14 +17,7 @@ import { readConversationState } from './conversation-state.ts';
 import { systemClock } from '../domain/clock.ts';
 import { forkConversation } from './conversation-fork.ts';
 import { BatonError } from '../domain/errors/baton-error.ts';
-import {
-  agentDeleted,
-  agentNotFound,
-  callsPending,
-  conversationBusy,
-  conversationNotFound,
-  nothingToCancel,
-} from './engine-errors.ts';
+import { agentNotFound, conversationNotFound, nothingToCancel } from './engine-errors.ts';
 import {
   nowIso,
   runInBackground,
@@ -42,7 +34,7 @@ import {
   type UserInput,
 } from './engine-types.ts';
 import { newId as defaultNewId } from '../domain/ids.ts';
-import { checkInputItems, isPlainUserInput, type InputItem } from './input-items.ts';
+import { checkInputItems, type InputItem } from './input-items.ts';
 import { applyResultsMessage, resolveOneCall } from './result-submission.ts';
 import { assertValidToolSet } from './tool-schema.ts';
 import { closeTurn } from './turn-closing.ts';
@@ -288,7 +280,8 @@ export class Engine {
     checkInputItems(input.items, undefined, earlierCalls);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.trySendMessage(appId, conversationId, input, options);
+        const state = await this.getConversationState(appId, conversationId);
+        return await sendToConversation(this.context, this.dispatch, state, input, options);
       } catch (error) {
         // A lost compare-and-set means someone changed the thread between our read and write:
         // re-read once more so the caller gets the precise reason (busy, pending) instead.
@@ -297,73 +290,6 @@ export class Engine {
         throw error;
       }
     }
-  }
-
-  private async trySendMessage(
-    appId: string,
-    conversationId: string,
-    input: UserInput,
-    options: RunOptions,
-  ): Promise<TurnOutcome | QueuedOutcome> {
-    const state = await this.getConversationState(appId, conversationId);
-    const { conversation, activeTurn } = state;
-    const agentRecord = await this.context.store.agents.getById(conversation.agentId);
-    if (!agentRecord) {
-      throw agentDeleted(conversation.agentName, conversationId);
-    }
-    const startedByThisRequest = await turnStartedBy(
-      this.context,
-      conversation,
-      activeTurn,
-      options.submission.idempotencyKey,
-    );
-    if (startedByThisRequest) return rejoinTurn(this.context, startedByThisRequest, options.listener);
-    if (activeTurn) {
-      const pendingIds = state.pendingCalls.map((entry) => entry.id);
-      const first = input.items[0];
-      if (
-        agentRecord.definition.inputPolicy === 'queue' &&
-        options.allowQueue !== false &&
-        input.items.length === 1 &&
-        first?.type === 'message' &&
-        isPlainUserInput(input.items)
-      ) {
-        const queued: QueuedInputRecord = {
-          id: this.context.newId('queued'),
-          appId,
-          conversationId,
-          content: first.content,
-          options: input.options,
-          createdAt: nowIso(this.context),
-        };
-        await this.context.store.queuedInputs.insert(queued);
-        // The turn may have ended between our read and the insert; make sure the queue is not stranded.
-        this.dispatch.drainQueueLater(appId, conversationId);
-        return { queued, pendingCallIds: pendingIds };
-      }
-      if (state.status === 'pending') {
-        throw callsPending(conversationId, pendingIds);
-      }
-      throw conversationBusy(conversationId, activeTurn.id);
-    }
-    checkToolChoice(agentRecord.definition, input.options);
-    return this.dispatch.admitAndRun(
-      appId,
-      async () => ({
-        turn: await this.dispatch.startTurn(
-          conversation,
-          agentRecord.id,
-          agentRecord.version,
-          [input],
-          [],
-          options.onAccepted,
-          false,
-          options.submission.idempotencyKey,
-        ),
-        agent: agentRecord.definition,
-      }),
-      options,
-    );
   }
 
   // ---- results -------------------------------------------------------------------------------
