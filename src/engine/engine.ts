@@ -1,4 +1,5 @@
 import { sendToConversation } from './message-intake.ts';
+import { submitResultsMessage } from './results-message.ts';
 import type {
   AgentRecord,
   ClientToolDefinition,
@@ -35,14 +36,14 @@ import {
 } from './engine-types.ts';
 import { newId as defaultNewId } from '../domain/ids.ts';
 import { checkInputItems, type InputItem } from './input-items.ts';
-import { applyResultsMessage, resolveOneCall } from './result-submission.ts';
+import { resolveOneCall } from './result-submission.ts';
 import { assertValidToolSet } from './tool-schema.ts';
 import { closeTurn } from './turn-closing.ts';
 import { applyDueDeadlines, recoverStaleClaims, recoverStaleTurns, resumeStrandedTurns } from './deadlines.ts';
 import { deliverAsyncResults } from './async-results.ts';
-import { checkResultsMessage, readResults, refuseStrays, type ToolResultInput } from './ledger/result-intake.ts';
+import { readResults, refuseStrays, type ToolResultInput } from './ledger/result-intake.ts';
 import { NO_APP_TOOLS } from './ports/tool-provider.ts';
-import { decideApproval, recordResultsBeforeApprovals, type ApprovalDecision } from './approvals.ts';
+import { decideApproval, type ApprovalDecision } from './approvals.ts';
 import type { TurnOutcome } from './turn-runner.ts';
 import { TurnDispatch } from './turn-dispatch.ts';
 import { ResponseChains } from './responses/response-chains.ts';
@@ -307,47 +308,7 @@ export class Engine {
     optionsPatch: Partial<TurnOptions> = {},
   ): Promise<TurnOutcome> {
     const conversation = await this.getConversation(appId, conversationId);
-    // Each result is read once with its ledger row. Results of earlier asynchronous calls may
-    // ride along; they enter as input after the others.
-    const intake = await readResults(this.context, conversation, results);
-    const delivery = deliverAsyncResults(this.context, intake.asynchronous, options);
-    followUp = [...delivery.items, ...followUp];
-    options = delivery.options;
-    const matched = checkResultsMessage(conversation, intake);
-    const turn = intake.turn;
-    if (!turn) throw new Error('unreachable: checkResultsMessage refuses a conversation without a paused turn');
-    if (intake.approvals.length > 0)
-      return recordResultsBeforeApprovals(
-        this.context,
-        turn,
-        matched,
-        intake.approvals,
-        options.submission,
-        followUp.length > 0,
-      );
-    // Settings sent with the results (tools, tool_choice…) apply to the rest of the turn; they are
-    // checked like a new turn's, before anything is written.
-    const turnOptions = Object.keys(optionsPatch).length > 0 ? { ...turn.options, ...optionsPatch } : undefined;
-    if (turnOptions) {
-      assertValidToolSet(turnOptions.tools, 'tools');
-      checkToolChoice(await this.dispatch.agentForTurn(turn), turnOptions);
-    }
-    return this.dispatch.admitAndRun(
-      appId,
-      async () => {
-        const resumed = await applyResultsMessage(
-          this.context,
-          turn,
-          matched,
-          options.submission,
-          followUp,
-          options.onAccepted,
-          turnOptions,
-        );
-        return { turn: resumed, agent: await this.dispatch.agentForTurn(resumed) };
-      },
-      options,
-    );
+    return submitResultsMessage(this.context, this.dispatch, conversation, results, options, followUp, optionsPatch);
   }
 
   /**
