@@ -40,11 +40,16 @@ export function requestHash(request: Pick<FastifyRequest, 'method' | 'url' | 'bo
 /**
  * Refusals that wrote nothing and name a state that passes by itself: their key is freed rather
  * than bound to the refusal, so the client's retry with the same key runs once the state has
- * passed. `thread_busy`: another turn was still running (after a crash, until recovery fails
- * it). `approval_in_progress`: another decision was running the tool (or its dead process's claim
- * was not yet recovered).
+ * passed. `thread_busy`: another turn was still running (after a crash, until another replica
+ * has taken it over and finished it). `previous_response_in_progress`: the same, as the
+ * Responses API says it. `approval_in_progress`: another decision was running the tool (or its
+ * dead process's claim was not yet recovered).
  */
-export const RETRYABLE_CONFLICTS: ReadonlySet<string> = new Set(['thread_busy', 'approval_in_progress']);
+export const RETRYABLE_CONFLICTS: ReadonlySet<string> = new Set([
+  'thread_busy',
+  'previous_response_in_progress',
+  'approval_in_progress',
+]);
 
 /** One id per process: enough to tell, in the database, which process holds which key. */
 function processOwner(): string {

@@ -11,11 +11,12 @@ describe('Idempotency-Key and a busy conversation', () => {
   let fake: FakeOpenAIServer;
   let baton: TestBaton;
   let open: () => void = () => {};
+  /** The request index of the model call that waits for `open()`: its turn keeps its conversation busy. */
+  let held = 0;
 
   beforeAll(async () => {
     fake = await startFakeOpenAIServer(async (request) => {
-      // The first model call waits until the test opens the gate: its turn keeps the thread busy.
-      if (request.index === 0) await new Promise<void>((resolve) => (open = resolve));
+      if (request.index === held) await new Promise<void>((resolve) => (open = resolve));
       return { kind: 'sse', events: chatCompletionChunks({ text: `answer ${request.index}` }) };
     });
     baton = await startTestBaton({
@@ -50,5 +51,29 @@ describe('Idempotency-Key and a busy conversation', () => {
     const replayed = await baton.request('POST', path, { content: 'second' }, key);
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     expect(replayed.body).toEqual(retried.body);
+  });
+
+  it('frees the key of a previous_response_in_progress refusal, so its retry runs once the response is done', async () => {
+    held = fake.requests.length;
+    const first = await baton.request('POST', '/v1/responses', { model: 'slow', input: 'first', background: true });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    await expect.poll(() => fake.requests.length).toBe(held + 1);
+
+    const key = { 'idempotency-key': 'continue-first' };
+    const body = { model: 'slow', input: 'next', previous_response_id: first.body.id };
+    const refused = await baton.request('POST', '/v1/responses', body, key);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('previous_response_in_progress');
+
+    open();
+    await expect
+      .poll(async () => (await baton.request('GET', `/v1/responses/${first.body.id}`)).body.status)
+      .toBe('completed');
+    const retried = await baton.request('POST', '/v1/responses', body, key);
+    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(retried.body.previous_response_id).toBe(first.body.id);
+    const replayed = await baton.request('POST', '/v1/responses', body, key);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
   });
 });
