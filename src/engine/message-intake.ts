@@ -32,12 +32,11 @@ export async function sendToConversation(
   if (!agentRecord) {
     throw agentDeleted(conversation.agentName, conversationId);
   }
-  const startedByThisRequest = await turnStartedBy(
-    context,
-    conversation,
-    activeTurn,
-    options.submission.idempotencyKey,
-  );
+  // Only a retry of a request whose server died can find a turn it started: others skip the read.
+  const startedByThisRequest =
+    options.submission.retriesDeadRun === true
+      ? await turnStartedBy(context, conversation, activeTurn, options.submission.idempotencyKey)
+      : undefined;
   if (startedByThisRequest) return rejoinTurn(context, startedByThisRequest, options.listener);
   if (activeTurn) {
     const pendingIds = state.pendingCalls.map((entry) => entry.id);

@@ -7,9 +7,9 @@ import type { TurnOutcome } from './turn-runner.ts';
 
 /**
  * The turn a request with Idempotency-Key `key` started, if the conversation's latest turn is
- * it. A request reaches the engine a second time under the same key only when its first run died
- * with its replica (the key's lease lapsed and the retry took it over): the first run may have
- * started the turn already, which another replica then took over.
+ * it. Asked only for a retry that took the key over from a run that died with its replica
+ * (`SubmissionActor.retriesDeadRun`): the first run may have started the turn already, which
+ * another replica then took over.
  */
 export async function turnStartedBy(
   context: EngineContext,

@@ -109,7 +109,7 @@ export class IdempotencyKeys {
   ): Promise<IdempotencyHandle | null> {
     const now = new Date();
     const reservation = await this.store.idempotency.reserve(appId, key, hash, now.toISOString(), this.lease(now));
-    if (reservation.reserved) return this.hold(appId, key);
+    if (reservation.reserved) return this.hold(appId, key, reservation.takenOver);
 
     let existing = reservation.existing;
     if (existing.requestHash !== hash) {
@@ -146,7 +146,7 @@ export class IdempotencyKeys {
   }
 
   /** The reserved key, its lease renewed until the request settles it. */
-  private hold(appId: string, key: string): IdempotencyHandle {
+  private hold(appId: string, key: string, takenOver: boolean): IdempotencyHandle {
     const { store, owner } = this;
     const started = Date.now();
     const renewal = setInterval(() => {
@@ -163,6 +163,7 @@ export class IdempotencyKeys {
     renewal.unref();
     return {
       key,
+      takenOver,
       complete: async (status, body) => {
         clearInterval(renewal);
         await store.idempotency.complete(appId, key, owner, status, body);

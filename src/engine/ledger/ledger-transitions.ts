@@ -15,6 +15,11 @@ export interface SubmissionActor {
   /** Who submits (an API key id); recorded on the ledger entry. */
   actor: string | null;
   idempotencyKey: string | null;
+  /**
+   * The request retries one under the same key whose server died before answering: a turn that
+   * first run started is rejoined rather than started again (see `turn-rejoin.ts`).
+   */
+  retriesDeadRun?: boolean;
 }
 
 /** A result for one call: content parts, and whether they describe a failure. */

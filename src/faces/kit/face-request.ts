@@ -9,6 +9,11 @@ import type { Principal } from '../../domain/principal.ts';
 /** A reserved `Idempotency-Key`: the request's outcome is stored under it, or the key is freed. */
 export interface IdempotencyHandle {
   key: string;
+  /**
+   * The key was held by a request whose server died before it answered: this one is its retry,
+   * and may find work the first run started (see the engine's `SubmissionActor.retriesDeadRun`).
+   */
+  takenOver: boolean;
   /** Stores the response so a retry with the same key replays it. */
   complete(status: number, body: string): Promise<void>;
   /** Drops the reservation (the request failed on our side; a retry may run it again). */

@@ -98,7 +98,11 @@ export function registerThreadRoutes(app: FastifyInstance, face: FaceContext): v
     const parsed = parsePostedMessage(body);
     const { appId, keyId } = request.principal;
     const threadId = request.params.id;
-    const submission = { actor: keyId, idempotencyKey: request.idempotency?.key ?? null };
+    const submission = {
+      actor: keyId,
+      idempotencyKey: request.idempotency?.key ?? null,
+      retriesDeadRun: request.idempotency?.takenOver === true,
+    };
     const stream = body.stream === true ? new ThreadStream(request, reply, face.streams) : null;
     try {
       const outcome =
