@@ -269,6 +269,7 @@ describe('duration settings of baton.yaml', () => {
     ['engine.stale_turn_seconds', '1e308', 'from 3 to 86400 (1 day)'],
     ['engine.stale_turn_seconds', '.nan', 'from 3 to 86400 (1 day)'],
     ['engine.stale_turn_seconds', '"99999999999999999999"', 'from 3 to 86400 (1 day)'],
+    ['engine.turn_lease_seconds', '2', 'from 3 to 86400 (1 day)'],
     ['engine.sweep_interval_ms', '1e10', 'from 10 to 600000 (10 minutes)'],
     ['engine.sweep_interval_ms', '0', 'from 10 to 600000 (10 minutes)'],
     ['engine.sweep_interval_ms', '-5', 'from 10 to 600000 (10 minutes)'],
@@ -286,6 +287,21 @@ describe('duration settings of baton.yaml', () => {
     const config = load('engine:\n  stale_turn_seconds: 86400\n  sweep_interval_ms: 10\n')();
     expect(config.staleTurnSeconds).toBe(86_400);
     expect(config.sweepIntervalMs).toBe(10);
+  });
+
+  it('reads the turn lease by its name or its older one (not both), and the takeover cap', () => {
+    const config = load('engine:\n  turn_lease_seconds: 20\n  max_turn_takeovers: 0\n')();
+    expect(config.staleTurnSeconds).toBe(20);
+    expect(config.maxTurnTakeovers).toBe(0);
+    expect(load('engine:\n  turn_lease_seconds: 20\n')().maxTurnTakeovers).toBe(2);
+    expect(load('engine:\n  stale_turn_seconds: 30\n')().staleTurnSeconds).toBe(30);
+    expect(load('engine:\n  turn_lease_seconds: 20\n  stale_turn_seconds: 30\n')).toThrow(
+      /give engine\.turn_lease_seconds or its older name engine\.stale_turn_seconds, not both/,
+    );
+    expect(load('engine:\n  max_turn_takeovers: 11\n')).toThrow(/max_turn_takeovers/);
+    // Prepared statements on PostgreSQL: on unless turned off (PgBouncer in transaction mode).
+    expect(load('engine: {}\n')().postgres.preparedStatements).toBe(true);
+    expect(load('database:\n  prepared_statements: false\n')().postgres.preparedStatements).toBe(false);
   });
 
   it("refuses an agent tool's timeout_seconds past 30 days when the file is read", () => {
