@@ -5,6 +5,7 @@ import type { IdGenerator } from '../domain/ids.ts';
 import type { ModelResolver } from './ports/model-resolver.ts';
 import type { ToolProvider } from './ports/tool-provider.ts';
 import type { TurnSlots } from './turn-slots.ts';
+import type { RunOpening } from './run-opening.ts';
 
 export interface EngineLogger {
   warn(details: object, message: string): void;
@@ -27,6 +28,11 @@ export interface EngineSettings {
   turnsPerApp: number;
   /** Turns of all apps whose loop may run in this process at once. */
   turnsTotal: number;
+  /**
+   * How long the opening of a run whose caller waits without events may stay unwritten while its
+   * first model step runs (see `RunOpening`); 0 writes every opening before the model is asked.
+   */
+  deferredOpeningMs: number;
 }
 
 /** What every part of the engine shares. Built once by `createEngine`. */
@@ -45,6 +51,8 @@ export interface EngineContext {
   background: Set<Promise<unknown>>;
   /** The running turns of this process, per app, under `turnsPerApp` and `turnsTotal`. */
   turns: TurnSlots;
+  /** Runs of this process whose opening may still be unwritten, by conversation id (see `RunOpening`). */
+  openings: Map<string, RunOpening>;
 }
 
 export function nowIso(context: EngineContext): string {

@@ -51,6 +51,8 @@ import { listMessagePage } from './message-pages.ts';
 import { LedgerChangeFeed, type LedgerChangeFeedSettings } from './ledger/ledger-change-feed.ts';
 import { SessionRuns } from './sessions/session-runs.ts';
 import { TurnSlots } from './turn-slots.ts';
+import { writeUnwrittenOpening } from './run-opening.ts';
+import { openTurn } from './turn-start.ts';
 
 export * from './engine-types.ts';
 
@@ -72,6 +74,7 @@ export class Engine {
       maxTurnTakeovers: 2,
       turnsPerApp: 100,
       turnsTotal: 400,
+      deferredOpeningMs: 250,
       ...options.settings,
     };
     this.context = {
@@ -85,6 +88,7 @@ export class Engine {
       running: new Map(),
       background: new Set(),
       turns: new TurnSlots({ perApp: settings.turnsPerApp, total: settings.turnsTotal }),
+      openings: new Map(),
     };
     this.dispatch = new TurnDispatch(this.context, new AgentVersions(options.store));
     this.responses = new ResponseChains(this.context, this);
@@ -161,15 +165,16 @@ export class Engine {
     return this.dispatch.admitAndRun(
       appId,
       async () => ({
-        turn: await this.dispatch.startTurn(
+        opening: openTurn(this.context, {
           conversation,
-          agentRecord.id,
-          agentRecord.version,
-          [input],
-          [],
-          options.onAccepted,
-          true,
-        ),
+          agentId: agentRecord.id,
+          agentVersion: agentRecord.version,
+          inputs: [input],
+          queuedIds: [],
+          onAccepted: options.onAccepted,
+          isNewConversation: true,
+          requestKey: null,
+        }),
         agent: agentRecord.definition,
       }),
       options,
@@ -199,6 +204,7 @@ export class Engine {
   }
 
   async getConversation(appId: string, conversationId: string): Promise<ConversationRecord> {
+    await writeUnwrittenOpening(this.context.openings, conversationId);
     const conversation = await this.context.store.conversations.get(appId, conversationId);
     if (!conversation) throw conversationNotFound(conversationId);
     return conversation;

@@ -11,6 +11,7 @@ import {
 import { isPlainUserInput } from './input-items.ts';
 import type { TurnDispatch } from './turn-dispatch.ts';
 import { rejoinTurn, turnStartedBy } from './turn-rejoin.ts';
+import { openTurn } from './turn-start.ts';
 import type { TurnOutcome } from './turn-runner.ts';
 
 /**
@@ -70,16 +71,16 @@ export async function sendToConversation(
   return dispatch.admitAndRun(
     appId,
     async () => ({
-      turn: await dispatch.startTurn(
+      opening: openTurn(context, {
         conversation,
-        agentRecord.id,
-        agentRecord.version,
-        [input],
-        [],
-        options.onAccepted,
-        false,
-        options.submission.idempotencyKey,
-      ),
+        agentId: agentRecord.id,
+        agentVersion: agentRecord.version,
+        inputs: [input],
+        queuedIds: [],
+        onAccepted: options.onAccepted,
+        isNewConversation: false,
+        requestKey: options.submission.idempotencyKey,
+      }),
       agent: agentRecord.definition,
     }),
     options,

@@ -4,9 +4,10 @@ import type { Repositories } from '../store/store.ts';
 import { bumpConversation } from './conversation-version.ts';
 import { BatonError } from '../domain/errors/baton-error.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
-import { writeMissingOutputs } from './turn-closing.ts';
+import { missingOutputs, writeMissingOutputs } from './turn-closing.ts';
+import { RunOpening } from './run-opening.ts';
 import { blocksTurn } from './pending-calls.ts';
-import { alreadyResolved, applyResult, type SubmissionActor } from './ledger/ledger-transitions.ts';
+import { alreadyResolved, applyResult, withResult, type SubmissionActor } from './ledger/ledger-transitions.ts';
 import type { MatchedResult } from './ledger/result-intake.ts';
 
 /**
@@ -45,37 +46,51 @@ export async function beginResumeWithOutputs(
 }
 
 /**
- * Applies a checked results message: resolves every call (and the asynchronous calls answered
- * with it) and resumes the turn, in one transaction.
+ * The resume a checked results message opens, not yet written (see `RunOpening`): it resolves
+ * every call, moves the turn back to `in_progress` under a new lease, and appends the results
+ * (with any `followUp` input) as the run's next input, in one transaction. `turnEntries` are all
+ * the turn's ledger rows as read with the results; the opening's items are built from them and
+ * the results, before anything is written.
  */
-export async function applyResultsMessage(
+export async function openResultsResume(
   context: EngineContext,
   turn: TurnRecord,
+  turnEntries: readonly LedgerEntryRecord[],
   results: readonly MatchedResult[],
   submission: SubmissionActor,
   followUp: readonly InputItem[] = [],
   onAccepted?: (tx: Repositories, accepted: { turn: TurnRecord; inputItems: ItemRecord[] }) => Promise<void>,
   turnOptions?: TurnOptions,
-): Promise<TurnRecord> {
+): Promise<RunOpening> {
   const now = nowIso(context);
-  return context.store.transaction(async (tx) => {
+  const answered = new Map(results.map(({ result, entry }) => [entry.id, withResult(entry, result, submission, now)]));
+  const entries = turnEntries.map((entry) => answered.get(entry.id) ?? entry);
+  const patch = { status: 'in_progress' as const, updatedAt: now, leaseToken: context.newId('lease') };
+  const resumed: TurnRecord = { ...turn, ...patch, ...(turnOptions ? { options: turnOptions } : {}) };
+  // Nothing else writes the items of a turn that waits for results; the guarded update below
+  // refuses the resume if another request got there first.
+  const existing = await context.store.items.listByTurn(turn.id);
+  const items = [
+    ...missingOutputs(context, resumed, entries, existing, now),
+    ...toNewItems(context, resumed, followUp, now),
+  ];
+  return new RunOpening(context.store, resumed, items, async (tx) => {
     for (const { result, entry } of results) {
       await applyResult(tx, entry, result, submission, now, `${result.param}.tool_call_id`);
     }
-    const resumed = await beginResumeWithOutputs(context, tx, turn.id);
-    if (!resumed) {
+    const updated = await tx.turns.update(turn.id, ['requires_action'], {
+      ...patch,
+      ...(turnOptions ? { options: turnOptions } : {}),
+    });
+    if (!updated) {
       throw new BatonError(
         'concurrent_update',
         `Turn '${turn.id}' was resumed or closed by another request at the same time.`,
       );
     }
-    if (turnOptions) {
-      const updated = await tx.turns.update(turn.id, ['in_progress'], { updatedAt: now, options: turnOptions });
-      if (updated) resumed.turn = updated;
-    }
-    const extra = followUp.length > 0 ? await tx.items.append(toNewItems(context, resumed.turn, followUp, now)) : [];
-    if (onAccepted) await onAccepted(tx, { turn: resumed.turn, inputItems: [...resumed.outputs, ...extra] });
-    return resumed.turn;
+    const inputItems = items.length > 0 ? await tx.items.append([...items]) : [];
+    await bumpConversation(tx, turn.appId, turn.conversationId, { updatedAt: now });
+    if (onAccepted) await onAccepted(tx, { turn: updated, inputItems });
   });
 }
 

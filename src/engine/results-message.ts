@@ -5,7 +5,7 @@ import type { EngineContext } from './engine-context.ts';
 import { checkToolChoice, type RunOptions } from './engine-types.ts';
 import type { InputItem } from './input-items.ts';
 import { checkResultsMessage, readResults, type ToolResultInput } from './ledger/result-intake.ts';
-import { applyResultsMessage } from './result-submission.ts';
+import { openResultsResume } from './result-submission.ts';
 import { assertValidToolSet } from './tool-schema.ts';
 import type { TurnDispatch } from './turn-dispatch.ts';
 import type { TurnOutcome } from './turn-runner.ts';
@@ -52,16 +52,17 @@ export async function submitResultsMessage(
   return dispatch.admitAndRun(
     conversation.appId,
     async () => {
-      const resumed = await applyResultsMessage(
+      const opening = await openResultsResume(
         context,
         turn,
+        intake.entries,
         matched,
         options.submission,
         followUp,
         options.onAccepted,
         turnOptions,
       );
-      return { turn: resumed, agent: await dispatch.agentForTurn(resumed) };
+      return { opening, agent: await dispatch.agentForTurn(opening.turn) };
     },
     options,
   );

@@ -16,13 +16,23 @@ export async function writeMissingOutputs(
   turn: TurnRecord,
   entries: readonly LedgerEntryRecord[],
 ): Promise<ItemRecord[]> {
-  const existing = await tx.items.listByTurn(turn.id);
+  const outputs = missingOutputs(context, turn, entries, await tx.items.listByTurn(turn.id), nowIso(context));
+  return outputs.length > 0 ? tx.items.append(outputs) : [];
+}
+
+/** The outputs `writeMissingOutputs` appends, given the turn's items so far (`existing`). */
+export function missingOutputs(
+  context: EngineContext,
+  turn: TurnRecord,
+  entries: readonly LedgerEntryRecord[],
+  existing: readonly ItemRecord[],
+  createdAt: string,
+): NewItem[] {
   const answered = new Set(
     existing.flatMap((item) => (item.payload.type === 'function_call_output' ? [item.payload.callId] : [])),
   );
   const groupId = context.newId('msg');
-  const createdAt = nowIso(context);
-  const outputs: NewItem[] = [...entries]
+  return [...entries]
     .filter((entry) => entry.state !== 'pending' && !answered.has(entry.id))
     .sort((a, b) => (a.createdAt === b.createdAt ? a.callIndex - b.callIndex : a.createdAt < b.createdAt ? -1 : 1))
     .map((entry) => ({
@@ -40,7 +50,6 @@ export async function writeMissingOutputs(
         synthetic: entry.state === 'expired' || entry.state === 'cancelled',
       },
     }));
-  return outputs.length > 0 ? tx.items.append(outputs) : [];
 }
 
 /**

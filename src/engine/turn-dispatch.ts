@@ -7,6 +7,7 @@ import type { EngineEventListener } from './events.ts';
 import { beginResume } from './result-submission.ts';
 import { runTurn, type TurnOutcome } from './turn-runner.ts';
 import { startTurn } from './turn-start.ts';
+import type { RunOpening } from './run-opening.ts';
 import type { TurnSlot } from './turn-slots.ts';
 
 /**
@@ -27,9 +28,6 @@ export class TurnDispatch {
     agentVersion: number,
     inputs: readonly UserInput[],
     queuedIds: readonly string[] = [],
-    onAccepted?: RunOptions['onAccepted'],
-    isNewConversation = false,
-    requestKey: string | null = null,
   ): Promise<TurnRecord> {
     return startTurn(this.context, {
       conversation,
@@ -37,51 +35,61 @@ export class TurnDispatch {
       agentVersion,
       inputs,
       queuedIds,
-      onAccepted,
-      isNewConversation,
-      requestKey,
+      onAccepted: undefined,
+      isNewConversation: false,
+      requestKey: null,
     });
   }
 
   /**
    * A new turn of `appId`: admitted under the app's and the process's turn caps before anything
-   * is written (`too_many_turns` otherwise), then `begin` writes it as running and it runs for
-   * the caller, or in the background when the caller asked not to wait.
+   * is written (`too_many_turns` otherwise); `open` builds its opening (a start or a resume),
+   * which is written at once, or with the first step when the caller waits and watches no events
+   * (see `RunOpening`). It runs for the caller, or in the background when the caller asked not
+   * to wait.
    */
   async admitAndRun(
     appId: string,
-    begin: () => Promise<{ turn: TurnRecord; agent: AgentDefinition }>,
+    open: () => Promise<{ opening: RunOpening; agent: AgentDefinition }>,
     options: RunOptions,
   ): Promise<TurnOutcome> {
     const slot = this.context.turns.admit(appId);
-    let begun: { turn: TurnRecord; agent: AgentDefinition };
+    let opened: { opening: RunOpening; agent: AgentDefinition };
     try {
-      begun = await begin();
+      opened = await open();
+      const defers = !options.detach && !options.listener && this.context.settings.deferredOpeningMs > 0;
+      if (!defers) await opened.opening.writeNow();
     } catch (error) {
       slot.release();
       throw error;
     }
-    const { turn, agent } = begun;
-    if (!options.detach) return this.run(turn, agent, options.listener, slot);
-    runInBackground(this.context, 'detached turn', () => this.run(turn, agent, options.listener, slot));
-    return { turn, replyGroupId: '', text: null, pendingCalls: [] };
+    const { opening, agent } = opened;
+    const unwritten = opening.written ? undefined : opening;
+    if (!options.detach) return this.run(opening.turn, agent, options.listener, slot, unwritten);
+    runInBackground(this.context, 'detached turn', () => this.run(opening.turn, agent, options.listener, slot));
+    return { turn: opening.turn, replyGroupId: '', text: null, pendingCalls: [] };
   }
 
   /**
    * Runs the loop for a turn this caller owns, holding `slot` until the loop ends (finished,
-   * paused for a client, failed or thrown), then applies any queued input.
+   * paused for a client, failed or thrown), then applies any queued input. An `opening` not yet
+   * written is known to this process's readers of the conversation meanwhile.
    */
   private async run(
     turn: TurnRecord,
     agent: AgentDefinition,
     listener: EngineEventListener | undefined,
     slot: TurnSlot,
+    opening?: RunOpening,
   ): Promise<TurnOutcome> {
+    const openings = this.context.openings;
+    if (opening) openings.set(turn.conversationId, opening);
     let outcome: TurnOutcome;
     try {
-      outcome = await runTurn(this.context, turn, agent, listener);
+      outcome = await runTurn(this.context, turn, agent, listener, opening);
     } finally {
       slot.release();
+      if (opening && openings.get(turn.conversationId) === opening) openings.delete(turn.conversationId);
     }
     // Only agents with the `queue` policy ever store input; others skip the extra query.
     if (outcome.turn.status !== 'requires_action' && agent.inputPolicy === 'queue')

@@ -21,6 +21,8 @@ import { blocksTurn } from './pending-calls.ts';
 import { stepItems } from './step-items.ts';
 import { settleInterruptedCalls } from './interrupted-calls.ts';
 import { addUsage } from '../domain/usage.ts';
+import type { WindowItem } from '../domain/queries.ts';
+import type { RunOpening } from './run-opening.ts';
 
 /** Where a turn stands when the engine hands control back to the caller. */
 export interface TurnOutcome {
@@ -63,6 +65,7 @@ export async function runTurn(
   startingTurn: TurnRecord,
   agent: AgentDefinition,
   listener: EngineEventListener | undefined,
+  opening?: RunOpening,
 ): Promise<TurnOutcome> {
   const emit: EngineEventListener = listener ?? (() => {});
   const controller = new AbortController();
@@ -89,6 +92,8 @@ export async function runTurn(
   // renewal refused means the turn is no longer this run's: its model call stops at once.
   const heartbeat = setInterval(
     () => {
+      // Nothing to renew before the opening is written: no other process knows of the turn.
+      if (opening && !opening.written) return;
       void context.store.turns
         .update(startingTurn.id, ['in_progress'], { updatedAt: nowIso(context) }, lease)
         .then((held) => held || controller.abort())
@@ -97,15 +102,27 @@ export async function runTurn(
     Math.max(1_000, (context.settings.staleTurnSeconds * 1000) / 3),
   );
   heartbeat.unref();
+  // A slow first step (a real model) writes the opening alone, so the turn is seen running; if
+  // another request changed the conversation first, the model call stops and the refusal is reported.
+  const openingDeadline =
+    opening && !opening.written
+      ? setTimeout(() => {
+          opening.writeNow().catch(() => {
+            // A failure to commit (the database) is left to the step's own commit to meet again.
+            if (opening.refusal) controller.abort();
+          });
+        }, context.settings.deferredOpeningMs)
+      : undefined;
+  openingDeadline?.unref();
 
   try {
     const model = context.models.resolve(agent.model);
-    // A turn taken over from a process that died mid-step first settles the calls that step ran.
-    turn = await settleInterruptedCalls(context, turn, toolsByName, controller.signal);
+    // A turn taken over from a process that died mid-step first settles the calls that step ran
+    // (a run with an opening is a start or a resume here, never a takeover).
+    if (!opening) turn = await settleInterruptedCalls(context, turn, toolsByName, controller.signal);
     while (turn.stepCount < maxSteps) {
       const groupId = context.newId('msg');
-      const window = await context.store.items.listWindow(turn.conversationId, agent.historyLimit + 1);
-      const isWholeHistory = window.length <= agent.historyLimit;
+      const { window, isWholeHistory } = await readWindow(context, turn.conversationId, agent.historyLimit, opening);
       const history = trimToUserBoundary(isWholeHistory ? window : window.slice(1), isWholeHistory);
 
       // Reasoning streams before its item exists: its id is minted at once, so faces can name it.
@@ -184,6 +201,9 @@ export async function runTurn(
       // Server calls (and fakes) run now, before the step commits, so their results commit with it.
       const useFakes = turn.options.useToolFakes === true;
       await answerClientCallsWithFakes(context, planned, toolsByName, controller.signal, useFakes);
+      // Claims need the turn's row: an opening still unwritten is written first.
+      if (opening && entries.some((entry) => entry.kind === 'server' && entry.state === 'pending'))
+        await opening.writeNow();
       await runServerCalls(context, entries, toolsByName, controller.signal, useFakes, lease);
       markFakedCalls(planned);
       const newItem = (payload: NewItem['payload'], id = context.newId('item')): NewItem => ({
@@ -207,7 +227,7 @@ export async function runTurn(
       callsMade += entries.length;
       if (blockingEntries.length > 0) {
         // Results of server calls wait for the client's, so that all enter in call order at resume.
-        const { turn: paused, appended } = await commitStep(context, turn, items, 'requires_action', {
+        const { turn: paused, appended } = await commitStep(context, opening, turn, items, 'requires_action', {
           stepCount,
           usage,
           finishReason: 'tool_use',
@@ -229,7 +249,7 @@ export async function runTurn(
       );
       if (entries.length > 0 || (planned.immediateOutputs.length > planned.invalidCount && !endsTurn)) {
         // Server results, system tools or asynchronous placeholders: the model goes on with them.
-        const { turn: continued, appended } = await commitStep(context, turn, items, 'in_progress', {
+        const { turn: continued, appended } = await commitStep(context, opening, turn, items, 'in_progress', {
           stepCount,
           usage,
           entries,
@@ -250,7 +270,7 @@ export async function runTurn(
               `The model produced invalid tool calls ${invalidRounds} times in a row; the turn was stopped. ` +
               `Check the tool descriptions and schemas of agent '${agent.name}'.`,
           };
-          const { turn: failed, appended } = await commitStep(context, turn, items, 'failed', {
+          const { turn: failed, appended } = await commitStep(context, opening, turn, items, 'failed', {
             stepCount,
             usage,
             finishReason: 'error',
@@ -261,7 +281,7 @@ export async function runTurn(
           emit({ type: 'turn.failed', turn });
           return { turn, replyGroupId, text: lastText, pendingCalls: [] };
         }
-        const { turn: continued, appended } = await commitStep(context, turn, items, 'in_progress', {
+        const { turn: continued, appended } = await commitStep(context, opening, turn, items, 'in_progress', {
           stepCount,
           usage,
         });
@@ -270,7 +290,7 @@ export async function runTurn(
         continue;
       }
 
-      const { turn: completed, appended } = await commitStep(context, turn, items, 'completed', {
+      const { turn: completed, appended } = await commitStep(context, opening, turn, items, 'completed', {
         stepCount,
         usage,
         finishReason: step.finishReason === 'length' ? 'length' : 'stop',
@@ -281,7 +301,7 @@ export async function runTurn(
       return { turn, replyGroupId, text: lastText, pendingCalls: [] };
     }
 
-    const { turn: stopped } = await commitStep(context, turn, [], 'completed', {
+    const { turn: stopped } = await commitStep(context, opening, turn, [], 'completed', {
       stepCount: turn.stepCount,
       usage: turn.usage,
       finishReason: 'max_steps',
@@ -290,6 +310,8 @@ export async function runTurn(
     emit({ type: 'turn.completed', turn });
     return { turn, replyGroupId, text: lastText, pendingCalls: [] };
   } catch (error) {
+    // The opening lost to another request (its conversation changed first): nothing was written.
+    if (opening?.refusal) throw opening.refusal.error;
     if (error instanceof TurnSupersededError || error instanceof StepAbortedError || controller.signal.aborted) {
       // Someone else (cancel, expiry) closed the turn; report it as it now stands.
       const current = (await context.store.turns.get(turn.id)) ?? turn;
@@ -298,7 +320,7 @@ export async function runTurn(
     const turnError = describeFailure(error);
     context.logger.warn({ turnId: turn.id, code: turnError.code, err: error }, 'turn failed');
     try {
-      const { turn: failed } = await commitStep(context, turn, [], 'failed', {
+      const { turn: failed } = await commitStep(context, opening, turn, [], 'failed', {
         stepCount: turn.stepCount,
         usage: turn.usage,
         finishReason: 'error',
@@ -313,6 +335,7 @@ export async function runTurn(
     return { turn, replyGroupId, text: lastText, pendingCalls: [] };
   } finally {
     clearInterval(heartbeat);
+    clearTimeout(openingDeadline);
     context.running.delete(startingTurn.id);
   }
 }
@@ -325,9 +348,13 @@ interface StepCommit {
   entries?: LedgerEntryRecord[];
 }
 
-/** Writes one step atomically: items, ledger rows, the turn's new status and the conversation version. */
+/**
+ * Writes one step atomically: items, ledger rows, the turn's new status and the conversation
+ * version, after the run's opening if that is still unwritten (one commit for both).
+ */
 async function commitStep(
   context: EngineContext,
+  opening: RunOpening | undefined,
   turn: TurnRecord,
   items: NewItem[],
   status: TurnStatus,
@@ -335,7 +362,7 @@ async function commitStep(
 ): Promise<{ turn: TurnRecord; appended: ItemRecord[] }> {
   const updatedAt = nowIso(context);
   const ends = status === 'completed' || status === 'failed';
-  return context.store.transaction(async (tx) => {
+  return (opening ?? context.store).transaction(async (tx) => {
     const updated = await tx.turns.update(
       turn.id,
       ['in_progress'],
@@ -375,5 +402,29 @@ function describeFailure(error: unknown): TurnError {
   return {
     code: 'model_error',
     message: `The model call failed: ${error instanceof Error ? error.message : String(error)}.`,
+  };
+}
+
+/**
+ * The latest `limit + 1` items of the conversation, oldest first, counting the items of an
+ * opening not yet written (the run's input), and whether that is the whole history.
+ */
+async function readWindow(
+  context: EngineContext,
+  conversationId: string,
+  limit: number,
+  opening: RunOpening | undefined,
+): Promise<{ window: WindowItem[]; isWholeHistory: boolean }> {
+  const stored = await context.store.items.listWindow(conversationId, limit + 1);
+  const unwritten = opening?.items ?? [];
+  // Written alone meanwhile (its items commit together), the read may have them already.
+  const groups = new Set(unwritten.map((item) => item.groupId));
+  if (unwritten.length === 0 || stored.some((item) => groups.has(item.groupId)))
+    return { window: stored, isWholeHistory: stored.length <= limit };
+  // Not stored yet, so without a seq: the prompt orders by position, never by seq.
+  const window = [...stored, ...unwritten.map((item) => ({ seq: 0, groupId: item.groupId, payload: item.payload }))];
+  return {
+    window: window.slice(-(limit + 1)),
+    isWholeHistory: stored.length <= limit && window.length <= limit,
   };
 }

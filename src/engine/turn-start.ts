@@ -3,6 +3,7 @@ import { bumpConversation } from './conversation-version.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
 import type { RunOptions, UserInput } from './engine-types.ts';
 import { toNewItems } from './input-items.ts';
+import { RunOpening } from './run-opening.ts';
 
 /** What a new turn starts from. */
 export interface TurnStart {
@@ -26,6 +27,13 @@ export interface TurnStart {
  * one transaction with the face's own record of the request (`onAccepted`).
  */
 export async function startTurn(context: EngineContext, start: TurnStart): Promise<TurnRecord> {
+  const opening = openTurn(context, start);
+  await opening.writeNow();
+  return opening.turn;
+}
+
+/** The start of a turn, not yet written (see `RunOpening`): written by `startTurn`, or with the turn's first step. */
+export function openTurn(context: EngineContext, start: TurnStart): RunOpening {
   const { conversation, inputs } = start;
   const now = nowIso(context);
   const last = inputs[inputs.length - 1];
@@ -48,7 +56,8 @@ export async function startTurn(context: EngineContext, start: TurnStart): Promi
     takeovers: 0,
     requestKey: start.requestKey,
   };
-  await context.store.transaction(async (tx) => {
+  const items = inputs.flatMap((input) => toNewItems(context, turn, input.items, now));
+  return new RunOpening(context.store, turn, items, async (tx) => {
     if (start.isNewConversation) await tx.conversations.insert(conversation);
     await bumpConversation(
       tx,
@@ -58,9 +67,8 @@ export async function startTurn(context: EngineContext, start: TurnStart): Promi
       conversation.version,
     );
     await tx.turns.insert(turn);
-    const inputItems = await tx.items.append(inputs.flatMap((input) => toNewItems(context, turn, input.items, now)));
+    const inputItems = await tx.items.append([...items]);
     for (const id of start.queuedIds) await tx.queuedInputs.delete(id);
     if (start.onAccepted) await start.onAccepted(tx, { turn, inputItems });
   });
-  return turn;
 }

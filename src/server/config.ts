@@ -21,6 +21,13 @@ export const DEFAULT_STALE_TURN_SECONDS = 15;
 /** Takeovers of one turn before it is failed instead: a turn that kills every process it runs on stops. */
 export const DEFAULT_MAX_TURN_TAKEOVERS = 2;
 
+/**
+ * A request that waits for its answer has its input (or results) written with the first model
+ * step when the model answers within this long: one commit instead of two. A slower model gets
+ * it written at this point, so other replicas soon see the turn running.
+ */
+export const DEFAULT_DEFERRED_WRITE_MS = 250;
+
 /** Ten connections per replica keep a few replicas well under PostgreSQL's default 100. */
 export const DEFAULT_POSTGRES = { poolSize: 10, statementTimeoutMs: 30_000, preparedStatements: true } as const;
 
@@ -87,6 +94,8 @@ const fileSchema = z
         /** The older name of `turn_lease_seconds`, still read. */
         stale_turn_seconds: durationNumber(DURATION_RANGES.staleTurn, { coerce: true, integer: true }).optional(),
         max_turn_takeovers: z.coerce.number().int().min(0).max(10).optional(),
+        /** How long a waiting request's input may stay unwritten while the first model step runs (0: never). */
+        deferred_write_ms: z.coerce.number().int().min(0).max(10_000).optional(),
       })
       .strict()
       .refine((engine) => engine.turn_lease_seconds === undefined || engine.stale_turn_seconds === undefined, {
@@ -145,6 +154,8 @@ export interface BatonConfig {
   maxModelRetries: number;
   staleTurnSeconds: number;
   maxTurnTakeovers: number;
+  /** `engine.deferred_write_ms`: see `EngineSettings.deferredOpeningMs`. */
+  deferredWriteMs: number;
   providers: {
     openai?: ProviderSettings;
     anthropic?: ProviderSettings;
@@ -272,6 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     maxModelRetries: file.engine?.max_model_retries ?? 2,
     staleTurnSeconds: file.engine?.turn_lease_seconds ?? file.engine?.stale_turn_seconds ?? DEFAULT_STALE_TURN_SECONDS,
     maxTurnTakeovers: file.engine?.max_turn_takeovers ?? DEFAULT_MAX_TURN_TAKEOVERS,
+    deferredWriteMs: file.engine?.deferred_write_ms ?? DEFAULT_DEFERRED_WRITE_MS,
     providers,
     scripted: file.scripted ?? {},
     agents: file.agents ?? (source ? [] : [DEMO_AGENT]),

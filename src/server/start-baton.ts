@@ -117,6 +117,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
         maxModelRetries: config.maxModelRetries,
         staleTurnSeconds: config.staleTurnSeconds,
         maxTurnTakeovers: config.maxTurnTakeovers,
+        deferredOpeningMs: config.deferredWriteMs,
         turnsPerApp: config.limits.turnsPerApp,
         turnsTotal: config.limits.turnsTotal,
       },

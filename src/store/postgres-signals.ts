@@ -4,6 +4,8 @@ import type { SignalListener, Signals, SignalTopic } from './signals.ts';
 
 const CHANNEL = 'baton_signals';
 const RECONNECT_MS = 1_000;
+/** Keeps one statement's parameters well under PostgreSQL's limit. */
+const MAX_NOTICES_PER_STATEMENT = 500;
 
 /**
  * Signals between replicas by PostgreSQL LISTEN/NOTIFY, on one connection of its own per process.
@@ -21,6 +23,9 @@ export class PostgresSignals implements Signals {
   private readonly leads = new Set<string>();
   private closed = false;
   private everConnected = false;
+  /** Notices asked for while a batch is being sent (see `publish`). */
+  private readonly unsent = new Set<string>();
+  private sending = false;
   /** One query at a time on the session: `pg` queues overlapping ones, but warns that it will stop. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -35,12 +40,30 @@ export class PostgresSignals implements Signals {
   }
 
   publish(topic: SignalTopic, key: string): void {
+    // Notices carry no data, only what to read again: the same notice asked for twice while one
+    // batch is on its way is sent once, in the next batch. A busy app's ledger changes many times
+    // a second; this keeps its notices to about one statement per database round trip.
+    this.unsent.add(JSON.stringify({ topic, key }));
+    if (!this.sending) this.sendUnsent();
+  }
+
+  /** Sends the notices asked for so far in one statement, then any asked for meanwhile. */
+  private sendUnsent(): void {
+    const payloads = [...this.unsent].slice(0, MAX_NOTICES_PER_STATEMENT);
+    for (const payload of payloads) this.unsent.delete(payload);
+    this.sending = true;
+    const calls = payloads.map((_, index) => `pg_notify($1, $${index + 2})`).join(', ');
     // Delivered back to this process by its own LISTEN as well, like to every other replica.
-    void this.query('select pg_notify($1, $2)', [CHANNEL, JSON.stringify({ topic, key })]).catch((error: unknown) => {
-      // The notice is lost, so at least this process's subscribers hear it.
-      this.local.publish(topic, key);
-      this.onError(error);
-    });
+    void this.query(`select ${calls}`, [CHANNEL, ...payloads])
+      .catch((error: unknown) => {
+        // The notices are lost, so at least this process's subscribers hear them.
+        for (const payload of payloads) this.deliver(payload);
+        this.onError(error);
+      })
+      .finally(() => {
+        this.sending = false;
+        if (this.unsent.size > 0) this.sendUnsent();
+      });
   }
 
   subscribe(topic: SignalTopic, listener: SignalListener): () => void {
@@ -101,7 +124,8 @@ export class PostgresSignals implements Signals {
       throw new Error('signals closed');
     }
     this.client = client;
-    if (this.everConnected) for (const topic of ['ledger', 'api-keys'] as const) this.local.publish(topic, '*');
+    if (this.everConnected)
+      for (const topic of ['ledger', 'api-keys', 'agents'] as const) this.local.publish(topic, '*');
     this.everConnected = true;
     return client;
   }

@@ -11,7 +11,9 @@ export type SignalTopic =
   /** An app's ledger changed (a call made pending or resolved); key: the app id. */
   | 'ledger'
   /** A key stopped authenticating; key: `hash:<sha256>` or `app:<app id>` (all of an app). */
-  | 'api-keys';
+  | 'api-keys'
+  /** An agent was created, edited or deleted; key: the app id. */
+  | 'agents';
 
 export type SignalListener = (key: string) => void;
 

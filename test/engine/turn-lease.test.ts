@@ -1,38 +1,13 @@
-import type { LanguageModelV3, LanguageModelV3CallOptions } from '@ai-sdk/provider';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentService } from '../../src/resources/agents/agent-service.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import { Engine } from '../../src/engine/engine.ts';
 import { newId } from '../../src/domain/ids.ts';
-import { autoProgram } from '../../src/models/scripted/auto-program.ts';
-import { ScriptedLanguageModel } from '../../src/models/scripted/scripted-model.ts';
 import { ensureDefaultApp } from '../../src/resources/apps/app-records.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
-
-/** A model call that lasts until released, or until its caller aborts it, like a slow provider. */
-function slowModel(release: Promise<void>): LanguageModelV3 & { aborted: boolean } {
-  const inner = new ScriptedLanguageModel('auto', autoProgram);
-  const model = {
-    specificationVersion: 'v3' as const,
-    provider: inner.provider,
-    modelId: inner.modelId,
-    supportedUrls: {},
-    aborted: false,
-    doGenerate: (options: LanguageModelV3CallOptions) => inner.doGenerate(options),
-    doStream: async (options: LanguageModelV3CallOptions) => {
-      await new Promise<void>((resolve, reject) => {
-        void release.then(resolve);
-        options.abortSignal?.addEventListener('abort', () => {
-          model.aborted = true;
-          reject(options.abortSignal?.reason);
-        });
-      });
-      return inner.doStream(options);
-    },
-  };
-  return model;
-}
+import { slowModel } from '../helpers/slow-model.ts';
 
 /**
  * The lease of a running turn: its heartbeat renews it while a long model call runs, so nobody

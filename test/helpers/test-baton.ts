@@ -1,5 +1,5 @@
 import type { AgentWire } from '../../src/resources/agents/agent-config-form.ts';
-import { DEFAULT_POSTGRES, DEMO_AGENT, type BatonConfig } from '../../src/server/config.ts';
+import { DEFAULT_DEFERRED_WRITE_MS, DEFAULT_POSTGRES, DEMO_AGENT, type BatonConfig } from '../../src/server/config.ts';
 import { DEFAULT_LIMITS } from '../../src/server/limit-settings.ts';
 import { createBaton, type BatonInstance, type StartOptions } from '../../src/server/start-baton.ts';
 import type { Clock } from '../../src/domain/clock.ts';
@@ -46,6 +46,7 @@ export function testConfig(overrides: Partial<BatonConfig> = {}): BatonConfig {
     maxModelRetries: 0,
     staleTurnSeconds: 600,
     maxTurnTakeovers: 2,
+    deferredWriteMs: DEFAULT_DEFERRED_WRITE_MS,
     providers: {},
     scripted: {},
     agents: [DEMO_AGENT],

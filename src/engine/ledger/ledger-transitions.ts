@@ -63,6 +63,16 @@ export function alreadyResolved(entry: LedgerEntryRecord, param: string | null):
   );
 }
 
+/** A pending row as `applyResult` leaves it, for a run that has the result before it is written. */
+export function withResult(
+  entry: LedgerEntryRecord,
+  result: CallResult,
+  by: SubmissionActor,
+  at: string,
+): LedgerEntryRecord {
+  return { ...entry, ...resolution(result.isError ? 'failed' : 'completed', result, by, at), updatedAt: at };
+}
+
 /**
  * A client's result for a pending call: `completed`, or `failed` when it is an error. Only one of
  * two concurrent answers applies; the other gets the conflict of an already resolved call.

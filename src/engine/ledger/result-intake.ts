@@ -26,6 +26,8 @@ export interface MatchedResult {
 export interface ResultIntake {
   /** The conversation's turn waiting for results (`requires_action`), if any. */
   turn: TurnRecord | undefined;
+  /** Every ledger row of that turn, in call order. */
+  entries: LedgerEntryRecord[];
   /** That turn's calls the client owes, in call order (never approvals). */
   pending: LedgerEntryRecord[];
   /** That turn's approvals still undecided: only a person resolves them. */
@@ -54,6 +56,7 @@ export async function readResults(
   const blocking = turnEntries.filter(blocksTurn);
   const intake: ResultIntake = {
     turn,
+    entries: turnEntries,
     pending: blocking.filter((entry) => entry.kind !== 'approval'),
     approvals: blocking.filter((entry) => entry.kind === 'approval'),
     asynchronous: [],

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { LedgerRepo, Repositories, Store } from '../store.ts';
 import type { Signals } from '../signals.ts';
+import { cachingCurrentAgents } from '../current-agents-cache.ts';
 import { createAgentRepo } from './agent-repo.ts';
 import { createApiKeyRepo } from './api-key-repo.ts';
 import { createAppRepo } from './app-repo.ts';
@@ -49,8 +50,10 @@ export function createRepositories(
  */
 export function createKyselyStore(db: Kysely<Database>, signals: Signals): Store {
   const announce = (appId: string) => signals.publish('ledger', appId);
+  const repositories = createRepositories(db, announce);
   return {
-    ...createRepositories(db, announce),
+    ...repositories,
+    agents: cachingCurrentAgents(repositories.agents, signals),
     signals,
     async transaction(work) {
       // Announced once committed: a process that reads on the notice must find the change.
