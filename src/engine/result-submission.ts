@@ -5,7 +5,8 @@ import { bumpConversation } from './conversation-version.ts';
 import { BatonError } from '../domain/errors/baton-error.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
 import { missingOutputs, writeMissingOutputs } from './turn-closing.ts';
-import { RunOpening } from './run-opening.ts';
+import { refusing, RunOpening } from './run-opening.ts';
+import { conversationPatchOf, writeEntries } from './step-writes.ts';
 import { blocksTurn } from './pending-calls.ts';
 import { alreadyResolved, applyResult, withResult, type SubmissionActor } from './ledger/ledger-transitions.ts';
 import type { MatchedResult } from './ledger/result-intake.ts';
@@ -74,23 +75,31 @@ export async function openResultsResume(
     ...missingOutputs(context, resumed, entries, existing, now),
     ...toNewItems(context, resumed, followUp, now),
   ];
-  return new RunOpening(context.store, resumed, items, async (tx) => {
-    for (const { result, entry } of results) {
-      await applyResult(tx, entry, result, submission, now, `${result.param}.tool_call_id`);
-    }
-    const updated = await tx.turns.update(turn.id, ['requires_action'], {
-      ...patch,
-      ...(turnOptions ? { options: turnOptions } : {}),
+  // With the first step folded in, the turn moves from `requires_action` straight to where the
+  // step leaves it, the conversation moves on once, and the results and the step's items are
+  // appended together.
+  return new RunOpening(context.store, resumed, items, async (tx, step) => {
+    const updated = await refusing(async () => {
+      for (const { result, entry } of results) {
+        await applyResult(tx, entry, result, submission, now, `${result.param}.tool_call_id`);
+      }
+      const turnPatch = { ...patch, ...(turnOptions ? { options: turnOptions } : {}), ...step?.patch };
+      const written = await tx.turns.update(turn.id, ['requires_action'], turnPatch);
+      if (!written) {
+        throw new BatonError(
+          'concurrent_update',
+          `Turn '${turn.id}' was resumed or closed by another request at the same time.`,
+        );
+      }
+      return written;
     });
-    if (!updated) {
-      throw new BatonError(
-        'concurrent_update',
-        `Turn '${turn.id}' was resumed or closed by another request at the same time.`,
-      );
-    }
-    const inputItems = items.length > 0 ? await tx.items.append([...items]) : [];
-    await bumpConversation(tx, turn.appId, turn.conversationId, { updatedAt: now });
-    if (onAccepted) await onAccepted(tx, { turn: updated, inputItems });
+    const appended = await tx.items.append([...items, ...(step?.items ?? [])]);
+    if (step) await writeEntries(tx, turn.id, step.entries);
+    const conversation = step ? conversationPatchOf(step) : { updatedAt: now };
+    await bumpConversation(tx, turn.appId, turn.conversationId, conversation ?? { updatedAt: now });
+    if (onAccepted)
+      await onAccepted(tx, { turn: step ? resumed : updated, inputItems: appended.slice(0, items.length) });
+    return { turn: updated, appended: appended.slice(items.length) };
   });
 }
 

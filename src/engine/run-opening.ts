@@ -1,4 +1,5 @@
 import type { NewItem, TurnRecord } from '../domain/records.ts';
+import type { StepWrites, StepWritten } from './step-writes.ts';
 import type { Repositories, Store } from '../store/store.ts';
 
 /**
@@ -18,6 +19,30 @@ import type { Repositories, Store } from '../store/store.ts';
  * A crash before it is written loses nothing that was acknowledged: the request has no answer
  * yet, and its retry finds the conversation as it was.
  */
+/**
+ * Writes an opening in `tx`, with the first step's writes folded in when `step` is given (then it
+ * returns the turn as the step left it and the step's items; alone, the opening's turn). Throws
+ * `OpeningRefusedError` when its guards fail: the conversation or the turn changed meanwhile.
+ */
+export type OpeningWriter = (tx: Repositories, step: StepWrites | null) => Promise<StepWritten>;
+
+/** The opening's own writes were refused (`reason`: a lost compare-and-set, a call resolved meanwhile). */
+export class OpeningRefusedError extends Error {
+  constructor(readonly reason: unknown) {
+    super(reason instanceof Error ? reason.message : String(reason));
+    this.name = 'OpeningRefusedError';
+  }
+}
+
+/** Runs `guard`, turning what it throws into the opening's refusal. */
+export async function refusing<T>(guard: () => Promise<T>): Promise<T> {
+  try {
+    return await guard();
+  } catch (error) {
+    throw new OpeningRefusedError(error);
+  }
+}
+
 export class RunOpening {
   private state: 'unwritten' | 'writing' | 'written' = 'unwritten';
   /** Settles when the transaction writing the opening ends, whatever its outcome. */
@@ -30,7 +55,7 @@ export class RunOpening {
     readonly turn: TurnRecord,
     /** The items it appends (input or results), in order: the run's history has them before they are stored. */
     readonly items: readonly NewItem[],
-    private readonly write: (tx: Repositories) => Promise<void>,
+    private readonly write: OpeningWriter,
   ) {}
 
   get written(): boolean {
@@ -45,36 +70,35 @@ export class RunOpening {
   /** Writes the opening in a transaction of its own, unless it is written already. Throws what refused it. */
   async writeNow(): Promise<void> {
     await this.settled();
-    if (this.state !== 'written') await this.transaction(async () => undefined);
+    if (this.state !== 'written') await this.writeOpening(null);
   }
 
   /**
-   * Runs `work` in a transaction that first writes the opening, if it is still unwritten: the run's
-   * step commits through here. A refusal of the opening's writes throws, and stays: the run stops.
+   * Commits a step of the run: with the opening, in one transaction, while that is unwritten;
+   * otherwise by `writeAlone` (the step of a run whose turn is stored). A refusal of the opening's
+   * writes throws its reason, and stays: the run stops.
    */
-  async transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T> {
+  async commit(step: StepWrites, writeAlone: (tx: Repositories) => Promise<StepWritten>): Promise<StepWritten> {
     await this.settled();
-    if (this.state === 'written') return this.store.transaction(work);
+    if (this.state === 'written') return this.store.transaction(writeAlone);
+    return this.writeOpening(step);
+  }
+
+  private async writeOpening(step: StepWrites | null): Promise<StepWritten> {
     this.state = 'writing';
     let done = (): void => {};
     this.writing = new Promise<void>((resolve) => (done = resolve));
     try {
       // Awaited here only, so async stack traces run on through the caller (faces, engine).
-      const result = await this.store.transaction(async (tx) => {
-        try {
-          await this.write(tx);
-        } catch (error) {
-          this.refused = { error };
-          throw error;
-        }
-        return work(tx);
-      });
+      const written = await this.store.transaction((tx) => this.write(tx, step));
       this.state = 'written';
-      return result;
+      return written;
     } catch (error) {
-      // Rolled back: nothing of the opening is stored (a refusal stays recorded above).
+      // Rolled back: nothing of the opening is stored.
       this.state = 'unwritten';
-      throw error;
+      if (!(error instanceof OpeningRefusedError)) throw error;
+      this.refused = { error: error.reason };
+      throw error.reason;
     } finally {
       done();
     }

@@ -1,14 +1,14 @@
 import type {
   AgentDefinition,
   ClientToolDefinition,
-  ItemRecord,
   LedgerEntryRecord,
   NewItem,
   TurnError,
   TurnRecord,
   TurnStatus,
 } from '../domain/records.ts';
-import { bumpConversation, TurnSupersededError } from './conversation-version.ts';
+import { TurnSupersededError } from './conversation-version.ts';
+import { endsTurn, writeStep, type StepWrites, type StepWritten } from './step-writes.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
 import type { EngineEventListener } from './events.ts';
 import { ModelCallError, runModelStep, StepAbortedError } from './model-step.ts';
@@ -350,7 +350,7 @@ interface StepCommit {
 
 /**
  * Writes one step atomically: items, ledger rows, the turn's new status and the conversation
- * version, after the run's opening if that is still unwritten (one commit for both).
+ * version; with the run's opening if that is still unwritten (one commit for both).
  */
 async function commitStep(
   context: EngineContext,
@@ -359,37 +359,23 @@ async function commitStep(
   items: NewItem[],
   status: TurnStatus,
   commit: StepCommit,
-): Promise<{ turn: TurnRecord; appended: ItemRecord[] }> {
+): Promise<StepWritten> {
   const updatedAt = nowIso(context);
-  const ends = status === 'completed' || status === 'failed';
-  return (opening ?? context.store).transaction(async (tx) => {
-    const updated = await tx.turns.update(
-      turn.id,
-      ['in_progress'],
-      {
-        status,
-        stepCount: commit.stepCount,
-        usage: commit.usage,
-        updatedAt,
-        ...(commit.finishReason !== undefined ? { finishReason: commit.finishReason } : {}),
-        ...(commit.error !== undefined ? { error: commit.error } : {}),
-        ...(ends ? { completedAt: updatedAt } : {}),
-      },
-      turn.leaseToken ?? undefined,
-    );
-    if (!updated) throw new TurnSupersededError(turn.id);
-    const appended = items.length > 0 ? await tx.items.append(items) : [];
-    if (commit.entries && commit.entries.length > 0) await tx.ledger.insert(commit.entries);
-    // The step's server calls ran and their results commit now: their claims have done their job.
-    if (commit.entries?.some((entry) => entry.kind === 'server')) await tx.serverClaims.releaseTurn(turn.id);
-    if (status !== 'in_progress') {
-      await bumpConversation(tx, turn.appId, turn.conversationId, {
-        updatedAt,
-        ...(ends ? { activeTurnId: null } : {}),
-      });
-    }
-    return { turn: updated, appended };
-  });
+  const step: StepWrites = {
+    patch: {
+      status,
+      stepCount: commit.stepCount,
+      usage: commit.usage,
+      updatedAt,
+      ...(commit.finishReason !== undefined ? { finishReason: commit.finishReason } : {}),
+      ...(commit.error !== undefined ? { error: commit.error } : {}),
+      ...(endsTurn(status) ? { completedAt: updatedAt } : {}),
+    },
+    items,
+    entries: commit.entries ?? [],
+  };
+  if (opening) return opening.commit(step, (tx) => writeStep(tx, turn, step));
+  return context.store.transaction((tx) => writeStep(tx, turn, step));
 }
 
 function describeFailure(error: unknown): TurnError {

@@ -3,7 +3,8 @@ import { bumpConversation } from './conversation-version.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
 import type { RunOptions, UserInput } from './engine-types.ts';
 import { toNewItems } from './input-items.ts';
-import { RunOpening } from './run-opening.ts';
+import { refusing, RunOpening } from './run-opening.ts';
+import { endsTurn, writeEntries } from './step-writes.ts';
 
 /** What a new turn starts from. */
 export interface TurnStart {
@@ -57,18 +58,27 @@ export function openTurn(context: EngineContext, start: TurnStart): RunOpening {
     requestKey: start.requestKey,
   };
   const items = inputs.flatMap((input) => toNewItems(context, turn, input.items, now));
-  return new RunOpening(context.store, turn, items, async (tx) => {
-    if (start.isNewConversation) await tx.conversations.insert(conversation);
-    await bumpConversation(
-      tx,
-      conversation.appId,
-      conversation.id,
-      { activeTurnId: turn.id, headTurnId: turn.id, updatedAt: now },
-      conversation.version,
-    );
-    await tx.turns.insert(turn);
-    const inputItems = await tx.items.append([...items]);
+  // With the first step folded in, the turn is written as the step leaves it, the conversation
+  // moved on once, and the input and the step's items appended together.
+  return new RunOpening(context.store, turn, items, async (tx, step) => {
+    const ends = step !== null && endsTurn(step.patch.status);
+    await refusing(async () => {
+      if (start.isNewConversation) await tx.conversations.insert(conversation);
+      await bumpConversation(
+        tx,
+        conversation.appId,
+        conversation.id,
+        { activeTurnId: ends ? null : turn.id, headTurnId: turn.id, updatedAt: step?.patch.updatedAt ?? now },
+        conversation.version,
+      );
+    });
+    const written: TurnRecord = step ? { ...turn, ...step.patch } : turn;
+    await tx.turns.insert(written);
+    const appended = await tx.items.append([...items, ...(step?.items ?? [])]);
+    if (step) await writeEntries(tx, turn.id, step.entries);
     for (const id of start.queuedIds) await tx.queuedInputs.delete(id);
+    const inputItems = appended.slice(0, items.length);
     if (start.onAccepted) await start.onAccepted(tx, { turn, inputItems });
+    return { turn: written, appended: appended.slice(items.length) };
   });
 }

@@ -304,6 +304,14 @@ describe('duration settings of baton.yaml', () => {
     expect(load('database:\n  prepared_statements: false\n')().postgres.preparedStatements).toBe(false);
   });
 
+  it('reads how long a waiting request may keep its input unwritten (0 writes it first; at most 10 s)', () => {
+    expect(load('engine: {}\n')().deferredWriteMs).toBe(250);
+    expect(load('engine:\n  deferred_write_ms: 0\n')().deferredWriteMs).toBe(0);
+    expect(load('engine:\n  deferred_write_ms: 10000\n')().deferredWriteMs).toBe(10_000);
+    expect(load('engine:\n  deferred_write_ms: 10001\n')).toThrow(/engine\.deferred_write_ms/);
+    expect(load('engine:\n  deferred_write_ms: -1\n')).toThrow(/engine\.deferred_write_ms/);
+  });
+
   it("refuses an agent tool's timeout_seconds past 30 days when the file is read", () => {
     const yaml =
       'agents:\n  - name: a\n    model: scripted:auto\n    tools:\n      - name: t\n        timeout_seconds: 1e308\n';

@@ -141,6 +141,23 @@ describe.each(backends)('items ($name)', (backend) => {
     expect(await store().items.listByGroup(uid('msg'))).toEqual([]);
   });
 
+  it('appends a long batch (several statements) in order, and all of it or none', async () => {
+    const seeded = await seedTurn(store());
+    const words = Array.from({ length: 250 }, (_, index) => `w${index}`);
+    const appended = await store().items.append(words.map((word) => userMessage(seeded.turn, word)));
+    expect(texts(appended)).toEqual(words);
+    expect(appended.every((item, index) => index === 0 || item.seq > appended[index - 1]!.seq)).toBe(true);
+    const listed = await store().items.list(seeded.turn.conversationId, { limit: 300, cursor: null });
+    expect(texts(listed.data)).toEqual(words);
+
+    // A duplicate in the last statement's rows undoes the statements before it.
+    const again = Array.from({ length: 150 }, (_, index) => userMessage(seeded.turn, `again${index}`));
+    again[149] = { ...again[149]!, id: appended[0]!.id };
+    await expect(store().items.append(again)).rejects.toBeInstanceOf(DuplicateKeyError);
+    const after = await store().items.list(seeded.turn.conversationId, { limit: 500, cursor: null });
+    expect(after.data).toHaveLength(250);
+  });
+
   it('is all-or-nothing: a duplicate id in a batch writes none of it', async () => {
     const seeded = await seedTurn(store());
     const existing = userMessage(seeded.turn, 'existing');

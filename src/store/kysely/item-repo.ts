@@ -1,5 +1,5 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { ItemPayload, ItemRecord } from '../../domain/records.ts';
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { ItemPayload, ItemRecord, NewItem } from '../../domain/records.ts';
 import type { ItemRepo } from '../store.ts';
 import { atomically } from './atomically.ts';
 import type { Database, ItemsTable } from './database-schema.ts';
@@ -28,32 +28,49 @@ function toRecord(row: Selectable<ItemsTable>): ItemRecord {
   };
 }
 
+/** Rows per INSERT statement: a step's items, a results message, a fork's copy in a few statements. */
+const MAX_ROWS_PER_INSERT = 100;
+
+function toRow(item: NewItem): Insertable<ItemsTable> {
+  return {
+    id: item.id,
+    conversation_id: item.conversationId,
+    turn_id: item.turnId,
+    group_id: item.groupId,
+    type: item.payload.type,
+    payload: toJsonText(item.payload),
+    created_at: item.createdAt,
+  };
+}
+
+/**
+ * Inserts `items` in one statement; `seq` must follow their order. Both databases number the
+ * rows of one VALUES list in its order (SQLite's rowids, PostgreSQL's sequence as the rows are
+ * read), but SQL promises no order for RETURNING, so the rows are matched by id and the order is
+ * checked: were it ever broken, the append fails (and its transaction rolls back) rather than
+ * store a transcript out of order. Call inside a transaction.
+ */
+async function insertInOrder(tx: Kysely<Database>, items: readonly NewItem[]): Promise<ItemRecord[]> {
+  const rows = await insertOrDuplicate('items', () =>
+    tx.insertInto('items').values(items.map(toRow)).returning(['id', 'seq']).execute(),
+  );
+  const seqs = new Map(rows.map((row) => [row.id, Number(row.seq)]));
+  const appended = items.map((item) => ({ ...item, seq: seqs.get(item.id) ?? Number.NaN }));
+  if (!appended.every((item, index) => index === 0 || item.seq > appended[index - 1]!.seq))
+    throw new Error(
+      `Items ${items.map((item) => item.id).join(', ')} were numbered out of order; nothing was appended.`,
+    );
+  return appended;
+}
+
 export function createItemRepo(db: Kysely<Database>): ItemRepo {
   return {
     async append(items) {
       if (items.length === 0) return [];
-      // One INSERT per item, in order, so seq follows the given order by construction
-      // (multi-row VALUES ... RETURNING promises no row order); the transaction keeps the
-      // append all-or-nothing.
       return atomically(db, async (tx) => {
         const appended: ItemRecord[] = [];
-        for (const item of items) {
-          const row = await insertOrDuplicate('items', () =>
-            tx
-              .insertInto('items')
-              .values({
-                id: item.id,
-                conversation_id: item.conversationId,
-                turn_id: item.turnId,
-                group_id: item.groupId,
-                type: item.payload.type,
-                payload: toJsonText(item.payload),
-                created_at: item.createdAt,
-              })
-              .returning('seq')
-              .executeTakeFirstOrThrow(),
-          );
-          appended.push({ ...item, seq: Number(row.seq) });
+        for (let start = 0; start < items.length; start += MAX_ROWS_PER_INSERT) {
+          appended.push(...(await insertInOrder(tx, items.slice(start, start + MAX_ROWS_PER_INSERT))));
         }
         return appended;
       });
