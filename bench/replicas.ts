@@ -15,10 +15,13 @@ import { batonRoundTrip } from './round-trips.ts';
  * a round trip counts every replica and every PostgreSQL server process (on this machine the
  * server runs beside the bench: its work is part of what a round trip costs); commits per round
  * trip come from the database's own counter (`pg_stat_database.xact_commit`; every statement
- * outside a transaction is one).
+ * outside a transaction is one); statements per round trip are counted in the servers themselves
+ * (`bench/statement-counter.ts`, BEGIN and COMMIT included).
  */
 
 const SECRETS_KEY = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
+/** The servers count their SQL statements (`bench/statement-counter.ts`). */
+const COUNTING = { BENCH_COUNT_STATEMENTS: '1' };
 
 export interface ReplicasOptions {
   levels: number[];
@@ -37,6 +40,8 @@ export interface ReplicasRow {
   cpuMsPerRoundTrip: number;
   /** PostgreSQL only. */
   commitsPerRoundTrip: number | null;
+  /** SQL statements the servers sent per round trip (BEGIN and COMMIT included), counted in the servers. */
+  statementsPerRoundTrip: number;
   errors: number;
 }
 
@@ -48,7 +53,7 @@ export interface ReplicasResult {
 
 export async function measureReplicas(options: ReplicasOptions): Promise<ReplicasResult> {
   const rows: ReplicasRow[] = [];
-  const sqlite = await startServer('baton-server.ts');
+  const sqlite = await startServer('baton-server.ts', COUNTING);
   try {
     for (const clients of options.levels) {
       options.log(`replicas: SQLite, ${clients} client(s)`);
@@ -61,7 +66,7 @@ export async function measureReplicas(options: ReplicasOptions): Promise<Replica
     const database = await createTestDatabase('baton_bench');
     const children: ServerChild[] = [];
     try {
-      const env = { BENCH_DATABASE_URL: database.url, BATON_SECRETS_KEY: SECRETS_KEY };
+      const env = { ...COUNTING, BENCH_DATABASE_URL: database.url, BATON_SECRETS_KEY: SECRETS_KEY };
       children.push(await startServer('baton-server.ts', env));
       for (let i = 1; i < replicas; i++) children.push(await startServer('baton-server.ts', env));
       for (const clients of options.levels) {
@@ -103,13 +108,17 @@ async function measure(
     const windowEnd = windowStart + options.durationMs;
     let cpuStart = 0;
     let commitsStart = 0;
+    let statementsStart = 0;
     const opened = new Promise<void>((resolve) =>
       setTimeout(() => {
-        void Promise.all([serverCpuSeconds(children), commits(databaseUrl)]).then(([cpu, done]) => {
-          cpuStart = cpu;
-          commitsStart = done;
-          resolve();
-        });
+        void Promise.all([serverCpuSeconds(children), commits(databaseUrl), statements(children)]).then(
+          ([cpu, done, sent]) => {
+            cpuStart = cpu;
+            commitsStart = done;
+            statementsStart = sent;
+            resolve();
+          },
+        );
       }, options.warmupMs),
     );
     const loop = async (client: number) => {
@@ -127,15 +136,15 @@ async function measure(
         if (ended >= windowStart && ended <= windowEnd) latencies.push(ended - began);
       }
     };
-    const closed = new Promise<[number, number]>((resolve) =>
+    const closed = new Promise<[number, number, number]>((resolve) =>
       setTimeout(
-        () => void Promise.all([serverCpuSeconds(children), commits(databaseUrl)]).then(resolve),
+        () => void Promise.all([serverCpuSeconds(children), commits(databaseUrl), statements(children)]).then(resolve),
         options.warmupMs + options.durationMs,
       ),
     );
     await Promise.all(Array.from({ length: clients }, (_, client) => loop(client)));
     await opened;
-    const [cpuEnd, commitsEnd] = await closed;
+    const [cpuEnd, commitsEnd, statementsEnd] = await closed;
     const roundTrips = Math.max(1, latencies.length);
     return {
       setup,
@@ -145,6 +154,7 @@ async function measure(
       roundTrip: percentiles(latencies),
       cpuMsPerRoundTrip: ((cpuEnd - cpuStart) * 1000) / roundTrips,
       commitsPerRoundTrip: databaseUrl === null ? null : (commitsEnd - commitsStart) / roundTrips,
+      statementsPerRoundTrip: (statementsEnd - statementsStart) / roundTrips,
       errors,
     };
   } finally {
@@ -168,6 +178,12 @@ async function serverCpuSeconds(children: readonly ServerChild[]): Promise<numbe
     total += (Number(fields[11]) + Number(fields[12])) / 100;
   }
   return total;
+}
+
+/** SQL statements the servers have sent so far, as they count them. */
+async function statements(children: readonly ServerChild[]): Promise<number> {
+  const counts = await Promise.all(children.map((child) => child.call<number>('statements')));
+  return counts.reduce((sum, count) => sum + count, 0);
 }
 
 async function commits(databaseUrl: string | null): Promise<number> {
@@ -199,6 +215,7 @@ export function replicasReport(result: ReplicasResult): string[] {
         'server CPU ms/rt',
         'server cores',
         'commits/rt',
+        'statements/rt',
         'errors',
       ],
       result.rows.map((row) => [
@@ -211,6 +228,7 @@ export function replicasReport(result: ReplicasResult): string[] {
         fmt(row.cpuMsPerRoundTrip, 2),
         fmt(serverCores(row), 2),
         row.commitsPerRoundTrip === null ? '-' : fmt(row.commitsPerRoundTrip, 1),
+        fmt(row.statementsPerRoundTrip, 1),
         String(row.errors),
       ]),
     ),

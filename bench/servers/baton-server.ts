@@ -10,6 +10,7 @@ import { SERVER_TOOLS_PROGRAM, SERVER_TOOLS_PROGRAM_NAME } from '../server-tools
 import { createThread, engineRoundTrip } from '../engine-driver.ts';
 import { ThreadCloner } from '../sqlite-clone.ts';
 import { startSqlStats, stopSqlStats } from '../sql-stats.ts';
+import { countStatements, statementsSoFar } from '../statement-counter.ts';
 
 /**
  * Baton as benchmarked: the real server (createBaton → Fastify, engine, scripted:auto demo agent)
@@ -33,6 +34,7 @@ import { startSqlStats, stopSqlStats } from '../sql-stats.ts';
  *   profile-start {} / profile-stop { file }   V8 CPU profile of exactly the window in between,
  *                                       written as a .cpuprofile (same format as --cpu-prof)
  *   sql-stats-start {} / sql-stats-stop {}   time inside SQLite per statement in between
+ *   statements {}                       SQL statements sent so far (with BENCH_COUNT_STATEMENTS=1)
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-bench-'));
@@ -53,6 +55,8 @@ const limits = {
 const noisy = process.env.BENCH_NOISY === '1' ? { scripted: { [NOISY_PROGRAM_NAME]: NOISY_PROGRAM } } : {};
 // BENCH_DATABASE_URL (the replicas phase): PostgreSQL, several of these children on one database.
 const databaseUrl = process.env.BENCH_DATABASE_URL;
+// BENCH_COUNT_STATEMENTS=1 (the replicas phase): every SQL statement is counted (IPC `statements`).
+if (process.env.BENCH_COUNT_STATEMENTS === '1') countStatements();
 const baton = await createBaton(testConfig({ port: 0, limits, ...serverTools, ...noisy }), {
   store: databaseUrl ? { kind: 'postgres', connectionString: databaseUrl } : { kind: 'sqlite', filename },
   sweeper: false,
@@ -67,7 +71,8 @@ type Request =
   | { id: number; cmd: 'profile-start' }
   | { id: number; cmd: 'profile-stop'; file: string }
   | { id: number; cmd: 'sql-stats-start' }
-  | { id: number; cmd: 'sql-stats-stop' };
+  | { id: number; cmd: 'sql-stats-stop' }
+  | { id: number; cmd: 'statements' };
 
 let inspector: Session | null = null;
 
@@ -113,6 +118,8 @@ async function handle(request: Request): Promise<unknown> {
       return null;
     case 'sql-stats-stop':
       return stopSqlStats();
+    case 'statements':
+      return statementsSoFar();
   }
 }
 

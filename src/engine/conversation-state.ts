@@ -8,10 +8,11 @@ export async function readConversationState(
   context: EngineContext,
   conversation: ConversationRecord,
 ): Promise<ConversationState> {
-  const activeTurn = conversation.activeTurnId
-    ? ((await context.store.turns.get(conversation.activeTurnId)) ?? null)
-    : null;
-  const pendingCalls = activeTurn ? (await context.store.ledger.listByTurn(activeTurn.id)).filter(blocksTurn) : [];
+  const active = conversation.activeTurnId
+    ? await context.store.turns.getWithCalls(conversation.activeTurnId)
+    : undefined;
+  const activeTurn = active?.turn ?? null;
+  const pendingCalls = active ? active.calls.filter(blocksTurn) : [];
   const status: ConversationStatus =
     pendingCalls.length > 0 ? 'pending' : activeTurn?.status === 'in_progress' ? 'running' : 'idle';
   return { conversation, status, activeTurn, pendingCalls };

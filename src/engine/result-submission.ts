@@ -10,6 +10,7 @@ import { conversationPatchOf, writeEntries } from './step-writes.ts';
 import { blocksTurn } from './pending-calls.ts';
 import { alreadyResolved, applyResult, withResult, type SubmissionActor } from './ledger/ledger-transitions.ts';
 import type { MatchedResult } from './ledger/result-intake.ts';
+import type { WindowItem } from '../domain/queries.ts';
 
 /**
  * Moves a paused turn back to `in_progress` when none of its calls is pending any more, writing
@@ -46,61 +47,102 @@ export async function beginResumeWithOutputs(
   return { turn: resumed, outputs };
 }
 
+/** What a checked results message resumes a paused turn with (see `openResultsResume`). */
+export interface ResultsResume {
+  turn: TurnRecord;
+  /** All the turn's ledger rows, as read with the results. */
+  entries: readonly LedgerEntryRecord[];
+  results: readonly MatchedResult[];
+  submission: SubmissionActor;
+  /** New user input sent with the results, appended after them. */
+  followUp: readonly InputItem[];
+  onAccepted:
+    ((tx: Repositories, accepted: { turn: TurnRecord; inputItems: ItemRecord[] }) => Promise<void>) | undefined;
+  /** Settings sent with the results, for the rest of the turn. */
+  turnOptions: TurnOptions | undefined;
+  /** The agent's history window: the first step's history is read here, once. */
+  historyLimit: number;
+}
+
 /**
  * The resume a checked results message opens, not yet written (see `RunOpening`): it resolves
  * every call, moves the turn back to `in_progress` under a new lease, and appends the results
- * (with any `followUp` input) as the run's next input, in one transaction. `turnEntries` are all
- * the turn's ledger rows as read with the results; the opening's items are built from them and
- * the results, before anything is written.
+ * (with any follow-up input) as the run's next input, in one transaction. The opening's items are
+ * built from the turn's rows and the results before anything is written; the history window
+ * read for them is the first step's too.
  */
-export async function openResultsResume(
-  context: EngineContext,
-  turn: TurnRecord,
-  turnEntries: readonly LedgerEntryRecord[],
-  results: readonly MatchedResult[],
-  submission: SubmissionActor,
-  followUp: readonly InputItem[] = [],
-  onAccepted?: (tx: Repositories, accepted: { turn: TurnRecord; inputItems: ItemRecord[] }) => Promise<void>,
-  turnOptions?: TurnOptions,
-): Promise<RunOpening> {
+export async function openResultsResume(context: EngineContext, resume: ResultsResume): Promise<RunOpening> {
+  const { turn, results, submission, turnOptions, onAccepted } = resume;
   const now = nowIso(context);
   const answered = new Map(results.map(({ result, entry }) => [entry.id, withResult(entry, result, submission, now)]));
-  const entries = turnEntries.map((entry) => answered.get(entry.id) ?? entry);
+  const entries = resume.entries.map((entry) => answered.get(entry.id) ?? entry);
   const patch = { status: 'in_progress' as const, updatedAt: now, leaseToken: context.newId('lease') };
   const resumed: TurnRecord = { ...turn, ...patch, ...(turnOptions ? { options: turnOptions } : {}) };
   // Nothing else writes the items of a turn that waits for results; the guarded update below
   // refuses the resume if another request got there first.
-  const existing = await context.store.items.listByTurn(turn.id);
+  const window = await context.store.items.listWindow(turn.conversationId, resume.historyLimit + 1);
+  const answeredCalls = answeredInWindow(window, entries) ?? (await answeredInTurn(context, turn.id));
   const items = [
-    ...missingOutputs(context, resumed, entries, existing, now),
-    ...toNewItems(context, resumed, followUp, now),
+    ...missingOutputs(context, resumed, entries, answeredCalls, now),
+    ...toNewItems(context, resumed, resume.followUp, now),
   ];
   // With the first step folded in, the turn moves from `requires_action` straight to where the
   // step leaves it, the conversation moves on once, and the results and the step's items are
   // appended together.
-  return new RunOpening(context.store, resumed, items, async (tx, step) => {
-    const updated = await refusing(async () => {
-      for (const { result, entry } of results) {
-        await applyResult(tx, entry, result, submission, now, `${result.param}.tool_call_id`);
-      }
-      const turnPatch = { ...patch, ...(turnOptions ? { options: turnOptions } : {}), ...step?.patch };
-      const written = await tx.turns.update(turn.id, ['requires_action'], turnPatch);
-      if (!written) {
-        throw new BatonError(
-          'concurrent_update',
-          `Turn '${turn.id}' was resumed or closed by another request at the same time.`,
-        );
-      }
-      return written;
-    });
-    const appended = await tx.items.append([...items, ...(step?.items ?? [])]);
-    if (step) await writeEntries(tx, turn.id, step.entries);
-    const conversation = step ? conversationPatchOf(step) : { updatedAt: now };
-    await bumpConversation(tx, turn.appId, turn.conversationId, conversation ?? { updatedAt: now });
-    if (onAccepted)
-      await onAccepted(tx, { turn: step ? resumed : updated, inputItems: appended.slice(0, items.length) });
-    return { turn: updated, appended: appended.slice(items.length) };
-  });
+  const opening = new RunOpening(
+    context.store,
+    resumed,
+    items,
+    async (tx, step) => {
+      const updated = await refusing(async () => {
+        for (const { result, entry } of results) {
+          await applyResult(tx, entry, result, submission, now, `${result.param}.tool_call_id`);
+        }
+        const turnPatch = { ...patch, ...(turnOptions ? { options: turnOptions } : {}), ...step?.patch };
+        const written = await tx.turns.update(turn.id, ['requires_action'], turnPatch);
+        if (!written) {
+          throw new BatonError(
+            'concurrent_update',
+            `Turn '${turn.id}' was resumed or closed by another request at the same time.`,
+          );
+        }
+        return written;
+      });
+      const appended = await tx.items.append([...items, ...(step?.items ?? [])]);
+      if (step) await writeEntries(tx, turn.id, step.entries);
+      const conversation = step ? conversationPatchOf(step) : { updatedAt: now };
+      await bumpConversation(tx, turn.appId, turn.conversationId, conversation ?? { updatedAt: now });
+      if (onAccepted)
+        await onAccepted(tx, { turn: step ? resumed : updated, inputItems: appended.slice(0, items.length) });
+      return { turn: updated, appended: appended.slice(items.length) };
+    },
+    window,
+  );
+  return opening;
+}
+
+/**
+ * The calls of the turn whose output the transcript has, told by the history window when it holds
+ * the call item of every one of `entries` (outputs come after their calls; the calls of a paused
+ * step are the latest items): undefined when one call is older than the window.
+ */
+function answeredInWindow(
+  window: readonly WindowItem[],
+  entries: readonly LedgerEntryRecord[],
+): Set<string> | undefined {
+  const calls = new Set<string>();
+  const outputs = new Set<string>();
+  for (const { payload } of window) {
+    if (payload.type === 'function_call') calls.add(payload.callId);
+    else if (payload.type === 'function_call_output') outputs.add(payload.callId);
+  }
+  return entries.every((entry) => calls.has(entry.id)) ? outputs : undefined;
+}
+
+/** The calls of the turn whose output the transcript has, read from all its items. */
+async function answeredInTurn(context: EngineContext, turnId: string): Promise<Set<string>> {
+  const items = await context.store.items.listByTurn(turnId);
+  return new Set(items.flatMap((item) => (item.payload.type === 'function_call_output' ? [item.payload.callId] : [])));
 }
 
 /** Resolves one call through the ledger. The turn resumes separately, once nothing is pending. */

@@ -52,17 +52,18 @@ export async function submitResultsMessage(
   return dispatch.admitAndRun(
     conversation.appId,
     async () => {
-      const opening = await openResultsResume(
-        context,
+      const agent = await dispatch.agentForTurn(turn);
+      const opening = await openResultsResume(context, {
         turn,
-        intake.entries,
-        matched,
-        options.submission,
+        entries: intake.entries,
+        results: matched,
+        submission: options.submission,
         followUp,
-        options.onAccepted,
+        onAccepted: options.onAccepted,
         turnOptions,
-      );
-      return { opening, agent: await dispatch.agentForTurn(opening.turn) };
+        historyLimit: agent.historyLimit,
+      });
+      return { opening, agent };
     },
     options,
   );

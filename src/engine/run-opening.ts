@@ -1,4 +1,5 @@
 import type { NewItem, TurnRecord } from '../domain/records.ts';
+import type { WindowItem } from '../domain/queries.ts';
 import type { StepWrites, StepWritten } from './step-writes.ts';
 import type { Repositories, Store } from '../store/store.ts';
 
@@ -56,7 +57,16 @@ export class RunOpening {
     /** The items it appends (input or results), in order: the run's history has them before they are stored. */
     readonly items: readonly NewItem[],
     private readonly write: OpeningWriter,
+    /** The history window as stored when the opening was made, if it was read then: the first step's. */
+    private storedWindow?: readonly WindowItem[],
   ) {}
+
+  /** The stored history window read with the opening, once (later steps read their own). */
+  takeStoredWindow(): readonly WindowItem[] | undefined {
+    const window = this.storedWindow;
+    this.storedWindow = undefined;
+    return window;
+  }
 
   get written(): boolean {
     return this.state === 'written';

@@ -16,21 +16,22 @@ export async function writeMissingOutputs(
   turn: TurnRecord,
   entries: readonly LedgerEntryRecord[],
 ): Promise<ItemRecord[]> {
-  const outputs = missingOutputs(context, turn, entries, await tx.items.listByTurn(turn.id), nowIso(context));
+  const existing = await tx.items.listByTurn(turn.id);
+  const answered = new Set(
+    existing.flatMap((item) => (item.payload.type === 'function_call_output' ? [item.payload.callId] : [])),
+  );
+  const outputs = missingOutputs(context, turn, entries, answered, nowIso(context));
   return outputs.length > 0 ? tx.items.append(outputs) : [];
 }
 
-/** The outputs `writeMissingOutputs` appends, given the turn's items so far (`existing`). */
+/** The outputs `writeMissingOutputs` appends, given the calls whose output the transcript has (`answered`). */
 export function missingOutputs(
   context: EngineContext,
   turn: TurnRecord,
   entries: readonly LedgerEntryRecord[],
-  existing: readonly ItemRecord[],
+  answered: ReadonlySet<string>,
   createdAt: string,
 ): NewItem[] {
-  const answered = new Set(
-    existing.flatMap((item) => (item.payload.type === 'function_call_output' ? [item.payload.callId] : [])),
-  );
   const groupId = context.newId('msg');
   return [...entries]
     .filter((entry) => entry.state !== 'pending' && !answered.has(entry.id))

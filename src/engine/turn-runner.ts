@@ -400,12 +400,15 @@ async function readWindow(
   conversationId: string,
   limit: number,
   opening: RunOpening | undefined,
-): Promise<{ window: WindowItem[]; isWholeHistory: boolean }> {
-  const stored = await context.store.items.listWindow(conversationId, limit + 1);
-  const unwritten = opening?.items ?? [];
-  // Written alone meanwhile (its items commit together), the read may have them already.
+): Promise<{ window: readonly WindowItem[]; isWholeHistory: boolean }> {
+  // Read with the opening, before it was written: it holds none of the opening's items.
+  const prefetched = opening?.takeStoredWindow();
+  const unwrittenAtRead = opening !== undefined && !opening.written;
+  const stored = prefetched ?? (await context.store.items.listWindow(conversationId, limit + 1));
+  const unwritten = opening && (prefetched || unwrittenAtRead) ? opening.items : [];
+  // Written alone while the read ran (its items commit together), the read may have them already.
   const groups = new Set(unwritten.map((item) => item.groupId));
-  if (unwritten.length === 0 || stored.some((item) => groups.has(item.groupId)))
+  if (unwritten.length === 0 || (!prefetched && stored.some((item) => groups.has(item.groupId))))
     return { window: stored, isWholeHistory: stored.length <= limit };
   // Not stored yet, so without a seq: the prompt orders by position, never by seq.
   const window = [...stored, ...unwritten.map((item) => ({ seq: 0, groupId: item.groupId, payload: item.payload }))];

@@ -189,6 +189,8 @@ export interface TurnPatch {
 export interface TurnRepo {
   insert(turn: TurnRecord): Promise<void>;
   get(id: string): Promise<TurnRecord | undefined>;
+  /** The turn with all its ledger rows, in call order (as `LedgerRepo.listByTurn`), in one read. */
+  getWithCalls(id: string): Promise<{ turn: TurnRecord; calls: LedgerEntryRecord[] } | undefined>;
   /**
    * Updates the turn only if its status is one of `fromStatuses` and, when `leaseToken` is given,
    * the run holding it is that one. Returns the updated record or undefined.

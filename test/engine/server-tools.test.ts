@@ -4,8 +4,17 @@ import { startTestBaton, type TestBaton } from '../helpers/test-baton.ts';
 import { weatherTool } from '../helpers/test-agents.ts';
 import { lookupPriceTool, RecordingTools, refundTool } from '../helpers/recording-tools.ts';
 
+/** Another read-only lookup, served like `lookup_price`. */
+const lookup = (name: string): ClientToolDefinition => ({
+  ...lookupPriceTool,
+  name,
+  server: { collection: 'tools', resourceId: name.replace('_', '-') },
+});
+
 const serverTools: ClientToolDefinition[] = [
   lookupPriceTool,
+  lookup('lookup_stock'),
+  lookup('lookup_tax'),
   refundTool,
   {
     name: 'slow_lookup',
@@ -35,6 +44,19 @@ const program = {
   ],
 };
 
+/** Three server steps, then a client call: by the pause, the first step is out of a short window. */
+const longTurn = {
+  // The latest result decides (the model sees every result since the user spoke): latest first.
+  rules: [
+    { when: { tool_result: 'get_weather' }, say: 'Done: {{result}}' },
+    { when: { tool_result: 'lookup_tax' }, call: { tool: 'get_weather', arguments: { city: 'SF' } } },
+    { when: { tool_result: 'lookup_stock' }, call: { tool: 'lookup_tax', arguments: { sku: 'A-1' } } },
+    { when: { tool_result: 'lookup_price' }, call: { tool: 'lookup_stock', arguments: { sku: 'A-1' } } },
+    { when: { user: 'long chain' }, call: { tool: 'lookup_price', arguments: { sku: 'A-1' } } },
+    { say: 'ok' },
+  ],
+};
+
 describe('server-executed tools in the engine: mixed turns and approvals', () => {
   let server: TestBaton;
   const tools = new RecordingTools(serverTools, { slow_lookup: 5_000 });
@@ -44,7 +66,13 @@ describe('server-executed tools in the engine: mixed turns and approvals', () =>
 
   beforeAll(async () => {
     server = await startTestBaton(
-      { scripted: { desk: program }, agents: [{ name: 'desk', model: 'scripted:desk', tools: [weatherTool] }] },
+      {
+        scripted: { desk: program, short: longTurn },
+        agents: [
+          { name: 'desk', model: 'scripted:desk', tools: [weatherTool] },
+          { name: 'short', model: 'scripted:short', tools: [weatherTool], history_limit: 4 },
+        ],
+      },
       { tools },
     );
   });
@@ -136,6 +164,27 @@ describe('server-executed tools in the engine: mixed turns and approvals', () =>
     expect(tools.runs.length).toBe(runsBefore + 1);
     const again = await server.request('POST', `/v1/tool-calls/${approval.id}/decision`, { approve: false });
     expect(again.status).toBe(409);
+  });
+
+  it('a resume whose turn began before the history window writes one output per call, no more', async () => {
+    const id = (await server.request('POST', '/v1/threads', { agent: 'short' })).body.id;
+    const paused = await say(id, 'a long chain please');
+    expect(paused.status, JSON.stringify(paused.body)).toBe(200);
+    const [call] = paused.body.choices[0].message.tool_calls;
+    expect(call.name).toBe('get_weather');
+    const resumed = await say(id, [{ type: 'tool_result', tool_call_id: call.id, content: 'sunny' }]);
+    expect(resumed.status, JSON.stringify(resumed.body)).toBe(200);
+    expect(resumed.body.choices[0].message.content).toContain('Done');
+
+    // The first step's call and output are older than the window (5 items): that output, written
+    // with its step, is not written again at the resume.
+    const items = await server.baton.store.items.list(id, { limit: 100, cursor: null });
+    const outputs = items.data.flatMap((item) =>
+      item.payload.type === 'function_call_output' ? [item.payload.callId] : [],
+    );
+    const calls = items.data.flatMap((item) => (item.payload.type === 'function_call' ? [item.payload.callId] : []));
+    expect(calls).toHaveLength(4);
+    expect([...outputs].sort()).toEqual([...calls].sort());
   });
 
   it('denying writes an error result with the reason and who decided; the tool never runs', async () => {

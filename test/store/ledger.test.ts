@@ -56,6 +56,29 @@ describe.each(backends)('ledger ($name)', (backend) => {
     expect((await store().ledger.listByTurn(turn.id)).map((e) => e.id)).toEqual([step1a.id, step1b.id, step2a.id]);
   });
 
+  it('reads a turn with its entries in one go, in the same order and shape as listByTurn', async () => {
+    const { agent, conversation, turn } = await seedTurn(store());
+    const resolved = ledgerEntry(turn, agent.name, {
+      callIndex: 1,
+      createdAt: at(10),
+      state: 'completed',
+      result: [{ type: 'text', text: 'done' }],
+      isError: true,
+      submittedBy: 'key_1',
+      submittedAt: at(11),
+    });
+    const pending = ledgerEntry(turn, agent.name, { callIndex: 0, createdAt: at(10), deadlineAt: at(99) });
+    await store().ledger.insert([resolved, pending]);
+    const read = await store().turns.getWithCalls(turn.id);
+    expect(read?.turn).toEqual(await store().turns.get(turn.id));
+    expect(read?.calls).toEqual(await store().ledger.listByTurn(turn.id));
+    expect(read?.calls.map((call) => call.id)).toEqual([pending.id, resolved.id]);
+
+    const quiet = await addTurn(store(), conversation);
+    expect(await store().turns.getWithCalls(quiet.id)).toEqual({ turn: quiet, calls: [] });
+    expect(await store().turns.getWithCalls(uid('turn'))).toBeUndefined();
+  });
+
   it('resolves a pending entry once; the second resolution returns undefined', async () => {
     const { app, agent, turn } = await seedTurn(store());
     const entry = ledgerEntry(turn, agent.name);

@@ -49,9 +49,9 @@ export async function readResults(
   results: readonly ToolResultInput[],
 ): Promise<ResultIntake> {
   const store = context.store;
-  const active = conversation.activeTurnId ? await store.turns.get(conversation.activeTurnId) : undefined;
-  const turn = active?.status === 'requires_action' ? active : undefined;
-  const turnEntries = turn ? await store.ledger.listByTurn(turn.id) : [];
+  const active = conversation.activeTurnId ? await store.turns.getWithCalls(conversation.activeTurnId) : undefined;
+  const turn = active?.turn.status === 'requires_action' ? active.turn : undefined;
+  const turnEntries = turn && active ? active.calls : [];
   const known = new Map(turnEntries.map((entry) => [entry.id, entry]));
   const blocking = turnEntries.filter(blocksTurn);
   const intake: ResultIntake = {

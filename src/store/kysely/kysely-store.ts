@@ -13,6 +13,7 @@ import { createLedgerRepo } from './ledger-repo.ts';
 import { createQueuedInputRepo } from './queued-input-repo.ts';
 import { createResponseRepo } from './response-repo.ts';
 import { createTurnRepo } from './turn-repo.ts';
+import { readTurnWithCalls } from './turn-with-calls.ts';
 import { createResourceRepo } from './resource-repo.ts';
 import { createSecretRepo } from './secret-repo.ts';
 import { createSessionRepo } from './session-repo.ts';
@@ -28,7 +29,7 @@ export function createRepositories(
     apiKeys: createApiKeyRepo(db),
     agents: createAgentRepo(db),
     conversations: createConversationRepo(db),
-    turns: createTurnRepo(db),
+    turns: { ...createTurnRepo(db), getWithCalls: (id) => readTurnWithCalls(db, id) },
     items: createItemRepo(db),
     ledger: announcingChanges(createLedgerRepo(db), ledgerChanged),
     serverClaims: createServerCallClaimRepo(db),

@@ -28,7 +28,7 @@ function isLedgerCursor(value: unknown): value is LedgerCursor {
   );
 }
 
-function toRecord(row: Selectable<LedgerEntriesTable>): LedgerEntryRecord {
+export function ledgerEntryFromRow(row: Selectable<LedgerEntriesTable>): LedgerEntryRecord {
   return {
     id: row.id,
     appId: row.app_id,
@@ -96,7 +96,7 @@ export function createLedgerRepo(db: Kysely<Database>): LedgerRepo {
         .where('app_id', '=', appId)
         .where('id', '=', id)
         .executeTakeFirst();
-      return row && toRecord(row);
+      return row && ledgerEntryFromRow(row);
     },
 
     async list(filter, page) {
@@ -128,7 +128,7 @@ export function createLedgerRepo(db: Kysely<Database>): LedgerRepo {
         .orderBy('id')
         .limit(fetchSize(page.limit))
         .execute();
-      return toPage(rows.map(toRecord), page.limit, (entry) => ({
+      return toPage(rows.map(ledgerEntryFromRow), page.limit, (entry) => ({
         createdAt: entry.createdAt,
         callIndex: entry.callIndex,
         id: entry.id,
@@ -146,7 +146,7 @@ export function createLedgerRepo(db: Kysely<Database>): LedgerRepo {
         .orderBy('call_index')
         .orderBy('id')
         .execute();
-      return rows.map(toRecord);
+      return rows.map(ledgerEntryFromRow);
     },
 
     async resolve(id, resolution) {
@@ -167,7 +167,7 @@ export function createLedgerRepo(db: Kysely<Database>): LedgerRepo {
         .where('state', '=', 'pending')
         .returningAll()
         .executeTakeFirst();
-      return row && toRecord(row);
+      return row && ledgerEntryFromRow(row);
     },
 
     async listDue(now, limit) {
@@ -182,7 +182,7 @@ export function createLedgerRepo(db: Kysely<Database>): LedgerRepo {
         .orderBy('id')
         .limit(limit)
         .execute();
-      return rows.map(toRecord);
+      return rows.map(ledgerEntryFromRow);
     },
 
     async listChangedSince(appId, since, limit) {
@@ -196,7 +196,7 @@ export function createLedgerRepo(db: Kysely<Database>): LedgerRepo {
         .orderBy('id')
         .limit(limit)
         .execute();
-      return rows.map(toRecord);
+      return rows.map(ledgerEntryFromRow);
     },
 
     async countPending(conversationId) {

@@ -5,7 +5,7 @@ import type { Database, TurnsTable } from './database-schema.ts';
 import { insertOrDuplicate } from './duplicate-key.ts';
 import { fromJsonText, fromNullableJsonText, toJsonText } from './json-text.ts';
 
-function toRecord(row: Selectable<TurnsTable>): TurnRecord {
+export function turnFromRow(row: Selectable<TurnsTable>): TurnRecord {
   return {
     id: row.id,
     appId: row.app_id,
@@ -41,7 +41,8 @@ function toChanges(patch: TurnPatch): Updateable<TurnsTable> {
   return changes;
 }
 
-export function createTurnRepo(db: Kysely<Database>): TurnRepo {
+/** The turn repository but its joined read with the ledger (`turn-with-calls.ts`, added by the store). */
+export function createTurnRepo(db: Kysely<Database>): Omit<TurnRepo, 'getWithCalls'> {
   return {
     async insert(turn) {
       await insertOrDuplicate('turns', () =>
@@ -72,7 +73,7 @@ export function createTurnRepo(db: Kysely<Database>): TurnRepo {
 
     async get(id) {
       const row = await db.selectFrom('turns').selectAll().where('id', '=', id).executeTakeFirst();
-      return row && toRecord(row);
+      return row && turnFromRow(row);
     },
 
     async update(id, fromStatuses, patch, leaseToken) {
@@ -88,7 +89,7 @@ export function createTurnRepo(db: Kysely<Database>): TurnRepo {
         .where('status', 'in', [...fromStatuses]);
       if (leaseToken !== undefined) update = update.where('lease_token', '=', leaseToken);
       const row = await update.returningAll().executeTakeFirst();
-      return row && toRecord(row);
+      return row && turnFromRow(row);
     },
 
     async takeOver(id, before, leaseToken, now) {
@@ -102,7 +103,7 @@ export function createTurnRepo(db: Kysely<Database>): TurnRepo {
         .where('updated_at', '<', before)
         .returningAll()
         .executeTakeFirst();
-      return row && toRecord(row);
+      return row && turnFromRow(row);
     },
 
     async listStale(before, limit) {
@@ -116,7 +117,7 @@ export function createTurnRepo(db: Kysely<Database>): TurnRepo {
         .orderBy('id')
         .limit(limit)
         .execute();
-      return rows.map(toRecord);
+      return rows.map(turnFromRow);
     },
 
     async listStranded(before, limit) {
@@ -140,7 +141,7 @@ export function createTurnRepo(db: Kysely<Database>): TurnRepo {
         .orderBy('updated_at')
         .limit(limit)
         .execute();
-      return rows.map(toRecord);
+      return rows.map(turnFromRow);
     },
   };
 }

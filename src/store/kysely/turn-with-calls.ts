@@ -1,0 +1,65 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { LedgerEntryRecord, TurnRecord } from '../../domain/records.ts';
+import type { Database, LedgerEntriesTable } from './database-schema.ts';
+import { ledgerEntryFromRow } from './ledger-repo.ts';
+import { turnFromRow } from './turn-repo.ts';
+
+/** Every column of `ledger_entries`, named once so the joined read below can prefix them. */
+const LEDGER_COLUMNS = [
+  'id',
+  'app_id',
+  'conversation_id',
+  'turn_id',
+  'agent_name',
+  'tool_name',
+  'kind',
+  'arguments',
+  'arguments_hash',
+  'call_index',
+  'state',
+  'deadline_at',
+  'timeout_policy',
+  'result',
+  'is_error',
+  'submitted_by',
+  'submitted_at',
+  'idempotency_key',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof LedgerEntriesTable)[];
+
+// A column added to the table and not to the list above fails to compile here.
+type MissingLedgerColumn = Exclude<keyof LedgerEntriesTable, (typeof LEDGER_COLUMNS)[number]>;
+const everyLedgerColumn: [MissingLedgerColumn] extends [never] ? true : MissingLedgerColumn = true;
+void everyLedgerColumn;
+
+/**
+ * A turn with its ledger rows in call order, in one statement (a left join: a turn without calls
+ * is one row of nulls on the ledger's side). Reading a paused conversation takes both on every
+ * request, so one database round trip instead of two.
+ */
+export async function readTurnWithCalls(
+  db: Kysely<Database>,
+  id: string,
+): Promise<{ turn: TurnRecord; calls: LedgerEntryRecord[] } | undefined> {
+  const rows = await db
+    .selectFrom('turns')
+    .leftJoin('ledger_entries as l', 'l.turn_id', 'turns.id')
+    .selectAll('turns')
+    .select(LEDGER_COLUMNS.map((column) => sql.ref(`l.${column}`).as(`l_${column}`)))
+    .where('turns.id', '=', id)
+    .orderBy('l.created_at')
+    .orderBy('l.call_index')
+    .orderBy('l.id')
+    .execute();
+  const first = rows[0];
+  if (!first) return undefined;
+  const calls = rows
+    .filter((row) => row.l_id !== null)
+    .map((row) => {
+      const entry: Record<string, unknown> = {};
+      for (const column of LEDGER_COLUMNS) entry[column] = row[`l_${column}`];
+      return ledgerEntryFromRow(entry as Selectable<LedgerEntriesTable>);
+    });
+  return { turn: turnFromRow(first), calls };
+}
