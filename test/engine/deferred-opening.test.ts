@@ -70,6 +70,17 @@ describe('the opening of a run is written with its first step', () => {
 
   const fastModel = () => new ScriptedLanguageModel('auto', autoProgram);
 
+  /** A message whose first model step waits until `release()`; resolves once the model was asked. */
+  async function slowRun(deferredOpeningMs: number) {
+    let release = () => {};
+    const model = slowModel(new Promise<void>((resolve) => (release = resolve)));
+    const setup = await start(model, deferredOpeningMs);
+    const conversation = await setup.engine.createConversation(setup.appId, DEMO_AGENT.name, {});
+    const outcome = send(setup, conversation.id);
+    await until(() => model.calls === 1);
+    return { setup, model, release, conversation, outcome };
+  }
+
   it('commits a message and its first step together, and a results message with the step it resumes', async () => {
     const setup = await start(fastModel());
     const conversation = await setup.engine.createConversation(setup.appId, DEMO_AGENT.name, {});
@@ -111,77 +122,48 @@ describe('the opening of a run is written with its first step', () => {
   });
 
   it('writes the opening of a slow first step alone after the delay, so the turn is seen running', async () => {
-    let release = () => {};
-    const model = slowModel(new Promise<void>((resolve) => (release = resolve)));
-    const setup = await start(model, 100);
-    const conversation = await setup.engine.createConversation(setup.appId, DEMO_AGENT.name, {});
-    const outcome = send(setup, conversation.id);
-    await until(() => model.calls === 1);
+    const { setup, release, conversation, outcome } = await slowRun(100);
     // Read from the store, not through the engine (which would write the opening on reading).
-    expect((await setup.store.conversations.get(setup.appId, conversation.id))?.activeTurnId).toBeNull();
-    await until(async () => (await setup.store.conversations.get(setup.appId, conversation.id))?.activeTurnId != null);
-    const stored = await setup.store.conversations.get(setup.appId, conversation.id);
-    expect((await setup.store.turns.get(stored!.activeTurnId!))?.status).toBe('in_progress');
+    const stored = () => setup.store.conversations.get(setup.appId, conversation.id);
+    expect((await stored())?.activeTurnId).toBeNull();
+    await until(async () => (await stored())?.activeTurnId != null);
+    expect((await setup.store.turns.get((await stored())!.activeTurnId!))?.status).toBe('in_progress');
     release();
     expect(settled(await outcome).turn.status).toBe('requires_action');
   });
 
   it('a reader in this process sees the unwritten turn: a second message gets thread_busy at once', async () => {
-    let release = () => {};
-    const model = slowModel(new Promise<void>((resolve) => (release = resolve)));
     // A delay far beyond the test: only the reader makes the opening stored.
-    const setup = await start(model, 60_000);
-    const conversation = await setup.engine.createConversation(setup.appId, DEMO_AGENT.name, {});
-    const first = send(setup, conversation.id);
-    await until(() => model.calls === 1);
+    const { setup, model, release, conversation, outcome } = await slowRun(60_000);
     const state = await setup.engine.getConversationState(setup.appId, conversation.id);
     expect(state.status).toBe('running');
     await expect(send(setup, conversation.id, 'hello again')).rejects.toMatchObject({ code: 'thread_busy' });
     expect(model.calls).toBe(1);
     release();
-    expect(settled(await first).turn.status).toBe('requires_action');
+    expect(settled(await outcome).turn.status).toBe('requires_action');
   });
 
   it('a cancel while the opening is unwritten cancels the turn, as for any running turn', async () => {
-    const model = slowModel(new Promise<void>(() => {}));
-    const setup = await start(model, 60_000);
-    const conversation = await setup.engine.createConversation(setup.appId, DEMO_AGENT.name, {});
-    const first = send(setup, conversation.id);
-    await until(() => model.calls === 1);
+    const { setup, model, conversation, outcome } = await slowRun(60_000);
     const cancelled = await setup.engine.cancel(setup.appId, conversation.id, null);
     expect(cancelled.turn.status).toBe('cancelled');
-    expect(settled(await first).turn.status).toBe('cancelled');
+    expect(settled(await outcome).turn.status).toBe('cancelled');
     expect(model.aborted).toBe(true);
   });
 
   it('a run that loses the conversation to another process stores nothing and reports why', async () => {
-    let release = () => {};
-    const model = slowModel(new Promise<void>((resolve) => (release = resolve)));
-    const setup = await start(model, 60_000);
-    const conversation = await setup.engine.createConversation(setup.appId, DEMO_AGENT.name, {});
-    const first = send(setup, conversation.id);
-    await until(() => model.calls === 1);
+    const { setup, release, conversation, outcome } = await slowRun(60_000);
     // Another replica on the same database starts a turn meanwhile (it knows nothing of ours).
     const other = new Engine({
       store: setup.store,
       models: { resolve: fastModel },
       settings: { deferredOpeningMs: 0 },
     });
-    const theirs = settled(
-      await other.sendMessage(
-        setup.appId,
-        conversation.id,
-        {
-          items: [{ type: 'message', role: 'user', content: [{ type: 'text', text: SEED }] }],
-          options: { tools: [] },
-        },
-        { submission },
-      ),
-    );
+    const theirs = settled(await send({ ...setup, engine: other }, conversation.id));
     expect(theirs.turn.status).toBe('requires_action');
     release();
     // Ours is refused at its commit; re-reading, the engine gives the precise reason.
-    await expect(first).rejects.toMatchObject({ code: 'tool_calls_pending' });
+    await expect(outcome).rejects.toMatchObject({ code: 'tool_calls_pending' });
     const items = await setup.store.items.list(conversation.id, { limit: 100, cursor: null });
     expect(items.data.map((item) => item.turnId)).toEqual([theirs.turn.id, theirs.turn.id]);
   });
