@@ -33,6 +33,11 @@ export interface ClientToolDefinition {
    * it documents the result for people and tools: the console builds its answer form from it.
    */
   responseSchema?: JsonSchema;
+  /**
+   * The client's result must be JSON valid against `responseSchema`: one that is not is refused
+   * (400 naming the field) and the call stays pending. Error results (`is_error`) are not checked.
+   */
+  enforceResponseSchema?: boolean;
   /** Seconds a call may stay pending before its deadline applies; overrides the agent default. */
   timeoutSeconds?: number;
   timeoutPolicy?: TimeoutPolicy;
@@ -74,6 +79,15 @@ export interface ToolsetReference {
   toolIds: string[];
 }
 
+export type PartialResultsPolicy = 'hold' | 'reject';
+
+/**
+ * The `status` a Responses response shows while its turn waits for the client's function_call
+ * outputs: `completed` (OpenAI and Open Responses; the default when absent) or `requires_action`
+ * (the Nodexa seed's dialect, which its client loops test).
+ */
+export type PausedResponseStatus = 'completed' | 'requires_action';
+
 export interface AgentDefinition {
   name: string;
   /** `provider:model-id`, e.g. `scripted:auto`, `openai:gpt-4o-mini`. */
@@ -89,6 +103,15 @@ export interface AgentDefinition {
   timeoutPolicy: TimeoutPolicy;
   /** What new user input does while calls are pending. */
   inputPolicy: InputPolicy;
+  /**
+   * Results of some of a paused turn's calls sent in one Threads message: `hold` (the default
+   * when absent) keeps them in the ledger and answers 202 naming the calls still pending, the
+   * model getting all results as one message once the set is complete; `reject` refuses the
+   * message (400 `missing_tool_results`), as the seed's strict rule.
+   */
+  partialResults?: PartialResultsPolicy;
+  /** What a response of this agent on `/v1/responses` says while it waits for function_call outputs. */
+  pausedResponseStatus?: PausedResponseStatus;
   /** How many of the latest transcript items are sent to the model (bounds the cost of a turn). */
   historyLimit: number;
   temperature?: number;
@@ -233,6 +256,12 @@ export interface TurnOptions {
   toolChoice?: ToolChoice;
   parallelToolCalls?: boolean;
   toolTimeoutSeconds?: number;
+  /**
+   * The deadline of a call the client answers when neither the request, its tool nor its agent
+   * gives one (the Responses face's `responses.tool_timeout_seconds`): a stateless client that
+   * walks away leaves nothing pending for ever.
+   */
+  defaultToolTimeoutSeconds?: number;
   maxSteps?: number;
   /** Instructions of this request, added after the agent's (not carried to later turns). */
   instructions?: string;

@@ -33,6 +33,12 @@ export interface EngineSettings {
    * first model step runs (see `RunOpening`); 0 writes every opening before the model is asked.
    */
   deferredOpeningMs: number;
+  /**
+   * The deadline of calls the client answers in Responses conversations when neither their tool
+   * nor their agent gives one (`responses.tool_timeout_seconds`); null: no deadline. Absent: the
+   * default of `src/engine/responses/response-deadlines.ts`.
+   */
+  responsesToolTimeoutSeconds?: number | null;
 }
 
 /** What every part of the engine shares. Built once by `createEngine`. */

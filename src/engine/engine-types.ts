@@ -18,7 +18,6 @@ import type { ToolProvider } from './ports/tool-provider.ts';
 import type { InputItem } from './input-items.ts';
 import type { SubmissionActor } from './ledger/ledger-transitions.ts';
 import type { ToolResultInput } from './ledger/result-intake.ts';
-import type { TurnOutcome } from './turn-runner.ts';
 
 /** The shapes the engine's methods take and return. */
 
@@ -76,8 +75,25 @@ export interface QueuedOutcome {
   pendingCallIds: string[];
 }
 
-export function isQueuedOutcome(outcome: TurnOutcome | QueuedOutcome): outcome is QueuedOutcome {
+export function isQueuedOutcome<Other extends object>(outcome: Other | QueuedOutcome): outcome is QueuedOutcome {
   return 'queued' in outcome;
+}
+
+/**
+ * Results held for some of a paused turn's calls while others are still pending (the agent's
+ * `partialResults: hold`): they are in the ledger, and the turn resumes once the set is complete.
+ */
+export interface HeldResultsOutcome {
+  turn: TurnRecord;
+  held: LedgerEntryRecord[];
+  /** The turn's calls still waiting (client calls and approvals), as last read. */
+  pendingCalls: LedgerEntryRecord[];
+}
+
+export function isHeldResultsOutcome<Other extends object>(
+  outcome: Other | HeldResultsOutcome,
+): outcome is HeldResultsOutcome {
+  return 'held' in outcome;
 }
 
 /** A forced `tool_choice` must name a tool the turn can call. */

@@ -28,6 +28,8 @@ import {
 } from './engine-context.ts';
 import {
   checkToolChoice,
+  isHeldResultsOutcome,
+  type HeldResultsOutcome,
   type ConversationState,
   type EngineOptions,
   type QueuedOutcome,
@@ -37,6 +39,7 @@ import {
 import { newId as defaultNewId } from '../domain/ids.ts';
 import { checkInputItems, type InputItem } from './input-items.ts';
 import { resolveOneCall } from './result-submission.ts';
+import { checkEnforcedResponseSchemas } from './ledger/enforced-response-schemas.ts';
 import { assertValidToolSet } from './tool-schema.ts';
 import { closeTurn } from './turn-closing.ts';
 import { applyDueDeadlines, recoverStaleClaims, recoverStaleTurns, resumeStrandedTurns } from './deadlines.ts';
@@ -47,6 +50,7 @@ import { decideApproval, type ApprovalDecision } from './approvals.ts';
 import type { TurnOutcome } from './turn-runner.ts';
 import { TurnDispatch } from './turn-dispatch.ts';
 import { ResponseChains } from './responses/response-chains.ts';
+import { ChatExchanges } from './chat/chat-exchanges.ts';
 import { listMessagePage } from './message-pages.ts';
 import { LedgerChangeFeed, type LedgerChangeFeedSettings } from './ledger/ledger-change-feed.ts';
 import { SessionRuns } from './sessions/session-runs.ts';
@@ -93,6 +97,7 @@ export class Engine {
     this.dispatch = new TurnDispatch(this.context, new AgentVersions(options.store));
     this.responses = new ResponseChains(this.context, this);
     this.sessions = new SessionRuns(this.context, this);
+    this.chats = new ChatExchanges(this.context, this);
   }
 
   /** Starting, running and resuming turns, and draining queued input. */
@@ -103,6 +108,9 @@ export class Engine {
 
   /** Sessions: conversations with client-chosen ids, variables and a lock (see `SessionRuns`). */
   readonly sessions: SessionRuns;
+
+  /** Chat Completions: stateless clients' transcripts matched to conversations (see `ChatExchanges`). */
+  readonly chats: ChatExchanges;
 
   /** The engine's clock's time (tests move it). */
   now(): Date {
@@ -314,7 +322,33 @@ export class Engine {
     optionsPatch: Partial<TurnOptions> = {},
   ): Promise<TurnOutcome> {
     const conversation = await this.getConversation(appId, conversationId);
-    return submitResultsMessage(this.context, this.dispatch, conversation, results, options, followUp, optionsPatch);
+    const outcome = await submitResultsMessage(
+      this.context,
+      this.dispatch,
+      conversation,
+      results,
+      options,
+      followUp,
+      optionsPatch,
+    );
+    if (isHeldResultsOutcome(outcome)) throw new Error('unreachable: results are held only when asked to');
+    return outcome;
+  }
+
+  /**
+   * Answers some or all of the pending calls in one message (the Threads face). All answered:
+   * the turn resumes, as `submitResults`. Some: when the agent holds partial results (its
+   * `partialResults`, `hold` by default) they are kept in the ledger and the outcome names the
+   * calls still pending; the turn resumes with every result once the last one arrives.
+   */
+  async submitResultsOrHold(
+    appId: string,
+    conversationId: string,
+    results: ToolResultInput[],
+    options: RunOptions,
+  ): Promise<TurnOutcome | HeldResultsOutcome> {
+    const conversation = await this.getConversation(appId, conversationId);
+    return submitResultsMessage(this.context, this.dispatch, conversation, results, options, [], {}, true);
   }
 
   /**
@@ -327,7 +361,17 @@ export class Engine {
     result: { output: ContentPart[]; isError: boolean },
     options: RunOptions,
   ): Promise<{ entry: LedgerEntryRecord; outcome: TurnOutcome | null }> {
-    return this.resumeAfter(await resolveOneCall(this.context, appId, callId, result, options.submission), options);
+    const checkSchema = async (entry: LedgerEntryRecord): Promise<void> => {
+      if (result.isError) return;
+      const turn = await this.getTurn(appId, entry.turnId);
+      await checkEnforcedResponseSchemas(this.context, turn, await this.dispatch.agentForTurn(turn), [
+        { entry, result: { callId, ...result, param: 'content' } },
+      ]);
+    };
+    return this.resumeAfter(
+      await resolveOneCall(this.context, appId, callId, result, options.submission, checkSchema),
+      options,
+    );
   }
 
   /** Approves (running the tool) or denies an approval row; resumes the turn when nothing is left pending. */

@@ -6,8 +6,10 @@
 export { Engine } from './engine.ts';
 export {
   checkToolChoice,
+  isHeldResultsOutcome,
   isQueuedOutcome,
   type AcceptedInput,
+  type HeldResultsOutcome,
   type ConversationState,
   type ConversationStatus,
   type EngineOptions,
@@ -34,6 +36,13 @@ export type { ModelResolver } from './ports/model-resolver.ts';
 export { NO_APP_TOOLS, type ServerCall, type ServerCallResult, type ToolProvider } from './ports/tool-provider.ts';
 export { ResponseChains, type CreateResponse, type ResponseStart } from './responses/response-chains.ts';
 export type { ResponseState } from './responses/response-state.ts';
+export { DEFAULT_RESPONSES_TOOL_TIMEOUT_SECONDS } from './responses/response-deadlines.ts';
+export type {
+  ChatExchangeKind,
+  ChatExchangeOutcome,
+  ChatExchangeRequest,
+  ChatExchanges,
+} from './chat/chat-exchanges.ts';
 export {
   ConnectionResponseCache,
   MAX_CONNECTION_RESPONSES,

@@ -152,6 +152,8 @@ export async function resolveOneCall(
   callId: string,
   result: { output: ContentPart[]; isError: boolean },
   submission: SubmissionActor,
+  /** Checks the result against the call's tool before it is written (its enforced response schema). */
+  check: (entry: LedgerEntryRecord) => Promise<void> = async () => {},
 ): Promise<LedgerEntryRecord> {
   const entry = await context.store.ledger.get(appId, callId);
   if (!entry) {
@@ -168,5 +170,6 @@ export async function resolveOneCall(
         `{"approve": true|false, "reason": "…"}.`,
     );
   }
+  await check(entry);
   return applyResult(context.store, entry, result, submission, nowIso(context), 'tool_call_id');
 }

@@ -125,7 +125,11 @@ export function planStepCalls(context: EngineContext, calls: readonly StepCall[]
     const timeoutSeconds =
       kind === 'server'
         ? undefined
-        : (turn.options.toolTimeoutSeconds ?? tool.timeoutSeconds ?? agent.toolTimeoutSeconds);
+        : (turn.options.toolTimeoutSeconds ??
+          tool.timeoutSeconds ??
+          agent.toolTimeoutSeconds ??
+          // A person decides an approval: only calls the client answers get the fallback deadline.
+          (kind === 'approval' ? undefined : turn.options.defaultToolTimeoutSeconds));
     planned.entries.push({
       id: call.callId,
       appId: turn.appId,

@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { ClientToolDefinition, JsonValue } from '../domain/records.ts';
+import type { ClientToolDefinition, ContentPart, JsonSchema, JsonValue } from '../domain/records.ts';
 import { BatonError } from '../domain/errors/baton-error.ts';
 import type { ErrorCode } from '../domain/errors/error-catalogue.ts';
 
@@ -24,7 +24,10 @@ function validatorFor(schema: object): ValidateFunction {
   const key = JSON.stringify(schema);
   let validate = validators.get(key);
   if (!validate) {
-    validate = ajv.compile(schema);
+    // Schemas built with zod 4 (LangChain, the AI SDK) name the 2020-12 dialect in `$schema`, which
+    // this validator would look for as a schema it does not have; tool schemas read the same under it.
+    const { $schema: _dialect, ...compiled } = schema as { $schema?: unknown };
+    validate = ajv.compile(compiled);
     if (validators.size >= MAX_CACHED_VALIDATORS) {
       const oldest = validators.keys().next().value;
       if (oldest !== undefined) validators.delete(oldest);
@@ -34,12 +37,11 @@ function validatorFor(schema: object): ValidateFunction {
   return validate;
 }
 
-function describeErrors(errors: ErrorObject[] | null | undefined): string {
+function describeErrors(errors: ErrorObject[] | null | undefined, whole = 'the arguments'): string {
   if (!errors || errors.length === 0) return 'unknown schema violation';
   return errors
     .map((error) => {
-      const where =
-        error.instancePath === '' ? 'the arguments' : `'${error.instancePath.slice(1).replace(/\//g, '.')}'`;
+      const where = error.instancePath === '' ? whole : `'${error.instancePath.slice(1).replace(/\//g, '.')}'`;
       return `${where} ${error.message ?? 'is invalid'}`;
     })
     .join('; ');
@@ -85,6 +87,14 @@ export function assertValidToolDefinition(tool: ClientToolDefinition, param: str
       );
     }
     assertCompiles(response, tool.name, `${param}.response_schema`, 'invalid_tool_response_schema');
+  }
+  if (tool.enforceResponseSchema === true && tool.responseSchema === undefined) {
+    throw new BatonError(
+      'invalid_tool_response_schema',
+      `${param}.enforce_response_schema of tool '${tool.name}' needs a response_schema to check results against: ` +
+        'add one, or leave enforce_response_schema out.',
+      { param: `${param}.enforce_response_schema` },
+    );
   }
 }
 
@@ -140,5 +150,24 @@ export function checkToolArguments(tool: ClientToolDefinition, argumentText: str
   }
   const validate = validatorFor(tool.parameters);
   if (!validate(value)) return { ok: false, problem: describeErrors(validate.errors) };
+  return { ok: true, value: value as JsonValue };
+}
+
+/**
+ * Checks a client's result against the response schema its tool enforces: the result's text must
+ * be JSON valid against it (a result of images or several kinds of parts cannot be).
+ */
+export function checkToolResult(schema: JsonSchema, output: readonly ContentPart[]): ArgumentCheck {
+  if (output.some((part) => part.type !== 'text'))
+    return { ok: false, problem: 'the result must be JSON text, not images or files' };
+  const text = output.map((part) => (part.type === 'text' ? part.text : '')).join('');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, problem: `the result is not JSON (${text.slice(0, 200)}); send the result as a JSON string` };
+  }
+  const validate = validatorFor(schema);
+  if (!validate(value)) return { ok: false, problem: describeErrors(validate.errors, 'the result') };
   return { ok: true, value: value as JsonValue };
 }

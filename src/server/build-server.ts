@@ -10,6 +10,7 @@ import { cesManagementTools } from '../faces/mcp/ces-management-tools.ts';
 import { registerMcpEndpoint } from '../faces/mcp/mcp-endpoint.ts';
 import { registerThreadRoutes } from '../faces/threads/thread-routes.ts';
 import { registerResponseRoutes } from '../faces/responses/response-routes.ts';
+import { registerChatRoutes } from '../faces/chat/chat-routes.ts';
 import { registerResponseWebSocket, type ResponseWebSocketSettings } from '../faces/responses/response-websocket.ts';
 import type { Store } from '../store/store.ts';
 import { isConsoleRoute, registerConsoleRoutes } from './console-routes.ts';
@@ -175,6 +176,7 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     allowedOrigins: dependencies.mcpAllowedOrigins ?? [],
   });
   const responses = registerResponseRoutes(app, face);
+  registerChatRoutes(app, face);
   registerResponseWebSocket(app, {
     ...dependencies.responsesWebSocket,
     service: responses,

@@ -9,6 +9,7 @@ import { compileEgressPolicy } from '../tools/http/address-policy.ts';
 import { DEFAULT_IDEMPOTENCY_LEASE_SECONDS } from './idempotency.ts';
 import { parseAllowedOrigin } from '../faces/mcp/mcp-origins.ts';
 import { DEFAULT_LIMITS, type LimitSettings } from './limit-settings.ts';
+import { DEFAULT_RESPONSES_TOOL_TIMEOUT_SECONDS } from '../engine/index.ts';
 
 /** Replaces `${NAME}` and `${NAME:-default}` with environment values, so secrets stay out of the file. */
 /**
@@ -121,6 +122,18 @@ const fileSchema = z
       .object({ allowed_origins: z.array(z.string()).optional() })
       .strict()
       .optional(),
+    responses: z
+      .object({
+        /** The deadline of client calls in Responses conversations whose tool and agent give none. */
+        tool_timeout_seconds: durationNumber(DURATION_RANGES.pendingCall, {
+          coerce: true,
+          nullMeans: 'for no deadline',
+        })
+          .nullable()
+          .optional(),
+      })
+      .strict()
+      .optional(),
     limits: limitsSchema.optional(),
     scripted: z.record(z.string(), z.unknown()).optional(),
     agents: z.array(agentWireSchema).optional(),
@@ -156,6 +169,12 @@ export interface BatonConfig {
   maxTurnTakeovers: number;
   /** `engine.deferred_write_ms`: see `EngineSettings.deferredOpeningMs`. */
   deferredWriteMs: number;
+  /**
+   * `responses.tool_timeout_seconds`: the deadline of calls the client answers in Responses
+   * conversations when neither their tool nor their agent gives one; null for none. Absent: the
+   * engine's default (`DEFAULT_RESPONSES_TOOL_TIMEOUT_SECONDS`, one day).
+   */
+  responsesToolTimeoutSeconds?: number | null;
   providers: {
     openai?: ProviderSettings;
     anthropic?: ProviderSettings;
@@ -284,6 +303,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     staleTurnSeconds: file.engine?.turn_lease_seconds ?? file.engine?.stale_turn_seconds ?? DEFAULT_STALE_TURN_SECONDS,
     maxTurnTakeovers: file.engine?.max_turn_takeovers ?? DEFAULT_MAX_TURN_TAKEOVERS,
     deferredWriteMs: file.engine?.deferred_write_ms ?? DEFAULT_DEFERRED_WRITE_MS,
+    // `null` in the file turns the deadline off, so only an absent value takes the default.
+    responsesToolTimeoutSeconds:
+      file.responses?.tool_timeout_seconds === undefined
+        ? DEFAULT_RESPONSES_TOOL_TIMEOUT_SECONDS
+        : file.responses.tool_timeout_seconds,
     providers,
     scripted: file.scripted ?? {},
     agents: file.agents ?? (source ? [] : [DEMO_AGENT]),

@@ -42,6 +42,16 @@ export const ROUTE_ACCESS: Readonly<Record<string, Partial<Record<Method, Capabi
   '/v1/responses/:id': { GET: 'read', DELETE: 'use' },
   '/v1/responses/:id/cancel': { POST: 'use' },
   '/v1/responses/:id/input_items': { GET: 'read' },
+  // The same Responses routes in the Nodexa dialect (src/faces/responses/response-dialect.ts).
+  '/nodexa/v1/responses': { POST: 'use' },
+  '/nodexa/v1/responses/compact': { POST: 'use' },
+  '/nodexa/v1/responses/:id': { GET: 'read', DELETE: 'use' },
+  '/nodexa/v1/responses/:id/cancel': { POST: 'use' },
+  '/nodexa/v1/responses/:id/input_items': { GET: 'read' },
+  // Chat Completions, and the models a chat client may name.
+  '/v1/chat/completions': { POST: 'use' },
+  '/v1/models': { GET: 'read' },
+  '/v1/models/*': { GET: 'read' },
   // CES resources: apps are created and deleted by operators, changed by their admins.
   '/v1/projects/:project/locations/:location/apps': { GET: 'read', POST: 'operate' },
   [CES_APP]: { GET: 'read', PATCH: 'manage', DELETE: 'operate' },

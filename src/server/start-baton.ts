@@ -118,6 +118,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
         staleTurnSeconds: config.staleTurnSeconds,
         maxTurnTakeovers: config.maxTurnTakeovers,
         deferredOpeningMs: config.deferredWriteMs,
+        responsesToolTimeoutSeconds: config.responsesToolTimeoutSeconds,
         turnsPerApp: config.limits.turnsPerApp,
         turnsTotal: config.limits.turnsTotal,
       },

@@ -157,6 +157,8 @@ describe('wire types', () => {
         tool_timeout_seconds: R,
         timeout_policy: R,
         input_policy: R,
+        partial_results: R,
+        paused_response_status: R,
         history_limit: R,
         temperature: R,
         max_output_tokens: R,

@@ -276,6 +276,9 @@ describe('duration settings of baton.yaml', () => {
     ['engine.sweep_interval_ms', '1.5', 'a whole number'],
     ['server.idempotency_lease_seconds', '0', 'from 1 to 600 (10 minutes)'],
     ['server.idempotency_lease_seconds', '1e308', 'from 1 to 600 (10 minutes)'],
+    ['responses.tool_timeout_seconds', '0', 'from 0.001 to 2592000 (30 days), or null for no deadline'],
+    ['responses.tool_timeout_seconds', '2592001', 'from 0.001 to 2592000 (30 days), or null for no deadline'],
+    ['responses.tool_timeout_seconds', '.inf', 'from 0.001 to 2592000 (30 days), or null for no deadline'],
   ])('%s: %s is refused, naming the field and the range', (field, value, range) => {
     const [section, key] = field.split('.');
     expect(load(`${section}:\n  ${key}: ${value}\n`)).toThrow(
@@ -310,6 +313,14 @@ describe('duration settings of baton.yaml', () => {
     expect(load('engine:\n  deferred_write_ms: 10000\n')().deferredWriteMs).toBe(10_000);
     expect(load('engine:\n  deferred_write_ms: 10001\n')).toThrow(/engine\.deferred_write_ms/);
     expect(load('engine:\n  deferred_write_ms: -1\n')).toThrow(/engine\.deferred_write_ms/);
+  });
+
+  it('reads the deadline of unanswered Responses calls: one day unless set, null for none', () => {
+    expect(load('engine: {}\n')().responsesToolTimeoutSeconds).toBe(86_400);
+    expect(load('responses:\n  tool_timeout_seconds: 600\n')().responsesToolTimeoutSeconds).toBe(600);
+    expect(load('responses:\n  tool_timeout_seconds: "${T:-90}"\n')().responsesToolTimeoutSeconds).toBe(90);
+    expect(load('responses:\n  tool_timeout_seconds: null\n')().responsesToolTimeoutSeconds).toBeNull();
+    expect(load('responses:\n  tool_timeout: 600\n')).toThrow(/responses/);
   });
 
   it("refuses an agent tool's timeout_seconds past 30 days when the file is read", () => {

@@ -16,7 +16,8 @@ describe('engine errors in each face’s words', () => {
   beforeAll(async () => {
     server = await startTestBaton({
       scripted: { ...testPrograms, ...sessionPrograms },
-      agents: [DEMO_AGENT, weatherAgent],
+      // The strict agent refuses a partial set of results (others hold them: 202).
+      agents: [DEMO_AGENT, weatherAgent, { ...weatherAgent, name: 'weather-strict', partial_results: 'reject' }],
     });
     await seedStoreAgent(server);
   });
@@ -40,7 +41,7 @@ describe('engine errors in each face’s words', () => {
     });
 
     it('an unknown tool_call_id lists the pending calls; a partial set names the missing ones', async () => {
-      const { thread, calls } = await pausedThread('weather', 'weather');
+      const { thread, calls } = await pausedThread('weather-strict', 'weather');
       const unknown = await server.request('POST', `/v1/threads/${thread}/messages`, {
         role: 'user',
         content: [{ type: 'tool_result', tool_call_id: 'call_nope', content: 'x' }],

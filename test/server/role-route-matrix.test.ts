@@ -176,6 +176,67 @@ function probes(own: Tenant, other: Tenant): Record<string, Partial<Record<Metho
         foreign: { path: `/v1/responses/${other.responseId}/input_items` },
       },
     },
+    // The Nodexa dialect of the same routes (src/faces/responses/response-dialect.ts).
+    '/nodexa/v1/responses': {
+      POST: {
+        own: { path: '/nodexa/v1/responses', body: { model: own.agent, input: 7 } },
+        foreign: {
+          path: '/nodexa/v1/responses',
+          body: { model: own.agent, input: 'hi', previous_response_id: other.responseId },
+          status: 400,
+        },
+      },
+    },
+    '/nodexa/v1/responses/compact': { POST: { own: { path: '/nodexa/v1/responses/compact', body: { bogus: 1 } } } },
+    '/nodexa/v1/responses/:id': {
+      GET: {
+        own: { path: `/nodexa/v1/responses/${own.responseId}` },
+        foreign: { path: `/nodexa/v1/responses/${other.responseId}` },
+      },
+      DELETE: {
+        own: { path: '/nodexa/v1/responses/resp_missing' },
+        foreign: { path: `/nodexa/v1/responses/${other.responseId}` },
+      },
+    },
+    '/nodexa/v1/responses/:id/cancel': {
+      POST: {
+        own: { path: '/nodexa/v1/responses/resp_missing/cancel' },
+        foreign: { path: `/nodexa/v1/responses/${other.responseId}/cancel` },
+      },
+    },
+    '/nodexa/v1/responses/:id/input_items': {
+      GET: {
+        own: { path: `/nodexa/v1/responses/${own.responseId}/input_items` },
+        foreign: { path: `/nodexa/v1/responses/${other.responseId}/input_items` },
+      },
+    },
+    '/v1/chat/completions': {
+      POST: {
+        own: { path: '/v1/chat/completions', body: { messages: [] } },
+        // Another app's agent as model, answering another app's pending call: neither is found.
+        foreign: {
+          path: '/v1/chat/completions',
+          body: {
+            model: other.agent,
+            messages: [
+              { role: 'user', content: 'I need approval to process a $500 refund' },
+              {
+                role: 'assistant',
+                content: null,
+                tool_calls: [
+                  { id: other.callId, type: 'function', function: { name: 'request_approval', arguments: '{}' } },
+                ],
+              },
+              { role: 'tool', tool_call_id: other.callId, content: '{"approved":true}' },
+            ],
+          },
+        },
+      },
+    },
+    '/v1/models': { GET: { own: { path: '/v1/models' } } },
+    '/v1/models/*': {
+      GET: { own: { path: `/v1/models/${own.agent}` }, foreign: { path: `/v1/models/${other.agent}` } },
+    },
     '/v1/projects/:project/locations/:location/apps': {
       GET: { own: { path: '/v1/projects/default/locations/global/apps' } },
       POST: { own: { path: '/v1/projects/default/locations/global/apps', body: [] } },
@@ -246,7 +307,8 @@ function errorOf(prefix: string, response: TestResponse): { code: string | undef
     return { code: reason?.toLowerCase(), face: 'ces' };
   }
   expect(error, JSON.stringify(response.body)).toMatchObject({ message: expect.any(String) });
-  return { code: error.code, face: prefix.startsWith('/v1/responses') ? 'responses' : 'native' };
+  const responses = prefix.startsWith('/v1/responses') || prefix.startsWith('/nodexa/v1/');
+  return { code: error.code, face: responses ? 'responses' : 'native' };
 }
 
 const ROLES: Exclude<ApiKeyRole, 'operator'>[] = ['reader', 'member', 'admin'];

@@ -10,7 +10,8 @@ describe('Threads API: bad input', () => {
     server = await startTestBaton({
       bodyLimitBytes: 64 * 1024,
       scripted: testPrograms,
-      agents: [DEMO_AGENT, weatherAgent],
+      // The strict agent refuses partial results, as the seed's rule says (others hold them: 202).
+      agents: [DEMO_AGENT, weatherAgent, { ...weatherAgent, name: 'weather-strict', partial_results: 'reject' }],
     });
   });
   afterAll(async () => server.close());
@@ -62,8 +63,8 @@ describe('Threads API: bad input', () => {
     expect((await server.request('GET', `/v1/tool-calls/${second.calls[0]!.id}`)).body.state).toBe('pending');
   });
 
-  it('missing results of a parallel set in one message: 400 naming the missing ids', async () => {
-    const { threadId, calls } = await pendingThread('weather', 'weather in SF and NYC');
+  it('missing results of a parallel set in one message (agent partial_results: reject): 400 naming the missing ids', async () => {
+    const { threadId, calls } = await pendingThread('weather-strict', 'weather in SF and NYC');
     expect(calls).toHaveLength(2);
     const before = await snapshot(threadId);
     const response = await server.request('POST', `/v1/threads/${threadId}/messages`, {

@@ -2,7 +2,7 @@ import type { HttpStatus } from './error-kind.ts';
 import type { GrpcStatus } from './grpc-status.ts';
 
 /** The faces that render an error, in their own format; `all` for errors any request can meet. */
-export type Face = 'threads' | 'responses' | 'ces' | 'mcp' | 'ledger' | 'agents' | 'admin' | 'all';
+export type Face = 'threads' | 'responses' | 'chat' | 'ces' | 'mcp' | 'ledger' | 'agents' | 'admin' | 'all';
 
 export interface ErrorEntry {
   /** The HTTP status of Baton's native API (Threads, ledger, agents) and of the Responses face. */
@@ -126,7 +126,7 @@ export const ERROR_CATALOGUE = {
   },
   approvals_pending: {
     status: 409,
-    faces: ['threads', 'responses'],
+    faces: ['threads', 'responses', 'chat'],
     meaning:
       'New input arrived while tool calls of the paused turn wait for a person to approve them. Decide ' +
       'them with POST /v1/tool-calls/{id}/decision first, then send the input (on the Responses face, ' +
@@ -188,7 +188,7 @@ export const ERROR_CATALOGUE = {
   },
   duplicate_call_id: {
     status: 400,
-    faces: ['responses'],
+    faces: ['responses', 'chat'],
     meaning:
       'Two function_call items in the input share a call_id. Give every call of the replayed input its own call_id.',
   },
@@ -198,6 +198,14 @@ export const ERROR_CATALOGUE = {
     faces: ['ces', 'mcp'],
     meaning:
       'Another toolset of the app already has this displayName; toolset display names are unique within an app. Choose another displayName.',
+  },
+  duplicate_field: {
+    status: 400,
+    grpc: 'INVALID_ARGUMENT',
+    faces: ['ces', 'mcp'],
+    meaning:
+      'The request gives one field twice, by its JSON name and by its proto name (displayName and ' +
+      'display_name). Both spellings are accepted; send the field once.',
   },
   duplicate_sort_key: {
     status: 500,
@@ -212,7 +220,7 @@ export const ERROR_CATALOGUE = {
   },
   duplicate_tool_output: {
     status: 400,
-    faces: ['responses'],
+    faces: ['responses', 'chat'],
     meaning: 'The input has two function_call_output items for the same call_id. Send exactly one output per call.',
   },
   duplicate_tool_response: {
@@ -233,7 +241,7 @@ export const ERROR_CATALOGUE = {
   },
   empty_input: {
     status: 400,
-    faces: ['responses'],
+    faces: ['responses', 'chat'],
     meaning:
       'The request has no input: nothing to respond to or, for /v1/responses/compact, nothing to compact. Send a string or at least one input item.',
   },
@@ -441,6 +449,20 @@ export const ERROR_CATALOGUE = {
     meaning:
       'Internal: the key that seals page tokens is not 32 bytes, so the server does not start. No client should ever see it; report it.',
   },
+  invalid_partial_results: {
+    status: 400,
+    faces: ['agents'],
+    meaning:
+      "partial_results must be `hold` (keep results sent for some of a paused turn's calls, answer 202) or " +
+      '`reject` (refuse them with 400 missing_tool_results). Fix it in the agent definition.',
+  },
+  invalid_paused_response_status: {
+    status: 400,
+    faces: ['agents'],
+    meaning:
+      'paused_response_status must be `completed` (a response waiting for function_call outputs says ' +
+      '`completed`, as on OpenAI) or `requires_action` (it says `requires_action`, as the Nodexa dialect). Fix it in the agent definition.',
+  },
   invalid_provider_options: {
     status: 400,
     grpc: 'INVALID_ARGUMENT',
@@ -506,6 +528,13 @@ export const ERROR_CATALOGUE = {
     faces: ['ces'],
     meaning: 'The session id in the URL is not 1 to 128 letters, digits, `-`, `_`, `.` or `~`. Use such an id.',
   },
+  invalid_starting_after: {
+    status: 400,
+    faces: ['responses'],
+    meaning:
+      'starting_after (GET /v1/responses/{id}?stream=true) names a sequence_number past the last event ' +
+      'of a finished response. Pass the sequence_number of the last event you received, or omit it to replay every event.',
+  },
   invalid_timeout: {
     status: 400,
     faces: ['agents'],
@@ -521,7 +550,7 @@ export const ERROR_CATALOGUE = {
   },
   invalid_tool_call_id: {
     status: 400,
-    faces: ['threads'],
+    faces: ['threads', 'chat'],
     meaning:
       'A tool_result names a tool_call_id that is not a call of this thread waiting for a result. ' +
       'Use the exact ids from tool_calls[].id; pending_tool_call_ids lists the pending ones.',
@@ -548,9 +577,19 @@ export const ERROR_CATALOGUE = {
   },
   invalid_tool_response_schema: {
     status: 400,
-    faces: ['threads', 'agents'],
+    faces: ['threads', 'agents', 'ces', 'mcp'],
     meaning:
-      "A tool's response_schema is not a JSON Schema object, or does not compile. Fix the schema, or leave it out.",
+      "A tool's response_schema is not a JSON Schema object, or does not compile, or a tool enforces a response " +
+      'schema it does not have. Fix the schema, or leave it (and enforce_response_schema) out.',
+  },
+  invalid_tool_result: {
+    status: 400,
+    grpc: 'INVALID_ARGUMENT',
+    faces: ['threads', 'responses', 'ces', 'ledger'],
+    meaning:
+      'The result does not match the response schema its tool enforces (enforce_response_schema): it must be JSON ' +
+      "valid against the tool's response_schema. The message names the field and what is wrong; fix the result and " +
+      'send it again (the call stays pending). A result sent with is_error is not checked.',
   },
   invalid_tool_schema: {
     status: 500,
@@ -562,11 +601,12 @@ export const ERROR_CATALOGUE = {
     status: 400,
     faces: ['ces', 'mcp'],
     meaning:
-      'updateMask is malformed or names a field that cannot be updated. Name only mutable fields of the resource, in camelCase, or `*` alone.',
+      'updateMask is malformed or names a field that cannot be updated. Name only mutable fields of the resource ' +
+      '(camelCase, or their snake_case proto names), or `*` alone.',
   },
   invalid_value: {
     status: 400,
-    faces: ['responses'],
+    faces: ['responses', 'chat'],
     meaning:
       'An input content part is unusable: an image_url or file_url that is not a base64 data URL ' +
       'or an http(s) URL, file_data that is not base64, or a file with neither. Fix the part as the ' +
@@ -611,7 +651,7 @@ export const ERROR_CATALOGUE = {
   },
   missing_tool_results: {
     status: 400,
-    faces: ['threads'],
+    faces: ['threads', 'chat'],
     meaning:
       'The message answers only some of the pending tool calls. Send the results of all pending calls ' +
       'in one message, or submit them one at a time with POST /v1/tool-calls/{id}/result.',
@@ -624,13 +664,13 @@ export const ERROR_CATALOGUE = {
   },
   model_error: {
     status: 502,
-    faces: ['threads', 'responses'],
+    faces: ['threads', 'responses', 'chat'],
     meaning:
       'The model provider failed or gave an unusable answer, so the turn failed; the input was saved. Send a new message to try again.',
   },
   model_mismatch: {
     status: 400,
-    faces: ['responses'],
+    faces: ['responses', 'chat'],
     meaning:
       'The request names another model than the conversation it continues; a conversation keeps its agent. Omit model, or start a new conversation.',
   },
@@ -642,7 +682,7 @@ export const ERROR_CATALOGUE = {
   },
   model_not_found: {
     status: 404,
-    faces: ['responses'],
+    faces: ['responses', 'chat'],
     meaning:
       '`model` names neither an agent of the app nor a provider model this server can use. Name an ' +
       'agent (GET /v1/agents) or a model such as `openai:gpt-4o-mini`.',
@@ -758,6 +798,15 @@ export const ERROR_CATALOGUE = {
       'received more than limits.requests_per_minute_total. Retry after Retry-After seconds; the x-ratelimit-* ' +
       'headers show the limit, what is left and when it resets.',
   },
+  referenced_secret_missing: {
+    status: 400,
+    grpc: 'FAILED_PRECONDITION',
+    faces: ['ces', 'mcp'],
+    meaning:
+      "A tool's or toolset's credentials name a secret the app does not have (an app secret name, or a Secret " +
+      'Manager name projects/{p}/secrets/{id}/versions/{v}, read as the app secret {id}). Create the secret ' +
+      'with POST …/apps/{app}/secrets?secretId={id}, then send the request again unchanged.',
+  },
   repeated_query_parameter: {
     status: 400,
     grpc: 'INVALID_ARGUMENT',
@@ -861,7 +910,7 @@ export const ERROR_CATALOGUE = {
   },
   server_executed_call: {
     status: 400,
-    faces: ['responses'],
+    faces: ['responses', 'chat'],
     meaning:
       'A function_call_output answers a call Baton executes itself (a server tool, or a call waiting ' +
       'for approval), which needs no output. Send function_call_output only for function_call items.',
@@ -895,7 +944,7 @@ export const ERROR_CATALOGUE = {
   thread_busy: {
     status: 409,
     grpc: 'ABORTED',
-    faces: ['threads', 'responses', 'ces'],
+    faces: ['threads', 'responses', 'chat', 'ces'],
     meaning:
       "The conversation is running a turn, so it cannot take new input now. Wait for that turn's response, or cancel it first.",
   },
@@ -985,7 +1034,7 @@ export const ERROR_CATALOGUE = {
   },
   tool_call_without_output: {
     status: 400,
-    faces: ['responses'],
+    faces: ['responses', 'chat'],
     meaning:
       'A function_call has no function_call_output: in the replayed input, or among the outputs for ' +
       'the calls the previous response waits for. Send an output for every call.',
@@ -1031,9 +1080,17 @@ export const ERROR_CATALOGUE = {
       'No tool with this name exists: a tool resource of the app, or a tool of the MCP server. List ' +
       'the tools (the tools collection, or tools/list) and use one of their names.',
   },
-  tool_output_without_call: {
+  tool_output_not_string: {
     status: 400,
     faces: ['responses'],
+    meaning:
+      "A function_call_output's `output` is a JSON object, number, boolean or null; it must be a " +
+      'string (or an array of input_text/input_image/input_file parts). Serialize the result first: ' +
+      '`JSON.stringify(result)` (JavaScript), `json.dumps(result)` (Python).',
+  },
+  tool_output_without_call: {
+    status: 400,
+    faces: ['responses', 'chat'],
     meaning:
       'A function_call_output answers a call_id that is neither a function_call of the input nor ' +
       'a call of the conversation waiting for output. Use the call_id of a function_call.',
@@ -1063,7 +1120,7 @@ export const ERROR_CATALOGUE = {
   turn_cancelled: {
     status: 409,
     grpc: 'ABORTED',
-    faces: ['ces'],
+    faces: ['chat', 'ces'],
     meaning:
       "The turn was cancelled (for example with POST /v1/threads/{id}/cancel) or ended by a tool call's deadline before it finished. Send the input again.",
   },
@@ -1157,21 +1214,21 @@ export const ERROR_CATALOGUE = {
   unsupported_field: {
     status: 400,
     grpc: 'INVALID_ARGUMENT',
-    faces: ['ces', 'mcp'],
+    faces: ['chat', 'ces', 'mcp'],
     meaning:
       'The request sets a CES field Baton does not implement (such as historicalContexts, or a Google ' +
       'Cloud-only authentication). Leave it out; the message says what to use instead.',
   },
   unsupported_file_id: {
     status: 400,
-    faces: ['responses'],
+    faces: ['responses', 'chat'],
     meaning:
       'A content part uses file_id, but Baton has no Files API. Send the file inline (a base64 data URL or file_data) or by URL.',
   },
   unsupported_input: {
     status: 400,
     grpc: 'INVALID_ARGUMENT',
-    faces: ['ces'],
+    faces: ['chat', 'ces'],
     meaning:
       'A session input is dtmf or audio, which Baton does not support. Send text, event, image, blob, variables or toolResponses.',
   },
@@ -1182,7 +1239,7 @@ export const ERROR_CATALOGUE = {
   },
   unsupported_tool_type: {
     status: 400,
-    faces: ['responses'],
+    faces: ['responses', 'chat'],
     meaning:
       'A tool in `tools` is not a function tool; server-side tools are configured on the agent. Send only {"type":"function",…} tools.',
   },

@@ -102,10 +102,15 @@ export function refuseStrays(conversation: ConversationRecord, intake: ResultInt
 /**
  * Checks the results that answer a paused turn, before anything is written: every id must be a
  * call of this conversation, still pending, given once, and together they must cover every call
- * the client owes (the seeds' rule: all results of a parallel set in one message). Approvals
- * are decided by a person, never answered by a result.
+ * the client owes (the seeds' rule: all results of a parallel set in one message), unless the
+ * caller holds partial results (`allowMissing`). Approvals are decided by a person, never
+ * answered by a result.
  */
-export function checkResultsMessage(conversation: ConversationRecord, intake: ResultIntake): MatchedResult[] {
+export function checkResultsMessage(
+  conversation: ConversationRecord,
+  intake: ResultIntake,
+  allowMissing = false,
+): MatchedResult[] {
   const pendingIds = intake.pending.map((entry) => entry.id);
   const matched: MatchedResult[] = [];
   for (const { result, entry } of intake.others) {
@@ -139,7 +144,7 @@ export function checkResultsMessage(conversation: ConversationRecord, intake: Re
   }
   const answered = new Set(matched.map(({ entry }) => entry.id));
   const missing = pendingIds.filter((id) => !answered.has(id));
-  if (missing.length > 0) {
+  if (missing.length > 0 && !allowMissing) {
     throw new BatonError(
       'missing_tool_results',
       `Missing results for pending tool calls ${missing.join(', ')}: send the results of all ${pendingIds.length} ` +

@@ -7,6 +7,7 @@ import type {
   TurnOptions,
 } from '../../domain/records.ts';
 import type { SubmissionActor } from '../ledger/ledger-transitions.ts';
+import { AgentVersions } from '../agent-versions.ts';
 import type { EngineContext } from '../engine-context.ts';
 import { checkToolChoice, type RunOptions } from '../engine-types.ts';
 import type { EngineEventListener } from '../events.ts';
@@ -16,7 +17,8 @@ import type { ChainEngine } from './chain-engine.ts';
 import { ConnectionResponseCache, type ConnectionOwner, type ConnectionResponses } from './connection-responses.ts';
 import { refuseOutputsForServerCalls, refuseWhileApprovalsPending, splitAnswer } from './continuation-rules.ts';
 import { asInputItem, resolveReferences, type ResolvedInput, type ResponseInput } from './item-references.ts';
-import { isInProgress, loadResponseState, type ResponseState } from './response-state.ts';
+import { withResponsesDeadline } from './response-deadlines.ts';
+import { isInProgress, loadResponseState, type ResponseState, type TurnAgent } from './response-state.ts';
 import { isHiddenItem, loadServerCalls, type ServerCallIndex } from './server-call-index.ts';
 
 /** Past the WebSocket connection limit (60 min) with a margin: no `store: false` response is in use after it. */
@@ -67,10 +69,18 @@ export interface CreateResponse {
  * conversation, and the disposal of `store: false` conversations.
  */
 export class ResponseChains {
+  /** Agent versions never change once written, so the ones responses are rendered with are kept in memory. */
+  private readonly agentVersions: AgentVersions;
+  private readonly agentOf: TurnAgent;
+
   constructor(
     private readonly context: EngineContext,
     private readonly engine: ChainEngine,
-  ) {}
+  ) {
+    this.agentVersions = new AgentVersions(context.store);
+    // A response outlives its agent (deleted, or its app's versions purged): it is still readable.
+    this.agentOf = (turn) => this.agentVersions.forTurn(turn).catch(() => null);
+  }
 
   /** A response a request may continue: stored, or created by this WebSocket connection. */
   async findContinuable(appId: string, id: string, connection?: ConnectionResponses): Promise<ResponseRecord> {
@@ -85,7 +95,11 @@ export class ResponseChains {
   }
 
   /** Creates a response and runs its turn (unless detached); returns the response as it stands. */
-  async create(request: CreateResponse): Promise<ResponseState> {
+  async create(incoming: CreateResponse): Promise<ResponseState> {
+    const request: CreateResponse = {
+      ...incoming,
+      options: withResponsesDeadline(incoming.options, this.context.settings),
+    };
     const { appId } = request;
     const store = this.context.store;
     const input = await resolveReferences(store, appId, request.input);
@@ -165,11 +179,16 @@ export class ResponseChains {
 
     const record = await store.responses.get(appId, id);
     if (!record) throw new BatonError('response_missing', `Response '${id}' was not recorded.`);
-    const state = await loadResponseState(store, record);
+    const state = await loadResponseState(store, record, this.agentOf);
     if (request.connection && !request.stored) request.connection.remember(record);
     else if (!request.stored && owns && !isInProgress(state)) {
       // Nobody can read or continue it: its conversation goes as soon as its turn is done.
       await this.engine.deleteConversation(appId, record.conversationId, request.submission.actor);
+    } else if (!request.stored && !state.continuation && state.turn.status === 'requires_action') {
+      // It continued a stored chain and paused: nobody can continue it to answer its calls, and the
+      // chain stays blocked behind them. Its turn is cancelled now, as an unstored chain's is.
+      // A race lost to an answer through the ledger, or to a deadline, leaves nothing to cancel.
+      await this.engine.cancel(appId, record.conversationId, request.submission.actor).catch(() => {});
     }
     return state;
   }
@@ -292,13 +311,13 @@ export class ResponseChains {
 
   /** A stored response as it stands; unstored ones are never readable. */
   async get(appId: string, id: string): Promise<ResponseState> {
-    return loadResponseState(this.context.store, await this.stored(appId, id));
+    return loadResponseState(this.context.store, await this.stored(appId, id), this.agentOf);
   }
 
   /** Cancels the response's turn if it is running or waiting for outputs; pending calls get synthetic results. */
   async cancel(appId: string, id: string, actor: string | null): Promise<ResponseState> {
     const record = await this.stored(appId, id);
-    const state = await loadResponseState(this.context.store, record);
+    const state = await loadResponseState(this.context.store, record, this.agentOf);
     const active =
       !state.continuation && (state.turn.status === 'in_progress' || state.turn.status === 'requires_action');
     if (!active) {
@@ -316,7 +335,7 @@ export class ResponseChains {
       );
     }
     await this.engine.cancel(appId, record.conversationId, actor);
-    return loadResponseState(this.context.store, record);
+    return loadResponseState(this.context.store, record, this.agentOf);
   }
 
   /**

@@ -1,4 +1,10 @@
-import type { ItemRecord, LedgerEntryRecord, ResponseRecord, TurnRecord } from '../../domain/records.ts';
+import type {
+  AgentDefinition,
+  ItemRecord,
+  LedgerEntryRecord,
+  ResponseRecord,
+  TurnRecord,
+} from '../../domain/records.ts';
 import type { Repositories } from '../../store/store.ts';
 import { blocksTurn } from '../pending-calls.ts';
 import {
@@ -24,7 +30,12 @@ export interface ResponseState {
   pendingCallIds: string[];
   /** Server calls waiting for a person's decision; the turn resumes by itself once they are decided. */
   pendingApprovalIds: string[];
+  /** The agent version the response's turn runs with (faces read their settings there); null if it is gone. */
+  agent: AgentDefinition | null;
 }
+
+/** The agent version a turn pinned, or null when it can no longer be read. */
+export type TurnAgent = (turn: TurnRecord) => Promise<AgentDefinition | null>;
 
 const OUTPUT_PAGE = 200;
 
@@ -35,6 +46,7 @@ const OUTPUT_PAGE = 200;
 export async function loadResponseState(
   store: Pick<Repositories, 'turns' | 'responses' | 'items' | 'ledger'>,
   record: ResponseRecord,
+  agentOf: TurnAgent,
 ): Promise<ResponseState> {
   const [turn, next] = await Promise.all([
     store.turns.get(record.turnId),
@@ -52,7 +64,7 @@ export async function loadResponseState(
   const continuation = next && next.turnId === record.turnId ? next : null;
   const paused = !continuation && turn.status === 'requires_action';
   const ledger: LedgerEntryRecord[] = paused ? await store.ledger.listByTurn(turn.id) : [];
-  const serverCalls = await loadServerCalls(store, stored, ledger);
+  const [serverCalls, agent] = await Promise.all([loadServerCalls(store, stored, ledger), agentOf(turn)]);
   const pending = pendingIdsByKind(ledger.filter(blocksTurn));
   return {
     record,
@@ -62,6 +74,7 @@ export async function loadResponseState(
     continuation,
     pendingCallIds: pending.clientCallIds,
     pendingApprovalIds: pending.approvalIds,
+    agent,
   };
 }
 

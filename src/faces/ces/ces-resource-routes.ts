@@ -1,26 +1,31 @@
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
 import type { Principal } from '../../domain/principal.ts';
 import type { JsonObject } from '../../domain/records.ts';
 import { isJsonObject, type Resources } from '../../resources/index.ts';
+import { acceptProtoFieldNames, jsonNameOf, type FieldNameOptions } from './proto-field-names.ts';
 
 /**
  * REST routes of the CES management API. Each route only turns path, query and body into the CES
- * request message and calls the service, which owns every rule (the MCP tools call the same).
+ * request message, with proto field names (`display_name`) in their JSON names, and calls the
+ * service, which owns every rule (the MCP tools call the same).
  */
 
 type Params = Record<string, string>;
 type QueryKind = 'string' | 'number' | 'boolean';
 
 /**
- * Reads the query parameters a method takes; any other is INVALID_ARGUMENT. Numbers and booleans
- * arrive as text and are converted when they parse; otherwise the text is passed on so the
- * request schema names the field.
+ * Reads the query parameters a method takes, by JSON or proto name (`toolsetId`, `toolset_id`);
+ * any other is INVALID_ARGUMENT. Keys stay as written: the request message is converted to JSON
+ * names as a whole. Numbers and booleans arrive as text and are converted when they parse;
+ * otherwise the text is passed on so the request schema names the field.
  */
 function readQuery(query: unknown, allowed: Record<string, QueryKind>): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(isJsonObject(query) ? query : {})) {
-    const kind = allowed[key];
+    const name = Object.hasOwn(allowed, key) ? key : jsonNameOf(key);
+    const kind = Object.hasOwn(allowed, name) ? allowed[name] : undefined;
     if (kind === undefined) {
       const known = Object.keys(allowed);
       throw new BatonError(
@@ -56,13 +61,41 @@ const LIST_QUERY: Record<string, QueryKind> = {
 };
 const MASK_QUERY: Record<string, QueryKind> = { updateMask: 'string' };
 
-/** The five methods every resource family has, each `(principal, request message) → response`. */
-interface ResourceMethods {
-  create(principal: Principal, request: unknown): Promise<unknown>;
-  get(principal: Principal, request: unknown): Promise<unknown>;
-  list(principal: Principal, request: unknown): Promise<unknown>;
-  update(principal: Principal, request: unknown): Promise<unknown>;
-  delete(principal: Principal, request: unknown): Promise<unknown>;
+type Method = 'create' | 'get' | 'list' | 'update' | 'delete';
+
+/** The five methods every resource family has, each `(principal, request message) → response`, and their request schemas. */
+type ResourceMethods = Record<Method, (principal: Principal, request: unknown) => Promise<unknown>> & {
+  requests: Record<Method, z.ZodType>;
+};
+
+/**
+ * Calls `method` with `message` in JSON names; its errors name fields as the client spelled them.
+ * `resourceField` is the resource an Update request's `updateMask` names fields of.
+ */
+async function callWith(
+  schema: z.ZodType,
+  message: Record<string, unknown>,
+  method: (message: unknown) => Promise<unknown>,
+  resourceField?: string,
+): Promise<unknown> {
+  const options: FieldNameOptions = resourceField ? { fieldMasks: { updateMask: resourceField } } : {};
+  const accepted = acceptProtoFieldNames(schema, message, options);
+  try {
+    return await method(accepted.message);
+  } catch (error) {
+    throw accepted.inClientSpelling(error);
+  }
+}
+
+/** Calls one of a family's methods through `callWith`, with that method's request schema. */
+function invoke(
+  service: ResourceMethods,
+  method: Method,
+  principal: Principal,
+  message: Record<string, unknown>,
+  resourceField?: string,
+): Promise<unknown> {
+  return callWith(service.requests[method], message, (request) => service[method](principal, request), resourceField);
 }
 
 interface Collection {
@@ -82,25 +115,36 @@ function registerCollection(app: FastifyInstance, collection: Collection): void 
   const params = (request: FastifyRequest) => request.params as Params;
 
   app.get(path, async (request) =>
-    service.list(request.principal, { parent: parent(params(request)), ...readQuery(request.query, LIST_QUERY) }),
+    invoke(service, 'list', request.principal, {
+      parent: parent(params(request)),
+      ...readQuery(request.query, LIST_QUERY),
+    }),
   );
   app.post(path, async (request) =>
-    service.create(request.principal, {
+    invoke(service, 'create', request.principal, {
       parent: parent(params(request)),
       ...readQuery(request.query, { [idParam]: 'string' }),
       [field]: objectBody(request.body, field),
     }),
   );
-  app.get(`${path}/:id`, async (request) => service.get(request.principal, { name: itemName(params(request)) }));
+  app.get(`${path}/:id`, async (request) =>
+    invoke(service, 'get', request.principal, { name: itemName(params(request)) }),
+  );
   // The path names the resource; a `name` in the body cannot retarget the update.
   app.patch(`${path}/:id`, async (request) =>
-    service.update(request.principal, {
-      [field]: { ...objectBody(request.body, field), name: itemName(params(request)) },
-      ...readQuery(request.query, MASK_QUERY),
-    }),
+    invoke(
+      service,
+      'update',
+      request.principal,
+      {
+        [field]: { ...objectBody(request.body, field), name: itemName(params(request)) },
+        ...readQuery(request.query, MASK_QUERY),
+      },
+      field,
+    ),
   );
   app.delete(`${path}/:id`, async (request) =>
-    service.delete(request.principal, {
+    invoke(service, 'delete', request.principal, {
       name: itemName(params(request)),
       ...readQuery(request.query, collection.deleteQuery),
     }),
@@ -118,29 +162,35 @@ export function registerCesResourceRoutes(app: FastifyInstance, services: Resour
 
   // Apps are children of the location; their item parameter is `:app` so app routes can nest below it.
   app.get(apps, async (request) =>
-    services.apps.list(request.principal, {
+    invoke(services.apps, 'list', request.principal, {
       parent: location(request.params as Params),
       ...readQuery(request.query, LIST_QUERY),
     }),
   );
   app.post(apps, async (request) =>
-    services.apps.create(request.principal, {
+    invoke(services.apps, 'create', request.principal, {
       parent: location(request.params as Params),
       ...readQuery(request.query, { appId: 'string' }),
       app: objectBody(request.body, 'app'),
     }),
   );
   app.get(`${apps}/:app`, async (request) =>
-    services.apps.get(request.principal, { name: appName(request.params as Params) }),
+    invoke(services.apps, 'get', request.principal, { name: appName(request.params as Params) }),
   );
   app.patch(`${apps}/:app`, async (request) =>
-    services.apps.update(request.principal, {
-      app: { ...objectBody(request.body, 'app'), name: appName(request.params as Params) },
-      ...readQuery(request.query, MASK_QUERY),
-    }),
+    invoke(
+      services.apps,
+      'update',
+      request.principal,
+      {
+        app: { ...objectBody(request.body, 'app'), name: appName(request.params as Params) },
+        ...readQuery(request.query, MASK_QUERY),
+      },
+      'app',
+    ),
   );
   app.delete(`${apps}/:app`, async (request) =>
-    services.apps.delete(request.principal, {
+    invoke(services.apps, 'delete', request.principal, {
       name: appName(request.params as Params),
       ...readQuery(request.query, { etag: 'string' }),
     }),
@@ -189,9 +239,10 @@ export function registerCesResourceRoutes(app: FastifyInstance, services: Resour
     readQuery(request.query, {});
     const body =
       request.body === undefined || request.body === null ? {} : objectBody(request.body, 'RetrieveToolsRequest');
-    return services.toolsets.retrieveTools(request.principal, {
-      ...body,
-      toolset: `${appName(params)}/toolsets/${match[1]}`,
-    });
+    return callWith(
+      services.toolsets.retrieveToolsRequest,
+      { ...body, toolset: `${appName(params)}/toolsets/${match[1]}` },
+      (message) => services.toolsets.retrieveTools(request.principal, message),
+    );
   });
 }

@@ -6,7 +6,7 @@ import { parseRequest } from '../../domain/parse-request.ts';
 import { pageQuerySchema, toPageRequest } from '../kit/page-query.ts';
 import { registerLedgerEventRoutes } from './ledger-event-routes.ts';
 import { ledgerEntryView, messageResponseView } from '../threads/thread-views.ts';
-import { parsePostedMessage, postMessageBody } from '../threads/thread-wire.ts';
+import { parsePostedMessage, postMessageBody, RESULT_NOT_A_STRING } from '../threads/thread-wire.ts';
 
 const listQuery = pageQuerySchema
   .extend({
@@ -22,7 +22,9 @@ const listQuery = pageQuerySchema
 
 const resultBody = z
   .object({
-    content: z.union([z.string(), z.array(z.record(z.string(), z.unknown()))]).optional(),
+    content: z
+      .union([z.string(), z.array(z.record(z.string(), z.unknown()))], { error: RESULT_NOT_A_STRING })
+      .optional(),
     is_error: z.boolean().optional(),
   })
   .strict();

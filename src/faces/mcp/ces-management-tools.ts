@@ -1,11 +1,33 @@
 import type { Resources } from '../../resources/index.ts';
-import { familyTools } from './management-tools.ts';
+import { acceptProtoFieldNames } from '../ces/proto-field-names.ts';
+import { familyTools, type ResourceFamily } from './management-tools.ts';
 import type { McpTool } from './mcp-tool.ts';
 
 const APP = '`projects/{project}/locations/{location}/apps/{app}`';
 const SECRETS =
   'Credentials are never pasted: `apiKeySecretVersion` and `clientSecretVersion` name a secret ' +
-  'of the app (`…/apps/{app}/secrets/{id}`, created over REST), and a bearer token is `$context.variables.NAME`.';
+  'of the app (`…/apps/{app}/secrets/{id}`, created over REST; a Secret Manager name ' +
+  '`projects/{project}/secrets/{id}/versions/{version}` is read as the app secret `{id}`), and a bearer ' +
+  'token is `$context.variables.NAME`.';
+
+/**
+ * A family's tools reading arguments as CES's MCP server does: proto field names (`display_name`,
+ * `update_mask=display_name`) are read as their JSON names, errors name fields as written.
+ */
+function cesFamilyTools(family: ResourceFamily): McpTool[] {
+  return familyTools(family).map((tool) => ({
+    ...tool,
+    acceptArguments(args) {
+      const accepted = acceptProtoFieldNames(tool.inputSchema, args, {
+        fieldMasks: { updateMask: family.singular },
+      });
+      return {
+        args: accepted.message as Record<string, unknown>,
+        inCallerSpelling: (error) => accepted.inClientSpelling(error),
+      };
+    },
+  }));
+}
 
 /**
  * The management tools of the CES MCP server, as CES names them: create_/get_/list_/update_/
@@ -13,7 +35,7 @@ const SECRETS =
  */
 export function cesManagementTools(services: Pick<Resources, 'apps' | 'agents' | 'tools' | 'toolsets'>): McpTool[] {
   return [
-    ...familyTools({
+    ...cesFamilyTools({
       singular: 'app',
       plural: 'apps',
       about:
@@ -25,7 +47,7 @@ export function cesManagementTools(services: Pick<Resources, 'apps' | 'agents' |
       requests: services.apps.requests,
       lifecycle: 'operate',
     }),
-    ...familyTools({
+    ...cesFamilyTools({
       singular: 'agent',
       plural: 'agents',
       about:
@@ -38,7 +60,7 @@ export function cesManagementTools(services: Pick<Resources, 'apps' | 'agents' |
       service: services.agents,
       requests: services.agents.requests,
     }),
-    ...familyTools({
+    ...cesFamilyTools({
       singular: 'tool',
       plural: 'tools',
       about:
@@ -52,7 +74,7 @@ export function cesManagementTools(services: Pick<Resources, 'apps' | 'agents' |
       service: services.tools,
       requests: services.tools.requests,
     }),
-    ...familyTools({
+    ...cesFamilyTools({
       singular: 'toolset',
       plural: 'toolsets',
       about:

@@ -29,7 +29,7 @@ import {
   toolErrorResult,
   toolSuccessResult,
 } from './mcp-errors.ts';
-import type { McpErrorRenderer, McpTool } from './mcp-tool.ts';
+import type { AcceptedArguments, McpErrorRenderer, McpTool } from './mcp-tool.ts';
 
 export const MCP_PATH = '/mcp';
 
@@ -220,19 +220,27 @@ export function createMcpServer(options: McpServerOptions, principal: Principal,
       );
       return toolErrorResult(error, options.renderError);
     }
-    const invalid = checkToolArguments(tool, args);
+    let accepted: AcceptedArguments = { args, inCallerSpelling: (error) => error };
+    try {
+      if (tool.acceptArguments) accepted = tool.acceptArguments(args);
+    } catch (error) {
+      const refused = toBatonError(error, 0);
+      if (refused.kind === 'internal') log.error({ err: error, tool: name }, 'MCP tool arguments could not be read');
+      return toolErrorResult(refused, options.renderError);
+    }
+    const invalid = checkToolArguments(tool, accepted.args);
     if (invalid) {
       if (invalid.kind === 'internal')
         log.error({ err: invalid.cause, tool: name }, 'MCP tool input schema does not compile');
-      return toolErrorResult(invalid, options.renderError);
+      return toolErrorResult(accepted.inCallerSpelling(invalid), options.renderError);
     }
     try {
       requireCapability(principal, tool.capability, `The tool ${name}`);
-      return toolSuccessResult(await tool.handler(args, principal));
+      return toolSuccessResult(await tool.handler(accepted.args, principal));
     } catch (error) {
       // Baton's usual mapping (BatonError as is, a bad cursor → invalid_request, anything else → internal).
       // The body limit only words Fastify's body errors, which a handler never throws.
-      const engineError = toBatonError(error, 0);
+      const engineError = accepted.inCallerSpelling(toBatonError(error, 0));
       if (engineError.kind === 'internal') log.error({ err: error, tool: name }, 'MCP tool failed');
       return toolErrorResult(engineError, options.renderError);
     }

@@ -38,7 +38,19 @@ export interface McpTool {
   annotations: McpToolAnnotations;
   /** What the caller's key must allow (src/domain/access.ts); checked before the handler runs. */
   capability: Capability;
+  /**
+   * Rewrites the arguments into the form `inputSchema` describes before they are checked (the CES
+   * tools read proto field names, `display_name`, as their JSON names), with how to word an error
+   * back in the caller's spelling. May throw a BatonError. Absent: arguments are taken as sent.
+   */
+  acceptArguments?(args: Record<string, unknown>): AcceptedArguments;
   handler(args: Record<string, unknown>, principal: Principal): Promise<unknown>;
+}
+
+/** Arguments as a tool reads them, and errors about them worded as the caller wrote them. */
+export interface AcceptedArguments {
+  args: Record<string, unknown>;
+  inCallerSpelling(error: BatonError): BatonError;
 }
 
 /** Renders an error as the JSON body a tool error carries, e.g. a google.rpc.Status `{error:{code,message,status,details}}`. */

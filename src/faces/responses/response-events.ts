@@ -1,8 +1,9 @@
-import type { EngineEvent } from '../../engine/index.ts';
+import type { EngineEvent, RenderItem, ServerCallIndex } from '../../engine/index.ts';
 import type { ItemRecord, JsonObject, LedgerEntryRecord } from '../../domain/records.ts';
 import { itemView, outputTextPart, type ItemViewOptions } from './item-views.ts';
 import { reasoningItemId } from './item-references.ts';
 import { isHiddenItem, isServerExecutor, type ServerExecutor } from '../../engine/index.ts';
+import { TextPieces } from './text-pieces.ts';
 
 /** Where translated events go: an SSE writer or a WebSocket. */
 export type ResponseEventSink = (event: JsonObject) => void;
@@ -14,6 +15,8 @@ interface OpenReasoning {
   text: string;
   /** `reasoning_summary_part.added` went out: the first visible text arrived. */
   partAdded: boolean;
+  /** The summary's deltas, cut as a replay cuts them (see text-pieces.ts). */
+  pieces: TextPieces;
 }
 
 interface OpenMessage {
@@ -22,6 +25,19 @@ interface OpenMessage {
   text: string;
   /** The stored item, once the step committed; the message closes on the next event. */
   committed: boolean;
+  /** The text's deltas, cut as a replay cuts them (see text-pieces.ts). */
+  pieces: TextPieces;
+}
+
+/** Consecutive items of one model step (they share a group), or of one batch of outputs. */
+function stepsOf(items: readonly RenderItem[]): RenderItem[][] {
+  const steps: RenderItem[][] = [];
+  for (const item of items) {
+    const last = steps[steps.length - 1];
+    if (last?.[0]?.groupId === item.groupId) last.push(item);
+    else steps.push([item]);
+  }
+  return steps;
 }
 
 /**
@@ -36,6 +52,10 @@ interface OpenMessage {
  * knows the executor, so they are not translated, and a server call never looks like a client
  * call, not even mid-stream. It is announced at commit as a `baton:tool_call` item, without
  * `function_call_arguments.*` events, and its output as a `baton:tool_result` item.
+ *
+ * Text deltas are cut by the text, not by the provider's chunks (text-pieces.ts), and `replay`
+ * feeds stored items through the same code: a response streamed again later
+ * (`GET /v1/responses/{id}?stream=true`) gets the events, and sequence numbers, it got live.
  */
 export class ResponseEventTranslator {
   private sequence = 0;
@@ -107,7 +127,7 @@ export class ResponseEventTranslator {
     if (this.message && this.message.id !== groupId) this.closeMessage('completed');
     if (!this.message) {
       const outputIndex = this.nextOutputIndex++;
-      this.message = { id: groupId, outputIndex, text: '', committed: false };
+      this.message = { id: groupId, outputIndex, text: '', committed: false, pieces: new TextPieces() };
       this.announced.add(groupId);
       this.emit('response.output_item.added', {
         output_index: outputIndex,
@@ -121,13 +141,18 @@ export class ResponseEventTranslator {
       });
     }
     this.message.text += delta;
-    this.emit('response.output_text.delta', {
-      item_id: groupId,
-      output_index: this.message.outputIndex,
-      content_index: 0,
-      delta,
-      logprobs: [],
-    });
+    this.emitTextDeltas(this.message, this.message.pieces.push(delta));
+  }
+
+  private emitTextDeltas(message: OpenMessage, pieces: readonly string[]): void {
+    for (const piece of pieces)
+      this.emit('response.output_text.delta', {
+        item_id: message.id,
+        output_index: message.outputIndex,
+        content_index: 0,
+        delta: piece,
+        logprobs: [],
+      });
   }
 
   /**
@@ -138,7 +163,7 @@ export class ResponseEventTranslator {
     let open = this.reasoning.get(itemId);
     if (!open) {
       const id = reasoningItemId(groupId, itemId);
-      open = { id, outputIndex: this.nextOutputIndex++, text: '', partAdded: false };
+      open = { id, outputIndex: this.nextOutputIndex++, text: '', partAdded: false, pieces: new TextPieces() };
       this.reasoning.set(itemId, open);
       this.announced.add(id);
       this.emit('response.output_item.added', {
@@ -147,24 +172,31 @@ export class ResponseEventTranslator {
       });
     }
     if (delta === '') return;
-    const base = { item_id: open.id, output_index: open.outputIndex, summary_index: 0 };
-    if (!open.partAdded) {
-      open.partAdded = true;
-      this.emit('response.reasoning_summary_part.added', { ...base, part: { type: 'summary_text', text: '' } });
-    }
     open.text += delta;
-    this.emit('response.reasoning_summary_text.delta', { ...base, delta });
+    this.emitReasoningDeltas(open, open.pieces.push(delta));
+  }
+
+  private emitReasoningDeltas(open: OpenReasoning, pieces: readonly string[]): void {
+    const base = { item_id: open.id, output_index: open.outputIndex, summary_index: 0 };
+    for (const piece of pieces) {
+      if (!open.partAdded) {
+        open.partAdded = true;
+        this.emit('response.reasoning_summary_part.added', { ...base, part: { type: 'summary_text', text: '' } });
+      }
+      this.emit('response.reasoning_summary_text.delta', { ...base, delta: piece });
+    }
   }
 
   /** The committed reasoning item: its summary's `done` events, then `output_item.done`. */
-  private closeReasoning(item: ItemRecord): void {
+  private closeReasoning(item: RenderItem): void {
     const done = itemView(item, 'completed', undefined, this.options);
-    const open = this.reasoning.get(item.id);
-    if (!open) {
+    const open = item.id === undefined ? undefined : this.reasoning.get(item.id);
+    if (!open || item.id === undefined) {
       this.showWhole(done);
       return;
     }
     this.reasoning.delete(item.id);
+    this.emitReasoningDeltas(open, open.pieces.flush());
     const base = { item_id: open.id, output_index: open.outputIndex, summary_index: 0 };
     if (open.partAdded) {
       this.emit('response.reasoning_summary_text.done', { ...base, text: open.text });
@@ -194,7 +226,28 @@ export class ResponseEventTranslator {
     for (const item of items) this.show(item, approvals);
   }
 
-  private show(item: ItemRecord, ledger: ReadonlyMap<string, LedgerEntryRecord>): void {
+  /**
+   * Replays stored output items as their live stream showed them: per step, the reasoning and
+   * text stream first, in the order the model produced them, then the step's items as committed.
+   * `calls` are the server calls among them with their ledger rows, as a GET renders them. The
+   * caller ends the replay with `finish`, or stops at a step of a response still running.
+   */
+  replay(items: readonly RenderItem[], calls: ServerCallIndex): void {
+    this.start();
+    for (const [callId, executor] of calls.executors) this.serverCalls.set(callId, executor);
+    for (const step of stepsOf(items)) {
+      for (const item of step) {
+        const payload = item.payload;
+        if (payload.type === 'reasoning' && payload.text !== '' && item.id !== undefined)
+          this.onReasoning(item.groupId, item.id, payload.text);
+        else if (payload.type === 'message' && payload.role === 'assistant')
+          this.onText(item.groupId, payload.content.map((part) => (part.type === 'text' ? part.text : '')).join(''));
+      }
+      for (const item of step) if (!isHiddenItem(item)) this.show(item, calls.ledger);
+    }
+  }
+
+  private show(item: RenderItem, ledger: ReadonlyMap<string, LedgerEntryRecord>): void {
     const payload = item.payload;
     if (payload.type === 'reasoning') {
       this.closeReasoning(item);
@@ -249,6 +302,7 @@ export class ResponseEventTranslator {
     const message = this.message;
     if (!message) return;
     this.message = null;
+    this.emitTextDeltas(message, message.pieces.flush());
     const part = outputTextPart(message.text);
     const base = { item_id: message.id, output_index: message.outputIndex, content_index: 0 };
     this.emit('response.output_text.done', { ...base, text: message.text, logprobs: [] });

@@ -5,35 +5,57 @@ import type { FaceContext } from '../kit/face-context.ts';
 import { parseRequest } from '../../domain/parse-request.ts';
 import { StreamedReply } from '../kit/streamed-reply.ts';
 import type { StreamSlots } from '../kit/stream-slots.ts';
+import { parseCreateBody } from './create-body.ts';
+import { DIALECT_BASES, type ResponsesDialect } from './response-dialect.ts';
 import { responsesErrorBody, toResponsesError } from './response-errors.ts';
 import { ResponseLifecycle } from './response-lifecycle.ts';
+import { ResponseReplayStreams } from './response-replay-stream.ts';
 import { ResponseService } from './response-service.ts';
-import { compactRequestBody, createResponseBody, inputItemsQuery } from './response-wire.ts';
+import { compactRequestBody, inputItemsQuery, retrieveQuery, type RetrieveQuery } from './response-wire.ts';
 
 type ResponseParams = { Params: { id: string } };
 
 /** `include` of a retrieve, written `include=a`, `include=a&include=b` or `include[]=a` as clients do. */
-function includeOf(query: Record<string, string | string[] | undefined>): string[] {
+function includeOf(query: RetrieveQuery): string[] {
   return [query['include'], query['include[]']].flat().filter((value): value is string => typeof value === 'string');
 }
 
-/** The Responses face: Open Responses over HTTP (JSON and SSE), compatible with the `openai` client. */
+/**
+ * The Responses face: Open Responses over HTTP (JSON and SSE), compatible with the `openai` client,
+ * on `/v1/responses…` and, in the Nodexa dialect, on `/nodexa/v1/responses…` (response-dialect.ts).
+ */
 export function registerResponseRoutes(app: FastifyInstance, face: FaceContext): ResponseService {
   const service = new ResponseService(
     face.engine,
     async (appId, model) => (await face.resources.agentDefinitions.ensureModelAgent(appId, model)).name,
   );
   const lifecycle = new ResponseLifecycle(face.engine);
-  face.useErrorFormat('/v1/responses', (error) => ({
-    status: toResponsesError(error).status,
-    body: responsesErrorBody(error),
-  }));
+  const replays = new ResponseReplayStreams(face.engine, face.streams);
+  app.addHook('preClose', async () => replays.closeAll());
   face.addSweepChore(() => face.engine.responses.purgeAbandoned());
+  const render = (error: BatonError) => ({ status: toResponsesError(error).status, body: responsesErrorBody(error) });
+  face.useErrorFormat('/v1/responses', render);
+  // Everything under the Nodexa base speaks OpenAI's error format: its clients are OpenAI clients.
+  face.useErrorFormat(DIALECT_BASES.nodexa, render);
+  for (const dialect of Object.keys(DIALECT_BASES) as ResponsesDialect[])
+    registerDialectRoutes(app, face, dialect, { service, lifecycle, replays });
+  return service;
+}
 
-  app.post('/v1/responses', async (request, reply) => {
-    const body = parseRequest(createResponseBody, request.body);
+/** The routes of one dialect, under its base: the same handlers, told which dialect they speak. */
+function registerDialectRoutes(
+  app: FastifyInstance,
+  face: FaceContext,
+  dialect: ResponsesDialect,
+  parts: { service: ResponseService; lifecycle: ResponseLifecycle; replays: ResponseReplayStreams },
+): void {
+  const { service, lifecycle, replays } = parts;
+  const path = `${DIALECT_BASES[dialect]}/responses`;
+
+  app.post(path, async (request, reply) => {
+    const body = parseCreateBody(request.body);
     const { appId, keyId } = request.principal;
-    const base = { appId, actor: keyId, idempotencyKey: request.idempotency?.key ?? null };
+    const base = { appId, actor: keyId, idempotencyKey: request.idempotency?.key ?? null, dialect };
     if (body.stream !== true) return service.create(body, base);
     const stream = new LazySse(request, reply, face.streams);
     try {
@@ -45,30 +67,39 @@ export function registerResponseRoutes(app: FastifyInstance, face: FaceContext):
     }
   });
 
-  app.post('/v1/responses/compact', async (request) => {
+  app.post(`${path}/compact`, async (request) => {
     const body = parseRequest(compactRequestBody, request.body);
     return lifecycle.compact(request.principal.appId, body);
   });
 
-  app.get<ResponseParams & { Querystring: Record<string, string | string[] | undefined> }>(
-    '/v1/responses/:id',
-    async (request) => service.get(request.principal.appId, request.params.id, includeOf(request.query)),
-  );
+  app.get<ResponseParams>(`${path}/:id`, async (request, reply) => {
+    const query = parseRequest(retrieveQuery, request.query, 'query');
+    const { appId } = request.principal;
+    const include = includeOf(query);
+    if (query.stream !== 'true') {
+      if (query.starting_after !== undefined)
+        throw new BatonError('invalid_request', 'starting_after applies to a stream: add stream=true.', {
+          param: 'starting_after',
+        });
+      return service.get(appId, request.params.id, include, dialect);
+    }
+    const startingAfter = query.starting_after ?? -1;
+    await replays.serve(request, reply, { appId, id: request.params.id, include, dialect, startingAfter });
+    return reply;
+  });
 
-  app.delete<ResponseParams>('/v1/responses/:id', async (request) =>
+  app.delete<ResponseParams>(`${path}/:id`, async (request) =>
     lifecycle.delete(request.principal.appId, request.params.id, request.principal.keyId),
   );
 
-  app.post<ResponseParams>('/v1/responses/:id/cancel', async (request) =>
+  app.post<ResponseParams>(`${path}/:id/cancel`, async (request) =>
     lifecycle.cancel(request.principal.appId, request.params.id, request.principal.keyId),
   );
 
-  app.get<ResponseParams>('/v1/responses/:id/input_items', async (request) => {
+  app.get<ResponseParams>(`${path}/:id/input_items`, async (request) => {
     const query = parseRequest(inputItemsQuery, request.query, 'query');
     return lifecycle.inputItems(request.principal.appId, request.params.id, query);
   });
-
-  return service;
 }
 
 /**

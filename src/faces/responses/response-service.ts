@@ -1,11 +1,18 @@
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { JsonObject } from '../../domain/records.ts';
-import type { ConnectionResponses, Engine, EngineEventListener, ResponseStart } from '../../engine/index.ts';
+import type {
+  ConnectionResponses,
+  Engine,
+  EngineEventListener,
+  ResponseStart,
+  ResponseState,
+} from '../../engine/index.ts';
 import { responsesErrorBody } from './response-errors.ts';
 import { ResponseEventTranslator, type ResponseEventSink } from './response-events.ts';
 import { statedTurnOptions, toEcho, toFunctionTools, toInputItems, toTurnOptions } from './response-request.ts';
-import { baseResponseView, responseView } from './response-views.ts';
+import { baseResponseView, responseView, type ResponseViewOptions } from './response-views.ts';
 import type { ItemViewOptions } from './item-views.ts';
+import { pausedStatusFor, type ResponsesDialect } from './response-dialect.ts';
 import type { CreateResponseBody } from './response-wire.ts';
 
 /** Who is asking, and how the answer travels. */
@@ -17,10 +24,21 @@ export interface CreateRequest {
   sink?: ResponseEventSink;
   /** A WebSocket connection's cache: ids of `store: false` responses it may continue. */
   connection?: ConnectionResponses;
+  /** The dialect the request came in (its base URL); `open-responses` when absent. */
+  dialect?: ResponsesDialect;
 }
 
 function viewOptions(include: readonly string[] | null | undefined): ItemViewOptions {
   return { encryptedReasoning: include?.includes('reasoning.encrypted_content') === true };
+}
+
+/** How a response is rendered: what `include` asks for, and the status its dialect and agent give a paused one. */
+export function responseViewOptions(
+  state: ResponseState,
+  include: readonly string[] | null | undefined,
+  dialect: ResponsesDialect = 'open-responses',
+): ResponseViewOptions {
+  return { ...viewOptions(include), pausedStatus: pausedStatusFor(dialect, state.agent) };
 }
 
 /** Creates (or finds) the implicit agent of a `provider:model` id in an app; returns its name. */
@@ -48,7 +66,7 @@ export class ResponseService {
         }
       : undefined;
     try {
-      const view = await this.createResponse(body, request, openStream, views);
+      const view = await this.createResponse(body, request, openStream);
       (translator as ResponseEventTranslator | null)?.finish(view);
       return view;
     } catch (error) {
@@ -70,7 +88,6 @@ export class ResponseService {
     body: CreateResponseBody,
     request: CreateRequest,
     openStream: ((start: ResponseStart) => EngineEventListener) | undefined,
-    views: ItemViewOptions,
   ): Promise<JsonObject> {
     const input = toInputItems(body.input);
     if (input.items.length === 0) {
@@ -109,11 +126,12 @@ export class ResponseService {
       ...(openStream ? { openStream } : {}),
       ...(request.connection ? { connection: request.connection } : {}),
     });
-    return responseView(state, views);
+    return responseView(state, responseViewOptions(state, body.include, request.dialect));
   }
 
   /** `include` as on create: `reasoning.encrypted_content` adds what OpenAI encrypted, where it did. */
-  async get(appId: string, id: string, include?: readonly string[]): Promise<JsonObject> {
-    return responseView(await this.engine.responses.get(appId, id), viewOptions(include));
+  async get(appId: string, id: string, include?: readonly string[], dialect?: ResponsesDialect): Promise<JsonObject> {
+    const state = await this.engine.responses.get(appId, id);
+    return responseView(state, responseViewOptions(state, include, dialect));
   }
 }

@@ -1,4 +1,4 @@
-import type { JsonObject, ResponseRecord, TurnRecord, TurnUsage } from '../../domain/records.ts';
+import type { JsonObject, PausedResponseStatus, ResponseRecord, TurnRecord, TurnUsage } from '../../domain/records.ts';
 import type { ResponseState } from '../../engine/index.ts';
 import { itemView, type ItemViewOptions } from './item-views.ts';
 
@@ -7,7 +7,13 @@ import { itemView, type ItemViewOptions } from './item-views.ts';
  * always present (nullable ones as null): the compliance suite and strict clients parse them all.
  */
 
-export type ResponseStatus = 'queued' | 'in_progress' | 'completed' | 'incomplete' | 'failed' | 'cancelled';
+export type ResponseStatus =
+  'queued' | 'in_progress' | 'completed' | 'requires_action' | 'incomplete' | 'failed' | 'cancelled';
+
+export interface ResponseViewOptions extends ItemViewOptions {
+  /** What a response waiting for the client's outputs says (see response-dialect.ts); `completed` when absent. */
+  pausedStatus?: PausedResponseStatus;
+}
 
 function seconds(iso: string): number {
   return Math.floor(Date.parse(iso) / 1000);
@@ -63,7 +69,12 @@ export interface RunView {
   pending_approval_ids: string[];
 }
 
-function statusOf(state: ResponseState): ResponseStatus {
+function statusOf(state: ResponseState, pausedStatus: PausedResponseStatus): ResponseStatus {
+  // `requires_action` means the client has calls to answer: a turn waiting only for approvals is
+  // a person's business, and shows as on /v1.
+  const waitsForClient =
+    !state.continuation && state.turn.status === 'requires_action' && state.pendingCallIds.length > 0;
+  if (waitsForClient && pausedStatus === 'requires_action') return 'requires_action';
   return responseStatus(state.turn, state.continuation !== null);
 }
 
@@ -86,9 +97,9 @@ export function responseStatus(turn: Pick<TurnRecord, 'status' | 'finishReason'>
 }
 
 /** The full ResponseResource of a response as it stands. */
-export function responseView(state: ResponseState, options: ItemViewOptions = {}): JsonObject {
+export function responseView(state: ResponseState, options: ResponseViewOptions = {}): JsonObject {
   const { record, turn, continuation } = state;
-  const status = statusOf(state);
+  const status = statusOf(state, options.pausedStatus ?? 'completed');
   const usageNow = continuation ? continuation.usageBefore : turn.usage;
   const finishedAt = continuation
     ? continuation.createdAt

@@ -8,20 +8,28 @@ import type { JsonObject } from '../../domain/records.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { toBatonError } from '../kit/http-errors.ts';
 import type { StreamSlots } from '../kit/stream-slots.ts';
-import { parseRequest } from '../../domain/parse-request.ts';
 import type { ConnectionResponseCache } from '../../engine/index.ts';
+import { parseCreateBody } from './create-body.ts';
+import { DIALECT_BASES, type ResponsesDialect } from './response-dialect.ts';
 import { responsesErrorBody, toResponsesError } from './response-errors.ts';
 import type { ResponseService } from './response-service.ts';
-import { createResponseBody, type CreateResponseBody } from './response-wire.ts';
+import type { CreateResponseBody } from './response-wire.ts';
 
 /**
- * Open Responses WebSocket mode: `GET /v1/responses` with `Upgrade: websocket`. The client sends
- * `{type:"response.create", ...POST body}`; the server answers with exactly the events the SSE
- * stream carries, one text message each, or with an error envelope
- * `{type:"error", status, error:{code,message,type,param}}` when the turn never started.
+ * Open Responses WebSocket mode: `GET /v1/responses` (or `/nodexa/v1/responses`) with
+ * `Upgrade: websocket`. The client sends `{type:"response.create", ...POST body}`; the server
+ * answers with exactly the events the SSE stream carries, one text message each, or with an error
+ * envelope `{type:"error", status, error:{code,message,type,param}}` when the turn never started.
  */
 
-export const RESPONSES_WEBSOCKET_PATH = '/v1/responses';
+/** The dialect of each WebSocket path: `/v1/responses`, and the Nodexa dialect's own (response-dialect.ts). */
+const WEBSOCKET_DIALECTS = new Map<string, ResponsesDialect>(
+  (Object.entries(DIALECT_BASES) as [ResponsesDialect, string][]).map(([dialect, base]) => [
+    `${base}/responses`,
+    dialect,
+  ]),
+);
+
 /** The spec's cap on one connection's life; the client reconnects after it. */
 export const CONNECTION_LIMIT_MS = 60 * 60 * 1000;
 /**
@@ -118,7 +126,7 @@ export function parseCreateMessage(text: string): CreateResponseBody {
       { param: 'stream' },
     );
   }
-  return parseRequest(createResponseBody, fields, 'response.create message');
+  return parseCreateBody(fields, 'response.create message');
 }
 
 /** Binary frames are read as UTF-8 too: some clients send JSON that way, and the parse decides. */
@@ -163,12 +171,13 @@ export function registerResponseWebSocket(app: FastifyInstance, options: Respons
     };
     socket.on('error', onError);
     const path = (request.url ?? '').split('?')[0] ?? '';
-    if (path !== RESPONSES_WEBSOCKET_PATH) {
+    const dialect = WEBSOCKET_DIALECTS.get(path);
+    if (dialect === undefined) {
       refuse(
         socket,
         new BatonError(
           'route_not_found',
-          `No WebSocket endpoint at ${path}: WebSocket mode is on ${RESPONSES_WEBSOCKET_PATH}.`,
+          `No WebSocket endpoint at ${path}: WebSocket mode is on ${[...WEBSOCKET_DIALECTS.keys()].join(' and ')}.`,
         ),
       );
       return;
@@ -200,7 +209,7 @@ export function registerResponseWebSocket(app: FastifyInstance, options: Respons
     socket.off('error', onError);
     // ws answers malformed handshakes itself (405 for a non-GET, 400 for a missing key or version).
     wss.handleUpgrade(request, socket, head, (ws) => {
-      const connection = new ResponseConnection(ws, principal, options, app.log);
+      const connection = new ResponseConnection(ws, principal, dialect, options, app.log);
       connections.add(connection);
       void connection.finished.then(() => connections.delete(connection));
     });
@@ -238,6 +247,7 @@ class ResponseConnection {
   constructor(
     private readonly ws: WebSocket,
     private readonly principal: Principal,
+    private readonly dialect: ResponsesDialect,
     private readonly options: ResponseWebSocketOptions,
     private readonly log: FastifyBaseLogger,
   ) {
@@ -297,6 +307,7 @@ class ResponseConnection {
         idempotencyKey: null,
         sink,
         connection: this.cache,
+        dialect: this.dialect,
       });
       // A continuation that failed evicts what it continued (spec: any 4xx/5xx failure).
       if (previousId && view['status'] === 'failed') this.cache.forget(previousId);

@@ -230,6 +230,26 @@ export const inputItemsQuery = z
   })
   .strict();
 
+/**
+ * `GET /v1/responses/{id}`'s query: `include` as on create; `stream=true` replays the response's
+ * events, after `starting_after` when given. Other keys are ignored, as they always were here.
+ */
+export const retrieveQuery = z.object({
+  include: z.union([z.string(), z.array(z.string())]).optional(),
+  'include[]': z.union([z.string(), z.array(z.string())]).optional(),
+  stream: z.enum(['true', 'false'], { error: 'stream must be true or false' }).optional(),
+  starting_after: z
+    .string({ error: 'starting_after must be given once' })
+    .regex(/^(0|[1-9][0-9]{0,14})$/, {
+      error: 'starting_after must be a whole number of 0 or more: the sequence_number of an event',
+    })
+    .transform(Number)
+    .optional(),
+  /** OpenAI pads deltas against side channels; Baton sends none, so there is nothing to turn off. */
+  include_obfuscation: z.enum(['true', 'false']).optional(),
+});
+export type RetrieveQuery = z.infer<typeof retrieveQuery>;
+
 export const compactRequestBody = z
   .object({
     model: z.string({ error: 'model is required' }).min(1).max(256),

@@ -1,6 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { isQueuedOutcome, type QueuedOutcome } from '../../engine/index.ts';
+import {
+  isHeldResultsOutcome,
+  isQueuedOutcome,
+  type HeldResultsOutcome,
+  type QueuedOutcome,
+} from '../../engine/index.ts';
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import { isErrorCode } from '../../domain/errors/error-catalogue.ts';
 import type { EngineEvent } from '../../engine/index.ts';
@@ -35,6 +40,18 @@ function failedTurnError(threadId: string, outcome: TurnOutcome): BatonError | n
   return new BatonError(code, turn.error?.message ?? 'The turn failed.', {
     details: { thread_id: threadId, turn_id: turn.id },
   });
+}
+
+/** A `202`: results kept for some calls while others are still pending (agent `partial_results: hold`). */
+function heldResultsView(threadId: string, outcome: HeldResultsOutcome) {
+  return {
+    object: 'thread.tool_results.held',
+    thread_id: threadId,
+    turn_id: outcome.turn.id,
+    status: 'pending',
+    held_tool_call_ids: outcome.held.map((entry) => entry.id),
+    pending_tool_call_ids: outcome.pendingCalls.map((entry) => entry.id),
+  };
 }
 
 function queuedView(threadId: string, outcome: QueuedOutcome) {
@@ -107,7 +124,7 @@ export function registerThreadRoutes(app: FastifyInstance, face: FaceContext): v
     try {
       const outcome =
         parsed.kind === 'results'
-          ? await engine.submitResults(appId, threadId, parsed.results, {
+          ? await engine.submitResultsOrHold(appId, threadId, parsed.results, {
               submission,
               ...(stream ? { listener: stream.listener } : {}),
             })
@@ -120,6 +137,10 @@ export function registerThreadRoutes(app: FastifyInstance, face: FaceContext): v
       if (isQueuedOutcome(outcome)) {
         if (stream?.started) return await stream.finish(202, queuedView(threadId, outcome));
         return reply.status(202).send(queuedView(threadId, outcome));
+      }
+      if (isHeldResultsOutcome(outcome)) {
+        if (stream?.started) return await stream.finish(202, heldResultsView(threadId, outcome));
+        return reply.status(202).send(heldResultsView(threadId, outcome));
       }
       const failure = failedTurnError(threadId, outcome);
       if (stream?.started) return await stream.finish(200, messageResponseView(threadId, outcome), failure);

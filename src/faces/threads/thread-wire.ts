@@ -21,11 +21,20 @@ const imageBlock = z
       .strict(),
   })
   .strict();
+/** The seeds' most common mistake: a tool result sent as an object instead of a string. */
+export const RESULT_NOT_A_STRING =
+  'a tool result must be a string (or an array of text and image blocks), not an object or a number: ' +
+  'JSON.stringify the result, as in "content": JSON.stringify({"approved": true})';
+
 const toolResultBlock = z
   .object({
     type: z.literal('tool_result'),
     tool_call_id: z.string().min(1).max(200),
-    content: z.union([z.string(), z.array(z.discriminatedUnion('type', [textBlock, imageBlock]))]).optional(),
+    content: z
+      .union([z.string(), z.array(z.discriminatedUnion('type', [textBlock, imageBlock]))], {
+        error: RESULT_NOT_A_STRING,
+      })
+      .optional(),
     is_error: z.boolean().optional(),
   })
   .strict();
@@ -44,7 +53,11 @@ export const createThreadBody = z
 export const postMessageBody = z
   .object({
     role: z.enum(['user', 'tool']).optional(),
-    content: z.union([z.string(), z.array(block).min(1, 'content must hold at least one block')]),
+    content: z.union([z.string(), z.array(block).min(1, 'content must hold at least one block')], {
+      error:
+        'content must be a string or an array of content blocks (text, image, tool_result), not an object or a ' +
+        'number: send the text, or wrap tool results in [{"type": "tool_result", …}]',
+    }),
     tools: z.array(toolWireSchema).optional(),
     tool_choice: z
       .union([

@@ -12,6 +12,7 @@ import type {
 } from '@ai-sdk/provider';
 import type { ScriptedProgram, ScriptedProgramState } from './scripted-program-contract.ts';
 import { readScriptedTurn } from './scripted-turn.ts';
+import { answerInFormat } from './structured-answer.ts';
 import { countTokens } from './text-analysis.ts';
 
 /**
@@ -148,7 +149,8 @@ export class ScriptedLanguageModel implements LanguageModelV3 {
       };
     }
 
-    const text = decision.kind === 'text' ? decision.text : '';
+    // Under a JSON response format the answer is JSON of that schema, whatever the program said.
+    const text = answerInFormat(turn, decision.kind === 'text' ? decision.text : '');
     return {
       kind: 'text',
       text,

@@ -24,6 +24,8 @@ export interface ScriptedTurn {
   readonly toolChoice: LanguageModelV3ToolChoice;
   /** False when the caller passed `providerOptions.scripted.parallelToolCalls: false`. */
   readonly parallelToolCalls: boolean;
+  /** The shape a text answer must take: JSON (with a JSON Schema, under `text.format`), or any text. */
+  readonly responseFormat: LanguageModelV3CallOptions['responseFormat'];
 }
 
 export interface ScriptedToolResult {
@@ -79,6 +81,7 @@ export function readScriptedTurn(options: LanguageModelV3CallOptions): ScriptedT
     tools,
     toolChoice: options.toolChoice ?? { type: 'auto' },
     parallelToolCalls: scriptedOptions?.['parallelToolCalls'] !== false,
+    responseFormat: options.responseFormat,
   };
 }
 

@@ -16,6 +16,7 @@ export const toolWireSchema = z
     description: z.string().max(10_000).optional(),
     parameters: z.record(z.string(), z.unknown()).optional(),
     response_schema: z.record(z.string(), z.unknown()).optional(),
+    enforce_response_schema: z.boolean().optional(),
     timeout_seconds: durationNumber(DURATION_RANGES.pendingCall).optional(),
     timeout_policy: z.enum(['error_result', 'fail', 'cancel']).optional(),
   })
@@ -37,6 +38,9 @@ export const agentWireSchema = z
       .optional(),
     timeout_policy: z.enum(['error_result', 'fail', 'cancel']).optional(),
     input_policy: z.enum(['reject', 'queue']).optional(),
+    partial_results: z.enum(['hold', 'reject']).optional(),
+    /** `requires_action`: `/v1/responses` says so while a response waits for outputs (the Nodexa dialect). */
+    paused_response_status: z.enum(['completed', 'requires_action']).optional(),
     history_limit: z.number().int().optional(),
     temperature: z.number().min(0).max(2).optional(),
     max_output_tokens: z.number().int().positive().optional(),
@@ -55,6 +59,7 @@ export function toolFromWire(tool: ToolWire): ClientToolDefinition {
   };
   if (tool.response_schema !== undefined)
     definition.responseSchema = tool.response_schema as ClientToolDefinition['parameters'];
+  if (tool.enforce_response_schema !== undefined) definition.enforceResponseSchema = tool.enforce_response_schema;
   if (tool.timeout_seconds !== undefined) definition.timeoutSeconds = tool.timeout_seconds;
   if (tool.timeout_policy !== undefined) definition.timeoutPolicy = tool.timeout_policy;
   return definition;
@@ -67,6 +72,7 @@ export function toolToWire(tool: ClientToolDefinition): ToolWire {
     description: tool.description,
     parameters: tool.parameters,
     ...(tool.responseSchema !== undefined ? { response_schema: tool.responseSchema } : {}),
+    ...(tool.enforceResponseSchema !== undefined ? { enforce_response_schema: tool.enforceResponseSchema } : {}),
     ...(tool.timeoutSeconds !== undefined ? { timeout_seconds: tool.timeoutSeconds } : {}),
     ...(tool.timeoutPolicy !== undefined ? { timeout_policy: tool.timeoutPolicy } : {}),
   };
@@ -81,6 +87,8 @@ export function agentFromWire(agent: AgentWire): AgentInput {
   if (agent.tool_timeout_seconds !== undefined) input.toolTimeoutSeconds = agent.tool_timeout_seconds;
   if (agent.timeout_policy !== undefined) input.timeoutPolicy = agent.timeout_policy;
   if (agent.input_policy !== undefined) input.inputPolicy = agent.input_policy;
+  if (agent.partial_results !== undefined) input.partialResults = agent.partial_results;
+  if (agent.paused_response_status !== undefined) input.pausedResponseStatus = agent.paused_response_status;
   if (agent.history_limit !== undefined) input.historyLimit = agent.history_limit;
   if (agent.temperature !== undefined) input.temperature = agent.temperature;
   if (agent.max_output_tokens !== undefined) input.maxOutputTokens = agent.max_output_tokens;
@@ -104,6 +112,8 @@ export function agentToWire(agent: AgentRecord) {
     tool_timeout_seconds: definition.toolTimeoutSeconds,
     timeout_policy: definition.timeoutPolicy,
     input_policy: definition.inputPolicy,
+    partial_results: definition.partialResults ?? 'hold',
+    paused_response_status: definition.pausedResponseStatus ?? 'completed',
     history_limit: definition.historyLimit,
     temperature: definition.temperature ?? null,
     max_output_tokens: definition.maxOutputTokens ?? null,

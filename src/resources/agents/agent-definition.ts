@@ -1,4 +1,11 @@
-import type { AgentDefinition, ClientToolDefinition, InputPolicy, TimeoutPolicy } from '../../domain/records.ts';
+import type {
+  AgentDefinition,
+  ClientToolDefinition,
+  InputPolicy,
+  PartialResultsPolicy,
+  PausedResponseStatus,
+  TimeoutPolicy,
+} from '../../domain/records.ts';
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import { DURATION_RANGES, describeDurationRange, inDurationRange } from '../../domain/duration-ranges.ts';
 import { assertValidToolSet, TOOL_NAME_PATTERN } from '../../engine/index.ts';
@@ -15,6 +22,8 @@ export const AGENT_DEFAULTS = {
 
 const TIMEOUT_POLICIES: readonly TimeoutPolicy[] = ['error_result', 'fail', 'cancel'];
 const INPUT_POLICIES: readonly InputPolicy[] = ['reject', 'queue'];
+const PARTIAL_RESULTS: readonly PartialResultsPolicy[] = ['hold', 'reject'];
+const PAUSED_RESPONSE_STATUSES: readonly PausedResponseStatus[] = ['completed', 'requires_action'];
 
 /** Everything an agent may be created with; omitted settings take `AGENT_DEFAULTS`. */
 export type AgentInput = Pick<AgentDefinition, 'name' | 'model'> & Partial<Omit<AgentDefinition, 'name' | 'model'>>;
@@ -76,6 +85,22 @@ export function buildAgentDefinition(input: AgentInput, validateModel: (modelId:
       toolIds: [...reference.toolIds],
     }));
   if (input.displayName !== undefined) definition.displayName = input.displayName;
+  if (input.partialResults !== undefined) {
+    if (!PARTIAL_RESULTS.includes(input.partialResults))
+      throw new BatonError('invalid_partial_results', `partial_results must be one of ${PARTIAL_RESULTS.join(', ')}.`, {
+        param: 'partial_results',
+      });
+    definition.partialResults = input.partialResults;
+  }
+  if (input.pausedResponseStatus !== undefined) {
+    if (!PAUSED_RESPONSE_STATUSES.includes(input.pausedResponseStatus))
+      throw new BatonError(
+        'invalid_paused_response_status',
+        `paused_response_status must be one of ${PAUSED_RESPONSE_STATUSES.join(', ')}.`,
+        { param: 'paused_response_status' },
+      );
+    definition.pausedResponseStatus = input.pausedResponseStatus;
+  }
   if (input.extras !== undefined) definition.extras = input.extras;
   if (!Number.isInteger(definition.maxSteps) || definition.maxSteps < 1 || definition.maxSteps > 100) {
     throw new BatonError(

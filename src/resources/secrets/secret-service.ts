@@ -20,6 +20,7 @@ import { sealSecretValue } from './secret-values.ts';
 import type { ResourceDependencies } from '../resource-dependencies.ts';
 import { assertFreshEtag, concurrentUpdate, nowIso } from '../aip/resource-writes.ts';
 import { parseCesRequest } from '../aip/request-message.ts';
+import type { ResourceRequestSchemas } from '../app-resources/app-resource-service.ts';
 
 /**
  * Secrets of an app: Baton's encrypted store in place of Secret Manager (REST only; not offered
@@ -63,6 +64,15 @@ const MASK: MaskSpec = {
 const FILTER_FIELDS = ['name', 'displayName', 'createTime', 'updateTime', 'etag'];
 
 export class SecretService {
+  /** The request message of each method (the REST face reads field names by them). */
+  readonly requests: ResourceRequestSchemas = {
+    create: createSecretRequestSchema,
+    get: getSecretRequestSchema,
+    list: listSecretsRequestSchema,
+    update: updateSecretRequestSchema,
+    delete: deleteSecretRequestSchema,
+  };
+
   constructor(private readonly deps: ResourceDependencies) {}
 
   private render(record: SecretRecord, path: AppPath): JsonObject {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { ClientToolDefinition } from '../../domain/records.ts';
 import { asObject } from '../json-objects.ts';
 import { toJsonSchema } from '../tools/ces-schema.ts';
@@ -23,9 +24,20 @@ export const clientFunctionKind: ClientToolKind = {
     description: z.string().optional(),
     parameters: toolSchemaObject.optional(),
     response: toolSchemaObject.optional(),
+    enforceResponseSchema: z
+      .boolean()
+      .optional()
+      .describe('Baton: refuse a result that is not JSON valid against `response` (400 INVALID_ARGUMENT).'),
   }),
   async validate(_context, member, prefix) {
     checkFunction(member, prefix);
+    if (member.enforceResponseSchema === true && asObject(member.response) === undefined) {
+      throw new BatonError(
+        'invalid_tool_response_schema',
+        `${prefix}.enforceResponseSchema needs ${prefix}.response, the schema results are checked against: add it, or leave enforceResponseSchema out.`,
+        { param: `${prefix}.enforceResponseSchema` },
+      );
+    }
     return member;
   },
   displayName: functionName,
@@ -36,6 +48,7 @@ export const clientFunctionKind: ClientToolKind = {
     const definition: ClientToolDefinition = declared;
     const response = asObject(member.response);
     if (response) definition.responseSchema = toJsonSchema(response);
+    if (response && member.enforceResponseSchema === true) definition.enforceResponseSchema = true;
     const timeout = storedDurationSeconds(body.timeout, DURATION_RANGES.pendingCall);
     if (timeout !== undefined) definition.timeoutSeconds = timeout;
     if (body.executionType === 'ASYNCHRONOUS') definition.asynchronous = true;

@@ -7,8 +7,9 @@ import type { Store } from '../../store/store.ts';
 import type { OpenApiCompiler } from '../../tools/openapi/openapi-pool.ts';
 import { assertOneOf } from '../aip/union-check.ts';
 import type { AppPath } from '../aip/resource-names.ts';
-import { assertSecretReference } from '../secrets/secret-references.ts';
+import { assertSecretReference, referencedSecretId } from '../secrets/secret-references.ts';
 import { asObject } from '../json-objects.ts';
+import { CaCertificateError, caCertificatesOf } from '../../tools/http/custom-ca.ts';
 
 /**
  * Rules shared by Tool and Toolset bodies, checked on the final resource (after an update mask was
@@ -95,19 +96,36 @@ export function checkToolFakeConfig(value: JsonValue | undefined, field: string)
   requireText(codeBlock, 'jsCode', `${field}.codeBlock`);
 }
 
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$|^[A-Za-z0-9_-]+$/;
+const CERT_FORMS =
+  'an X.509 CA certificate as base64-encoded DER (as CES sends it) or PEM (-----BEGIN CERTIFICATE-----…)';
 
+/**
+ * TlsConfig: at least one CA certificate (CES marks `caCerts` required), each entry's `cert`
+ * parsed now, with the parser the HTTP client uses, so a bad one is refused naming its entry
+ * instead of failing every call later as a TLS error.
+ */
 export function checkTlsConfig(value: JsonValue | undefined, field: string): void {
   const tls = asObject(value);
   if (!tls) return;
   const certs = Array.isArray(tls.caCerts) ? tls.caCerts : [];
+  if (certs.length === 0) {
+    invalid(
+      `${field}.caCerts`,
+      `${field}.caCerts must list at least one certificate ({"displayName": …, "cert": …}); leave ${field} ` +
+        `out to trust only the usual certificate authorities.`,
+      'required_field',
+    );
+  }
   certs.forEach((entry, index) => {
+    const at = `${field}.caCerts[${index}].cert`;
     const cert = asObject(entry)?.cert;
-    if (typeof cert !== 'string' || cert === '' || !BASE64.test(cert)) {
-      invalid(
-        `${field}.caCerts[${index}].cert`,
-        `${field}.caCerts[${index}].cert is required: the CA certificate in DER form, base64-encoded.`,
-      );
+    if (typeof cert !== 'string' || cert.trim() === '')
+      invalid(at, `${at} is required: ${CERT_FORMS}.`, 'required_field');
+    try {
+      caCertificatesOf(cert);
+    } catch (error) {
+      if (!(error instanceof CaCertificateError)) throw error;
+      invalid(at, `${at} is not a certificate: ${error.message}. Expected ${CERT_FORMS}.`);
     }
   });
 }
@@ -177,7 +195,19 @@ export async function checkApiAuthentication(
     );
   }
   const bearer = asObject(auth.bearerTokenConfig);
-  if (bearer) checkContextVariable(bearer.token, `${field}.bearerTokenConfig.token`);
+  if (bearer) {
+    const tokenField = `${field}.bearerTokenConfig.token`;
+    // CES reads bearer tokens from the session only; a secret's name here is a common slip.
+    if (typeof bearer.token === 'string' && referencedSecretId(context.path, bearer.token) !== undefined) {
+      invalid(
+        tokenField,
+        `${tokenField} takes a session variable ($context.variables.NAME), as in CES, not a secret. For a ` +
+          `fixed token kept as a secret, use apiKeyConfig instead: keyName "Authorization", requestLocation ` +
+          `HEADER, and a secret whose value is "Bearer <token>".`,
+      );
+    }
+    checkContextVariable(bearer.token, tokenField);
+  }
 }
 
 /** Why `serviceDirectoryConfig` is refused wherever CES allows it. */

@@ -62,11 +62,12 @@ export const idempotentSchema = z
       'the replica that takes the turn over runs it again; otherwise the model is told its outcome is unknown. Not for clientFunction.',
   );
 
-/** Secret references: the resource name of a Baton secret of the same app (see secret-references.ts). */
+/** Secret references: a Baton secret of the same app, by its name or a Secret Manager name (see secret-references.ts). */
 const secretReference = z
   .string()
   .describe(
-    'Resource name of a secret of this app: projects/{p}/locations/{l}/apps/{a}/secrets/{secret} (optionally /versions/latest).',
+    'A secret of this app: projects/{p}/locations/{l}/apps/{a}/secrets/{secret} (optionally /versions/latest), ' +
+      'or a Secret Manager version projects/{project}/secrets/{secret}/versions/{version}, read as the app secret {secret}.',
   );
 
 export const apiAuthenticationSchema = z.strictObject({
@@ -106,10 +107,14 @@ export const tlsConfigSchema = z.strictObject({
     .array(
       z.strictObject({
         displayName: z.string().optional(),
-        cert: z.string().optional().describe('Required. DER certificate, base64.'),
+        cert: z
+          .string()
+          .optional()
+          .describe('Required. The CA certificate: DER bytes, base64-encoded (as CES sends it), or PEM.'),
       }),
     )
-    .optional(),
+    .optional()
+    .describe('Required: at least one certificate, each checked when the resource is written.'),
 });
 
 export const serviceDirectoryConfigSchema = unsupportedMember(

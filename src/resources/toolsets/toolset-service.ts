@@ -4,13 +4,15 @@ import type { AgentWriter } from '../agents/agent-writes.ts';
 import { AppResourceService } from '../app-resources/app-resource-service.ts';
 import type { ResourceDependencies } from '../resource-dependencies.ts';
 import type { ToolsetInspector } from '../tools/app-tool-provider.ts';
-import { RetrieveToolsService } from './retrieve-tools.ts';
+import { RetrieveToolsService, retrieveToolsRequestSchema } from './retrieve-tools.ts';
 import { toolsetCollection } from './toolset-resource.ts';
 import { toolsetRequestSchemas } from './toolset-schemas.ts';
 
 /** The Toolset methods: the five standard ones, and `:retrieveTools`. */
 export class ToolsetService extends AppResourceService {
   private readonly retrieval: RetrieveToolsService;
+  /** The request message of `:retrieveTools`. */
+  readonly retrieveToolsRequest = retrieveToolsRequestSchema;
 
   /** `inspector` is absent when a test double replaces the tools Baton runs. */
   constructor(deps: ResourceDependencies, writer: AgentWriter, inspector: ToolsetInspector | undefined) {

@@ -101,9 +101,12 @@ describe('CES secrets: an encrypted store that never returns values', () => {
         },
       }),
       400,
-      'INVALID_ARGUMENT',
+      // Right as it stands once the secret exists: a precondition, not a bad argument.
+      'FAILED_PRECONDITION',
     );
-    expect(missing.message).toContain('does not exist');
+    expect(violatedField(missing)).toBe('tool.openApiTool.apiAuthentication.oauthConfig.clientSecretVersion');
+    expect(missing.message).toContain('the app has no secret');
+    expect(missing.message).toContain(`POST /v1/${APP}/secrets?secretId=nope`);
     const bearer = expectGoogleError(
       await request('POST', `/v1/${APP}/toolsets`, {
         mcpToolset: {

@@ -22,6 +22,16 @@ export interface AgentBody {
   tool_timeout_seconds?: number | null;
   timeout_policy?: TimeoutPolicy;
   input_policy?: 'reject' | 'queue';
+  /**
+   * Results for some of a paused turn's calls in one message: `hold` (default) keeps them and
+   * answers 202 naming the calls still pending; `reject` refuses them (400 missing_tool_results).
+   */
+  partial_results?: 'hold' | 'reject';
+  /**
+   * The `status` of a response of this agent on `/v1/responses` while it waits for
+   * function_call outputs: `completed` (default, as OpenAI) or `requires_action` (the Nodexa dialect).
+   */
+  paused_response_status?: 'completed' | 'requires_action';
   history_limit?: number;
   temperature?: number;
   max_output_tokens?: number;

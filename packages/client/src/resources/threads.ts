@@ -12,6 +12,7 @@ import type {
   CreateThreadBody,
   MessageResponse,
   PostMessageBody,
+  HeldToolResults,
   QueuedMessage,
   Thread,
   ThreadMessage,
@@ -70,13 +71,27 @@ export class Threads {
     }
   }
 
-  /** `POST /v1/threads/{id}/messages` as is: new input, or tool results. A 202 means the input was queued. */
-  send(id: string, body: PostMessageBody, options?: CallOptions): Promise<MessageResponse | QueuedMessage> {
+  /**
+   * `POST /v1/threads/{id}/messages` as is: new input, or tool results. A 202 means the input was
+   * queued, or the results were held while other calls are still pending.
+   */
+  send(
+    id: string,
+    body: PostMessageBody,
+    options?: CallOptions,
+  ): Promise<MessageResponse | QueuedMessage | HeldToolResults> {
     return this.http.json({ method: 'POST', path: `${this.path(id)}/messages`, body, ...callSettings(options) });
   }
 
-  /** Sends the results of every pending client call in one message. */
-  submitResults(id: string, results: ToolResultInput[], options?: CallOptions): Promise<MessageResponse> {
+  /**
+   * Sends results in one message: for every pending client call, the turn resumes and the answer
+   * comes back; for only some of them, a 202 `HeldToolResults` names the calls still pending.
+   */
+  submitResults(
+    id: string,
+    results: ToolResultInput[],
+    options?: CallOptions,
+  ): Promise<MessageResponse | HeldToolResults> {
     return this.http.json({
       method: 'POST',
       path: `${this.path(id)}/messages`,

@@ -17,6 +17,9 @@ export interface Agent {
   tool_timeout_seconds: number | null;
   timeout_policy: TimeoutPolicy;
   input_policy: 'reject' | 'queue';
+  partial_results: 'hold' | 'reject';
+  /** What `/v1/responses` says while a response of this agent waits for function_call outputs. */
+  paused_response_status: 'completed' | 'requires_action';
   history_limit: number;
   temperature: number | null;
   max_output_tokens: number | null;

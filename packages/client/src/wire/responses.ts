@@ -6,7 +6,9 @@ import type { TurnStatus } from './common.ts';
  * Mirrors src/faces/responses/response-views.ts and item-views.ts.
  */
 
-export type ResponseStatus = 'queued' | 'in_progress' | 'completed' | 'incomplete' | 'failed' | 'cancelled';
+/** `requires_action` only on `/nodexa/v1/responses`, or for agents with `paused_response_status: requires_action`. */
+export type ResponseStatus =
+  'queued' | 'in_progress' | 'completed' | 'requires_action' | 'incomplete' | 'failed' | 'cancelled';
 
 /** Baton's run behind a response: whether it waits for `function_call_output`s or for approvals. */
 export interface BatonRun {

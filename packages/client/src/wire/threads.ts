@@ -63,6 +63,19 @@ export interface QueuedMessage {
   created_at: string;
 }
 
+/**
+ * A `202`: results sent for some of a paused turn's calls, kept while the others are pending
+ * (agent `partial_results: hold`, the default). The turn resumes once the last result arrives.
+ */
+export interface HeldToolResults {
+  object: string;
+  thread_id: string;
+  turn_id: string;
+  status: string;
+  held_tool_call_ids: string[];
+  pending_tool_call_ids: string[];
+}
+
 /** A call in the transcript; `executor` marks calls Baton ran itself, never the client's to answer. */
 export interface TranscriptToolCall {
   id: string;
@@ -109,6 +122,8 @@ export interface ToolDeclaration {
   parameters?: Record<string, unknown>;
   /** The JSON Schema of the answer a client function expects (the console builds its answer form from it). */
   response_schema?: Record<string, unknown>;
+  /** Refuse a result that is not JSON valid against `response_schema` (400 `invalid_tool_result`). */
+  enforce_response_schema?: boolean;
   /** Seconds the call may stay pending, 0.001 to 2592000 (30 days). */
   timeout_seconds?: number;
   timeout_policy?: 'error_result' | 'fail' | 'cancel';

@@ -6,6 +6,7 @@ import type { FaceContext } from '../../kit/face-context.ts';
 import { parseRequest } from '../../../domain/parse-request.ts';
 import { StreamedReply } from '../../kit/streamed-reply.ts';
 import { googleErrorBody } from '../ces-errors.ts';
+import { acceptProtoFieldNames } from '../proto-field-names.ts';
 import { ConversationService } from './conversation-service.ts';
 import { SessionService } from './session-service.ts';
 import { runSessionRequestSchema, type SessionOutput } from './session-wire.ts';
@@ -45,45 +46,58 @@ export function registerSessionRoutes(app: FastifyInstance, face: FaceContext): 
         );
       }
       parseRequest(emptyQuery, request.query, 'query string');
-      const body = parseRequest(runSessionRequestSchema, request.body);
-      const path = { ...appPath, session: match[1] ?? '' };
-      const idempotencyKey = request.idempotency?.key ?? null;
-      if (match[2] === 'runSession') {
-        const outputs: SessionOutput[] = [];
-        await sessions.runSession(request.principal, path, body, (output) => outputs.push(output), idempotencyKey);
-        return reply.send({ outputs });
-      }
-      // Errors found before the first output are ordinary JSON errors; later ones end the stream.
-      // A replay of a finished stream gets the whole run as one JSON response.
-      const streamed: SessionOutput[] = [];
-      const stream = new StreamedReply(request, reply, face.streams);
+      // Proto field names (`tool_responses`, `display_name`) are read as their JSON names; errors
+      // name fields as the client spelled them.
+      const accepted = acceptProtoFieldNames(runSessionRequestSchema, request.body ?? {});
       try {
-        await sessions.runSession(
-          request.principal,
-          path,
-          body,
-          (output) => {
-            streamed.push(output);
-            stream.open().data({ outputs: [output] });
-          },
-          idempotencyKey,
-        );
-        stream.open();
-        await stream.complete(200, { outputs: streamed }, 'end');
+        const body = parseRequest(runSessionRequestSchema, accepted.message);
+        const path = { ...appPath, session: match[1] ?? '' };
+        const idempotencyKey = request.idempotency?.key ?? null;
+        if (match[2] === 'runSession') {
+          const outputs: SessionOutput[] = [];
+          await sessions.runSession(request.principal, path, body, (output) => outputs.push(output), idempotencyKey);
+          return reply.send({ outputs });
+        }
+        // Errors found before the first output are ordinary JSON errors; later ones end the stream.
+        // A replay of a finished stream gets the whole run as one JSON response.
+        const streamed: SessionOutput[] = [];
+        const stream = new StreamedReply(request, reply, face.streams);
+        try {
+          await sessions.runSession(
+            request.principal,
+            path,
+            body,
+            (output) => {
+              streamed.push(output);
+              stream.open().data({ outputs: [output] });
+            },
+            idempotencyKey,
+          );
+          stream.open();
+          await stream.complete(200, { outputs: streamed }, 'end');
+        } catch (error) {
+          if (!stream.started) throw error;
+          const engineError = accepted.inClientSpelling(toBatonError(error, 0));
+          if (engineError.kind === 'internal') request.log.error({ err: error }, 'session stream failed');
+          stream.open().data(googleErrorBody(engineError).body);
+          await stream.fail('end');
+        }
       } catch (error) {
-        if (!stream.started) throw error;
-        const engineError = toBatonError(error, 0);
-        if (engineError.kind === 'internal') request.log.error({ err: error }, 'session stream failed');
-        stream.open().data(googleErrorBody(engineError).body);
-        await stream.fail('end');
+        throw accepted.inClientSpelling(error);
       }
       return reply;
     },
   );
 
-  app.get<{ Params: AppParams }>(`${APP_PATH}/conversations`, async (request) =>
-    conversations.list(request.principal, request.params, parseRequest(listQuery, request.query, 'query string')),
-  );
+  app.get<{ Params: AppParams }>(`${APP_PATH}/conversations`, async (request) => {
+    const accepted = acceptProtoFieldNames(listQuery, request.query ?? {});
+    try {
+      const query = parseRequest(listQuery, accepted.message, 'query string');
+      return await conversations.list(request.principal, request.params, query);
+    } catch (error) {
+      throw accepted.inClientSpelling(error);
+    }
+  });
   app.get<{ Params: AppParams & { conversation: string } }>(
     `${APP_PATH}/conversations/:conversation`,
     async (request) => {
