@@ -13,6 +13,7 @@ import { measureServerTools, SERVER_TOOLS_PROFILE_DIR, serverToolsReport } from 
 import { measureSdkRunner, SDK_RUNNER_PROFILE_DIR } from './sdk-runner.ts';
 import { measureNoisyNeighbour, noisyNeighbourReport, type NoisyNeighbourResult } from './noisy-neighbour.ts';
 import { measureReplicas, replicasReport, type ReplicasResult } from './replicas.ts';
+import { measureTelemetry, telemetryReport, type TelemetryResult } from './telemetry.ts';
 import { sdkRunnerReport } from './sdk-runner-report.ts';
 import type { SqlStat } from './sql-stats.ts';
 
@@ -29,7 +30,7 @@ import type { SqlStat } from './sql-stats.ts';
  * Environment knobs (defaults in brackets): BENCH_WARMUP_S [2], BENCH_DURATION_S [8],
  * BENCH_LEVELS [1,10,50], BENCH_HEAP_TARGET [100000], BENCH_HEAP_BUDGET_S [45],
  * BENCH_PROFILE [1] (CPU-profile Baton at 10 clients), BENCH_QUICK [0] (a short smoke run),
- * BENCH_ONLY [] (`noisy-neighbour` or `replicas`: run that phase alone and merge its figures into results.json).
+ * BENCH_ONLY [] (`noisy-neighbour`, `replicas` or `telemetry`: run that phase alone and merge its figures into results.json).
  */
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
@@ -392,6 +393,7 @@ async function main(): Promise<void> {
   const heap = await measureHeap();
   const noisyNeighbour = await runNoisyNeighbour();
   const replicas = await runReplicas();
+  const telemetry = await runTelemetry();
 
   const at = (results: LoadResult[], clients: number) => results.find((result) => result.clients === clients);
   const echo10 = at(echo, 10);
@@ -431,6 +433,8 @@ async function main(): Promise<void> {
     noisyNeighbourP99Ratio: noisyNeighbourRatios(noisyNeighbour),
     /** Replicas phase, per client level: PostgreSQL (one replica) CPU per round trip over SQLite's. */
     postgresCpuRatio: replicas.postgresCpuRatio,
+    /** Telemetry phase, per client level: rt/s with metrics, and with metrics and traces, over rt/s with both off. */
+    telemetryRatios: telemetryRatios(telemetry),
   };
   const verdict = {
     ratioAt10: summary.ratioAt10 >= TARGETS.ratioAt10,
@@ -531,6 +535,7 @@ async function main(): Promise<void> {
   report.push(...sdkRunnerReport(sdkRunner));
   report.push(...noisyNeighbourReport(noisyNeighbour));
   report.push(...replicasReport(replicas));
+  report.push(...telemetryReport(telemetry));
   report.push('', `Total bench time ${fmt((performance.now() - began) / 1000, 0)} s.`);
   console.log(report.join('\n'));
 
@@ -559,6 +564,7 @@ async function main(): Promise<void> {
     sdkRunner,
     noisyNeighbour,
     replicas,
+    telemetry,
     totalSeconds: (performance.now() - began) / 1000,
   };
   writeFileSync(join(BENCH_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
@@ -657,12 +663,78 @@ async function mainNoisyNeighbourOnly(): Promise<void> {
   log('wrote the noisyNeighbour entry of bench/results.json');
 }
 
-if (only !== '' && only !== 'noisy-neighbour' && only !== 'replicas')
-  throw new Error(`BENCH_ONLY=${only}: the phases that run alone are noisy-neighbour and replicas`);
+/**
+ * The telemetry phase at the levels up to 10 clients, alternating slices as the SDK-runner phase
+ * does, but twice as long and in four times as many slices (1 s each): its differences are a few
+ * per cent, about the noise of one 8 s window on this shared machine, and short slices spread a
+ * burst of other work over all three variants.
+ */
+function runTelemetry(): Promise<TelemetryResult> {
+  return measureTelemetry({
+    levels: config.sdkRunner.levels,
+    warmupMs: config.warmupMs,
+    durationMs: config.durationMs * 2,
+    slices: config.sdkRunner.slices * 4,
+    log,
+  });
+}
 
-(only === 'noisy-neighbour' ? mainNoisyNeighbourOnly() : only === 'replicas' ? mainReplicasOnly() : main()).catch(
-  (error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  },
-);
+function telemetryRatios(result: TelemetryResult): Record<number, { metrics: number; both: number }> {
+  return Object.fromEntries(
+    result.levels.map((level) => {
+      const ratio = (variant: string) => level.variants.find((v) => v.variant === variant)?.ratio ?? NaN;
+      return [level.clients, { metrics: ratio('metrics'), both: ratio('both') }];
+    }),
+  );
+}
+
+/**
+ * `BENCH_ONLY=telemetry`: that phase alone (about two minutes). Its figures replace the
+ * `telemetry` entry of bench/results.json, with their own date, code and load average; the rest of
+ * the file is kept.
+ */
+async function mainTelemetryOnly(): Promise<void> {
+  const git = gitState();
+  const loadAtStart = loadavg();
+  log(`config ${JSON.stringify(config)}; telemetry phase only`);
+  const result = await runTelemetry();
+  const loadAtEnd = loadavg();
+  console.log(
+    [
+      `Code ${git ? `${git.commit}${git.modifiedSrcFiles ? ` + ${git.modifiedSrcFiles} modified file(s) under src/` : ''}` : 'unknown'}; ` +
+        `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; Node ${process.version}; load average at start ` +
+        `${loadAtStart.map((v) => v.toFixed(2)).join(' ')}, at end ${loadAtEnd.map((v) => v.toFixed(2)).join(' ')}.`,
+      ...telemetryReport(result),
+    ].join('\n'),
+  );
+  const file = join(BENCH_DIR, 'results.json');
+  const results = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+  results.telemetry = {
+    date: new Date().toISOString(),
+    code: git,
+    loadAverage: { start: loadAtStart, end: loadAtEnd },
+    targets: { metrics: 0.95, both: 0.85 },
+    ...result,
+  };
+  const summary = (results.summary ?? {}) as Record<string, unknown>;
+  summary.telemetryRatios = telemetryRatios(result);
+  results.summary = summary;
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  log('wrote the telemetry entry of bench/results.json');
+}
+
+const ONLY = ['noisy-neighbour', 'replicas', 'telemetry'];
+if (only !== '' && !ONLY.includes(only))
+  throw new Error(`BENCH_ONLY=${only}: the phases that run alone are ${ONLY.join(', ')}`);
+
+(only === 'noisy-neighbour'
+  ? mainNoisyNeighbourOnly()
+  : only === 'replicas'
+    ? mainReplicasOnly()
+    : only === 'telemetry'
+      ? mainTelemetryOnly()
+      : main()
+).catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -24,7 +24,9 @@ import { countStatements, statementsSoFar } from '../statement-counter.ts';
  * HTTP. With BENCH_NOISY=1 (the noisy-neighbour phase) it defines the scripted program
  * `bench-noisy` (bench/noisy-neighbour-program.ts), which calls a looping jsFunction. With
  * BENCH_DATABASE_URL (the replicas phase) it runs on that PostgreSQL database instead of SQLite
- * (`history-threads` and `sql-stats-*` are SQLite-only). Nothing else differs.
+ * (`history-threads` and `sql-stats-*` are SQLite-only). With BENCH_METRICS_TOKEN and
+ * BENCH_OTLP_TRACES_URL (the telemetry phase) it serves /metrics to that token and exports traces to
+ * that URL. Nothing else differs.
  *
  * IPC requests ({ id, cmd, ... }) → replies ({ id, result } | { id, error }):
  *   create-threads { count }            fresh idle threads, made through the engine
@@ -57,7 +59,15 @@ const noisy = process.env.BENCH_NOISY === '1' ? { scripted: { [NOISY_PROGRAM_NAM
 const databaseUrl = process.env.BENCH_DATABASE_URL;
 // BENCH_COUNT_STATEMENTS=1 (the replicas phase): every SQL statement is counted (IPC `statements`).
 if (process.env.BENCH_COUNT_STATEMENTS === '1') countStatements();
-const baton = await createBaton(testConfig({ port: 0, limits, ...serverTools, ...noisy }), {
+// The telemetry phase: BENCH_METRICS_TOKEN serves /metrics on the API port to that token;
+// BENCH_OTLP_TRACES_URL exports traces there (OTLP/HTTP, protobuf), as OTEL_EXPORTER_OTLP_ENDPOINT would.
+const telemetry = {
+  metrics: process.env.BENCH_METRICS_TOKEN ? { token: process.env.BENCH_METRICS_TOKEN, listen: null } : null,
+  tracing: process.env.BENCH_OTLP_TRACES_URL
+    ? { url: process.env.BENCH_OTLP_TRACES_URL, protocol: 'http/protobuf' as const }
+    : null,
+};
+const baton = await createBaton(testConfig({ port: 0, limits, telemetry, ...serverTools, ...noisy }), {
   store: databaseUrl ? { kind: 'postgres', connectionString: databaseUrl } : { kind: 'sqlite', filename },
   sweeper: false,
   logger: false,

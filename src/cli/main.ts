@@ -1,4 +1,5 @@
 import { runChat } from './chat.ts';
+import { runConfig } from './config-check.ts';
 import { runKeys } from './keys.ts';
 import { runMigrate } from './migrate.ts';
 import { runServe } from './serve.ts';
@@ -6,6 +7,8 @@ import { runServe } from './serve.ts';
 const USAGE = `Usage:
   baton serve                 start the server (config: ./baton.yaml or BATON_CONFIG; HOST, PORT, BATON_DATA_DIR,
                               DATABASE_URL, BATON_ADMIN_KEY)
+  baton config check [FILE]   check the configuration as baton serve reads it (FILE, BATON_CONFIG or ./baton.yaml):
+                              every problem with its path; exits 1 if there is one
   baton migrate               bring the database schema up to date and exit (DATABASE_URL or BATON_DATA_DIR)
   baton chat AGENT            chat with an agent in the terminal, answering its client-executed tool calls at a prompt
                               (BATON_URL, default http://127.0.0.1:8080; BATON_API_KEY)
@@ -23,6 +26,8 @@ async function main(argv: string[]): Promise<number> {
       return runKeys(rest);
     case 'migrate':
       return runMigrate();
+    case 'config':
+      return runConfig(rest);
     case undefined:
     case 'help':
     case '--help':

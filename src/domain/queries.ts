@@ -1,4 +1,4 @@
-import type { ItemRecord, LedgerState } from './records.ts';
+import type { ItemRecord, LedgerKind, LedgerState } from './records.ts';
 
 /** What lists of conversations, items and ledger entries can be narrowed by. */
 
@@ -19,3 +19,22 @@ export interface LedgerFilter {
 
 /** An item as the model prompt needs it. */
 export type WindowItem = Pick<ItemRecord, 'seq' | 'groupId' | 'payload'>;
+
+/**
+ * Pending ledger entries of every app, counted together (`LedgerRepo.summarisePending`): one group
+ * per agent, kind, deadline passed or not, and age bucket.
+ */
+export interface PendingCallGroup {
+  agentName: string;
+  kind: LedgerKind;
+  /** The deadline passed and the sweeper has not applied it yet. */
+  overdue: boolean;
+  /**
+   * Index of the first of the requested age bounds the entries' ages are within (ages in seconds,
+   * `age <= bounds[i]`), or `bounds.length` when older than the last bound.
+   */
+  ageBucket: number;
+  count: number;
+  /** The entries' ages added up, in seconds. */
+  ageSecondsSum: number;
+}

@@ -413,6 +413,11 @@ export interface LedgerEntryRecord {
   idempotencyKey: string | null;
   createdAt: string;
   updatedAt: string;
+  /**
+   * The W3C `traceparent` of the run that paused on the call, stored with it when tracing is on,
+   * so that whoever resumes the turn (any process) links its run to that one. Absent otherwise.
+   */
+  traceContext?: string;
 }
 
 export interface LedgerResolution {

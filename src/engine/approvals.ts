@@ -103,7 +103,7 @@ export async function decideApproval(
       approved = { ...entry, arguments: check.value, argumentsHash: hashArguments(check.value) };
     }
     resolved = await runClaimed(context, entry, async () => {
-      const result = await runOne(context, approved, tool, new AbortController().signal, useFakes);
+      const result = await runOne(context, approved, tool, new AbortController().signal, useFakes, 'approved');
       return applyDecision(context.store, entry, { approved: true, result }, submission, nowIso(context));
     });
   }

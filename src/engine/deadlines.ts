@@ -2,6 +2,7 @@ import { UNKNOWN_OUTCOME } from './interrupted-calls.ts';
 import { failWithUnknownOutcome, RECOVERY_ACTOR } from './ledger/ledger-transitions.ts';
 import { DEADLINE_ACTOR, expire } from './ledger/ledger-transitions.ts';
 import type { EngineContext } from './engine-context.ts';
+import { turnLogIds } from './engine-log-ids.ts';
 import type { TurnRecord } from '../domain/records.ts';
 import { closeTurn } from './turn-closing.ts';
 
@@ -76,7 +77,7 @@ export async function recoverStaleTurns(
       const taken = await context.store.turns.takeOver(turn.id, before, context.newId('lease'), now.toISOString());
       if (!taken) continue;
       context.logger.warn(
-        { turnId: turn.id, takeovers: taken.takeovers },
+        { ...turnLogIds(turn), takeovers: taken.takeovers },
         'taking over a turn whose process went silent',
       );
       continueTurn(taken);

@@ -4,12 +4,19 @@ import type { IdGenerator } from '../domain/ids.ts';
 
 import type { ModelResolver } from './ports/model-resolver.ts';
 import type { ToolProvider } from './ports/tool-provider.ts';
+import type { EngineTelemetry } from './ports/telemetry.ts';
 import type { TurnSlots } from './turn-slots.ts';
+import type { EngineLogIds } from './engine-log-ids.ts';
 import type { RunOpening } from './run-opening.ts';
 
 export interface EngineLogger {
   warn(details: object, message: string): void;
   error(details: object, message: string): void;
+  /**
+   * The turn a run works on, for the lines of whatever asked for it: the server adds the ids to
+   * the log lines of the request that started or resumed the turn. Optional: tests log nothing.
+   */
+  tag?(ids: EngineLogIds): void;
 }
 
 export interface EngineSettings {
@@ -47,6 +54,8 @@ export interface EngineContext {
   models: ModelResolver;
   /** The app's tools: definitions per agent, and the runner of server-executed calls. */
   tools: ToolProvider;
+  /** Hooks around turn runs, model steps and tool runs (traces, metrics); a no-op when both are off. */
+  telemetry: EngineTelemetry;
   clock: Clock;
   newId: IdGenerator;
   settings: EngineSettings;

@@ -15,6 +15,7 @@ import type { ModelResolver } from './ports/model-resolver.ts';
 import type { EngineEventListener } from './events.ts';
 import type { IdGenerator } from '../domain/ids.ts';
 import type { ToolProvider } from './ports/tool-provider.ts';
+import type { EngineTelemetry } from './ports/telemetry.ts';
 import type { InputItem } from './input-items.ts';
 import type { SubmissionActor } from './ledger/ledger-transitions.ts';
 import type { ToolResultInput } from './ledger/result-intake.ts';
@@ -25,6 +26,8 @@ export interface EngineOptions {
   store: Store;
   models: ModelResolver;
   tools?: ToolProvider;
+  /** Traces and metrics of turn runs, model steps and tool runs; none when absent. */
+  telemetry?: EngineTelemetry;
   clock?: Clock;
   newId?: IdGenerator;
   logger?: EngineLogger;

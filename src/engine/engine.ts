@@ -46,6 +46,7 @@ import { applyDueDeadlines, recoverStaleClaims, recoverStaleTurns, resumeStrande
 import { deliverAsyncResults } from './async-results.ts';
 import { readResults, refuseStrays, type ToolResultInput } from './ledger/result-intake.ts';
 import { NO_APP_TOOLS } from './ports/tool-provider.ts';
+import { NO_TELEMETRY } from './ports/telemetry.ts';
 import { decideApproval, type ApprovalDecision } from './approvals.ts';
 import type { TurnOutcome } from './turn-runner.ts';
 import { TurnDispatch } from './turn-dispatch.ts';
@@ -85,6 +86,7 @@ export class Engine {
       store: options.store,
       models: options.models,
       tools: options.tools ?? NO_APP_TOOLS,
+      telemetry: options.telemetry ?? NO_TELEMETRY,
       clock: options.clock ?? systemClock,
       newId: options.newId ?? defaultNewId,
       logger: options.logger ?? silentLogger,

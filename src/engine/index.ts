@@ -30,10 +30,17 @@ export {
   MAX_TOOLS_PER_REQUEST,
   TOOL_NAME_PATTERN,
 } from './tool-schema.ts';
-export { blocksTurn } from './pending-calls.ts';
+export { blocksTurn, callsPausedOn } from './pending-calls.ts';
 export { END_SESSION_TOOL, SYSTEM_TOOLS } from './system-tools.ts';
 export type { ModelResolver } from './ports/model-resolver.ts';
 export { NO_APP_TOOLS, type ServerCall, type ServerCallResult, type ToolProvider } from './ports/tool-provider.ts';
+export {
+  NO_TELEMETRY,
+  type EngineTelemetry,
+  type ToolRunKind,
+  type ToolRunResult,
+  type TurnRunKind,
+} from './ports/telemetry.ts';
 export { ResponseChains, type CreateResponse, type ResponseStart } from './responses/response-chains.ts';
 export type { ResponseState } from './responses/response-state.ts';
 export { DEFAULT_RESPONSES_TOOL_TIMEOUT_SECONDS } from './responses/response-deadlines.ts';

@@ -79,7 +79,7 @@ export async function settleInterruptedCalls(
       const rerun = { ...entry };
       resolveRan(
         rerun,
-        await runOne(context, rerun, tool, signal, turn.options.useToolFakes === true),
+        await runOne(context, rerun, tool, signal, turn.options.useToolFakes === true, 'server'),
         nowIso(context),
       );
       settled.push(rerun);

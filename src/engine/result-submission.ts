@@ -14,15 +14,15 @@ import type { WindowItem } from '../domain/queries.ts';
 
 /**
  * Moves a paused turn back to `in_progress` when none of its calls is pending any more, writing
- * the results as one message. Returns the turn if this caller won the resume, else undefined
- * (calls still pending, or another request resumed it first).
+ * the results as one message. Returns the turn, with its ledger rows, if this caller won the
+ * resume, else undefined (calls still pending, or another request resumed it first).
  */
 export async function beginResume(
   context: EngineContext,
   tx: Repositories,
   turnId: string,
-): Promise<TurnRecord | undefined> {
-  return (await beginResumeWithOutputs(context, tx, turnId))?.turn;
+): Promise<{ turn: TurnRecord; calls: readonly LedgerEntryRecord[] } | undefined> {
+  return beginResumeWithOutputs(context, tx, turnId);
 }
 
 /** `beginResume`, also returning the output items it wrote (the resumed turn's input). */
@@ -30,7 +30,7 @@ export async function beginResumeWithOutputs(
   context: EngineContext,
   tx: Repositories,
   turnId: string,
-): Promise<{ turn: TurnRecord; outputs: ItemRecord[] } | undefined> {
+): Promise<{ turn: TurnRecord; calls: readonly LedgerEntryRecord[]; outputs: ItemRecord[] } | undefined> {
   const turn = await tx.turns.get(turnId);
   if (!turn || turn.status !== 'requires_action') return undefined;
   const entries = await tx.ledger.listByTurn(turnId);
@@ -44,7 +44,7 @@ export async function beginResumeWithOutputs(
   if (!resumed) return undefined;
   const outputs = await writeMissingOutputs(context, tx, resumed, entries);
   await bumpConversation(tx, resumed.appId, resumed.conversationId, { updatedAt: now });
-  return { turn: resumed, outputs };
+  return { turn: resumed, calls: entries, outputs };
 }
 
 /** What a checked results message resumes a paused turn with (see `openResultsResume`). */
@@ -117,6 +117,7 @@ export async function openResultsResume(context: EngineContext, resume: ResultsR
       return { turn: updated, appended: appended.slice(items.length) };
     },
     window,
+    entries,
   );
   return opening;
 }

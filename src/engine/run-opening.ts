@@ -1,4 +1,4 @@
-import type { NewItem, TurnRecord } from '../domain/records.ts';
+import type { LedgerEntryRecord, NewItem, TurnRecord } from '../domain/records.ts';
 import type { WindowItem } from '../domain/queries.ts';
 import type { StepWrites, StepWritten } from './step-writes.ts';
 import type { Repositories, Store } from '../store/store.ts';
@@ -59,6 +59,8 @@ export class RunOpening {
     private readonly write: OpeningWriter,
     /** The history window as stored when the opening was made, if it was read then: the first step's. */
     private storedWindow?: readonly WindowItem[],
+    /** A resume's: the turn's ledger rows as the results leave them. Null for a start. */
+    readonly resumedCalls: readonly LedgerEntryRecord[] | null = null,
   ) {}
 
   /** The stored history window read with the opening, once (later steps read their own). */

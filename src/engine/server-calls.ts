@@ -1,7 +1,9 @@
 import type { ClientToolDefinition, LedgerEntryRecord } from '../domain/records.ts';
 import { clampToDurationRange, DURATION_RANGES } from '../domain/duration-ranges.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
+import { callLogIds } from './engine-log-ids.ts';
 import type { ServerCallResult } from './ports/tool-provider.ts';
+import type { ToolRunKind } from './ports/telemetry.ts';
 import { resolveRan } from './ledger/ledger-transitions.ts';
 import { TurnSupersededError } from './conversation-version.ts';
 
@@ -31,7 +33,7 @@ export async function runServerCalls(
     await claimWhileRunning(context, entry, leaseToken);
     const tool = tools.get(entry.toolName);
     const result = tool
-      ? await runOne(context, entry, tool, signal, useFakes)
+      ? await runOne(context, entry, tool, signal, useFakes, 'server')
       : { output: [{ type: 'text' as const, text: `Tool '${entry.toolName}' is gone.` }], isError: true };
     resolveRan(entry, result, nowIso(context));
   });
@@ -67,8 +69,22 @@ export async function runBounded<T>(items: readonly T[], work: (item: T) => Prom
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
 }
 
-/** Runs one call; a timeout or a thrown error becomes an error result the model can act on. */
-export async function runOne(
+/**
+ * Runs one call (`kind`: in a step, or once approved), inside the telemetry's tool run; a timeout
+ * or a thrown error becomes an error result the model can act on.
+ */
+export function runOne(
+  context: EngineContext,
+  entry: LedgerEntryRecord,
+  tool: ClientToolDefinition,
+  signal: AbortSignal,
+  useFakes: boolean,
+  kind: ToolRunKind,
+): Promise<ServerCallResult> {
+  return context.telemetry.toolRun(kind, entry, () => runGuarded(context, entry, tool, signal, useFakes));
+}
+
+async function runGuarded(
   context: EngineContext,
   entry: LedgerEntryRecord,
   tool: ClientToolDefinition,
@@ -102,7 +118,7 @@ export async function runOne(
         isError: true,
       };
     if (signal.aborted) throw error;
-    context.logger.warn({ err: error, tool: tool.name, callId: entry.id }, 'server tool failed');
+    context.logger.warn({ err: error, tool: tool.name, ...callLogIds(entry) }, 'server tool failed');
     return {
       output: [
         { type: 'text', text: `Tool '${tool.name}' failed: ${error instanceof Error ? error.message : String(error)}` },

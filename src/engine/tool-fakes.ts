@@ -24,32 +24,33 @@ export async function answerClientCallsWithFakes(
   await runBounded(candidates, async (entry) => {
     const tool = tools.get(entry.toolName);
     if (!tool) return;
-    let result;
-    try {
-      result = await fake({
-        appId: entry.appId,
-        conversationId: entry.conversationId,
-        turnId: entry.turnId,
-        callId: entry.id,
-        agentName: entry.agentName,
-        tool,
-        arguments: entry.arguments,
-        signal,
-        useFakes,
-      });
-    } catch (error) {
-      if (signal.aborted) throw error;
-      result = {
-        output: [
-          {
-            type: 'text' as const,
-            text: `The fake of tool '${tool.name}' failed: ${error instanceof Error ? error.message : String(error)}`,
-          },
-        ],
-        isError: true,
-        faked: true,
-      };
-    }
+    const result = await context.telemetry.toolRun('fake', entry, async () => {
+      try {
+        return await fake({
+          appId: entry.appId,
+          conversationId: entry.conversationId,
+          turnId: entry.turnId,
+          callId: entry.id,
+          agentName: entry.agentName,
+          tool,
+          arguments: entry.arguments,
+          signal,
+          useFakes,
+        });
+      } catch (error) {
+        if (signal.aborted) throw error;
+        return {
+          output: [
+            {
+              type: 'text' as const,
+              text: `The fake of tool '${tool.name}' failed: ${error instanceof Error ? error.message : String(error)}`,
+            },
+          ],
+          isError: true,
+          faked: true,
+        };
+      }
+    });
     if (result === null) return;
     resolveRan(entry, { ...result, faked: true }, nowIso(context));
   });

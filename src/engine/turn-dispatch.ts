@@ -1,5 +1,5 @@
 import { BatonError } from '../domain/errors/baton-error.ts';
-import type { AgentDefinition, ConversationRecord, TurnRecord } from '../domain/records.ts';
+import type { AgentDefinition, ConversationRecord, LedgerEntryRecord, TurnRecord } from '../domain/records.ts';
 import type { AgentVersions } from './agent-versions.ts';
 import { runInBackground, type EngineContext } from './engine-context.ts';
 import type { RunOptions, UserInput } from './engine-types.ts';
@@ -9,6 +9,9 @@ import { runTurn, type TurnOutcome } from './turn-runner.ts';
 import { startTurn } from './turn-start.ts';
 import type { RunOpening } from './run-opening.ts';
 import type { TurnSlot } from './turn-slots.ts';
+import type { TurnRunKind } from './ports/telemetry.ts';
+
+const NO_CALLS: readonly LedgerEntryRecord[] = [];
 
 /**
  * How the engine sets turns going: it starts a turn with its input, runs the loop for the caller
@@ -65,17 +68,24 @@ export class TurnDispatch {
     }
     const { opening, agent } = opened;
     const unwritten = opening.written ? undefined : opening;
-    if (!options.detach) return this.run(opening.turn, agent, options.listener, slot, unwritten);
-    runInBackground(this.context, 'detached turn', () => this.run(opening.turn, agent, options.listener, slot));
+    const kind = opening.resumedCalls === null ? 'start' : 'resume';
+    const calls = opening.resumedCalls ?? NO_CALLS;
+    if (!options.detach) return this.run(kind, calls, opening.turn, agent, options.listener, slot, unwritten);
+    runInBackground(this.context, 'detached turn', () =>
+      this.run(kind, calls, opening.turn, agent, options.listener, slot),
+    );
     return { turn: opening.turn, replyGroupId: '', text: null, pendingCalls: [] };
   }
 
   /**
    * Runs the loop for a turn this caller owns, holding `slot` until the loop ends (finished,
    * paused for a client, failed or thrown), then applies any queued input. An `opening` not yet
-   * written is known to this process's readers of the conversation meanwhile.
+   * written is known to this process's readers of the conversation meanwhile. `kind` and `calls`
+   * (a resume's ledger rows) are for the telemetry around the run.
    */
   private async run(
+    kind: TurnRunKind,
+    calls: readonly LedgerEntryRecord[],
     turn: TurnRecord,
     agent: AgentDefinition,
     listener: EngineEventListener | undefined,
@@ -86,7 +96,9 @@ export class TurnDispatch {
     if (opening) openings.set(turn.conversationId, opening);
     let outcome: TurnOutcome;
     try {
-      outcome = await runTurn(this.context, turn, agent, listener, opening);
+      outcome = await this.context.telemetry.turnRun(kind, turn, agent, calls, () =>
+        runTurn(this.context, turn, agent, listener, opening),
+      );
     } finally {
       slot.release();
       if (opening && openings.get(turn.conversationId) === opening) openings.delete(turn.conversationId);
@@ -103,19 +115,23 @@ export class TurnDispatch {
    * already, so the turn takes its slot even at the cap (see `TurnSlots`).
    */
   async resume(turnId: string, label: string): Promise<boolean> {
-    const turn = await this.context.store.transaction((tx) => beginResume(this.context, tx, turnId));
-    if (!turn) return false;
+    const resumed = await this.context.store.transaction((tx) => beginResume(this.context, tx, turnId));
+    if (!resumed) return false;
+    const { turn, calls } = resumed;
     const agent = await this.agentForTurn(turn);
-    runInBackground(this.context, label, () => this.run(turn, agent, undefined, this.context.turns.take(turn.appId)));
+    runInBackground(this.context, label, () =>
+      this.run('resume', calls, turn, agent, undefined, this.context.turns.take(turn.appId)),
+    );
     return true;
   }
 
   /** `resume`, run for the caller: its outcome, or null when the turn still waits or another resumed it. */
   async resumeNow(turnId: string, listener: EngineEventListener | undefined): Promise<TurnOutcome | null> {
-    const turn = await this.context.store.transaction((tx) => beginResume(this.context, tx, turnId));
-    if (!turn) return null;
+    const resumed = await this.context.store.transaction((tx) => beginResume(this.context, tx, turnId));
+    if (!resumed) return null;
+    const { turn, calls } = resumed;
     const agent = await this.agentForTurn(turn);
-    return this.run(turn, agent, listener, this.context.turns.take(turn.appId));
+    return this.run('resume', calls, turn, agent, listener, this.context.turns.take(turn.appId));
   }
 
   /**
@@ -135,7 +151,7 @@ export class TurnDispatch {
         this.context.running.delete(turn.id);
         throw error;
       }
-      return this.run(turn, agent, undefined, slot);
+      return this.run('takeover', NO_CALLS, turn, agent, undefined, slot);
     });
   }
 
@@ -171,7 +187,7 @@ export class TurnDispatch {
         throw error;
       }
       // Queued input was accepted (202) earlier: its turn is counted, never refused.
-      await this.run(turn, agentRecord.definition, undefined, this.context.turns.take(appId));
+      await this.run('start', NO_CALLS, turn, agentRecord.definition, undefined, this.context.turns.take(appId));
     });
   }
 }

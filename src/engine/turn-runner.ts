@@ -10,6 +10,7 @@ import type {
 import { TurnSupersededError } from './conversation-version.ts';
 import { endsTurn, writeStep, type StepWrites, type StepWritten } from './step-writes.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
+import { turnLogIds } from './engine-log-ids.ts';
 import type { EngineEventListener } from './events.ts';
 import { ModelCallError, runModelStep, StepAbortedError } from './model-step.ts';
 import { toModelPrompt } from './model-prompt.ts';
@@ -86,6 +87,7 @@ export async function runTurn(
   // Every write of this run is guarded on its lease: once another process took the turn over,
   // none of them applies (see `TurnRecord.leaseToken`).
   const lease = startingTurn.leaseToken ?? undefined;
+  context.logger.tag?.(turnLogIds(turn));
   emit({ type: 'turn.started', turn });
   // A long model call writes nothing for a while; the heartbeat renews the lease so that other
   // processes do not take the turn over (they do once it is silent for `staleTurnSeconds`). A
@@ -144,39 +146,41 @@ export async function runTurn(
         }
         return callId;
       };
-      const step = await runModelStep(
-        {
-          model,
-          prompt: toModelPrompt(instructions, history, agent.model),
-          tools,
-          // A forced choice applies to the turn's first step only; forcing it again after the
-          // results arrive would make the model call the tool forever. A spent call budget
-          // forbids calls altogether.
-          toolChoice:
-            maxToolCalls !== undefined && callsMade >= maxToolCalls
-              ? 'none'
-              : turn.stepCount === 0 || turn.options.toolChoice === 'none'
-                ? turn.options.toolChoice
-                : undefined,
-          parallelToolCalls: parallel,
-          temperature: turn.options.temperature ?? agent.temperature,
-          topP: turn.options.topP,
-          maxOutputTokens: turn.options.maxOutputTokens ?? agent.maxOutputTokens,
-          responseFormat: turn.options.responseFormat,
-          providerOptions: agent.providerOptions,
-          reasoning: turn.options.reasoning,
-          maxRetries: context.settings.maxModelRetries,
-          abortSignal: controller.signal,
-        },
-        {
-          onTextDelta: (delta) => emit({ type: 'text.delta', groupId, delta }),
-          onReasoningDelta: (index, delta) =>
-            emit({ type: 'reasoning.delta', groupId, itemId: reasoningItemId(index), delta }),
-          onCallStarted: (providerCallId, name) =>
-            emit({ type: 'call.started', groupId, callId: mintCallId(providerCallId), name }),
-          onCallArgumentsDelta: (providerCallId, delta) =>
-            emit({ type: 'call.arguments.delta', callId: mintCallId(providerCallId), delta }),
-        },
+      const step = await context.telemetry.modelStep(turn, agent.model, () =>
+        runModelStep(
+          {
+            model,
+            prompt: toModelPrompt(instructions, history, agent.model),
+            tools,
+            // A forced choice applies to the turn's first step only; forcing it again after the
+            // results arrive would make the model call the tool forever. A spent call budget
+            // forbids calls altogether.
+            toolChoice:
+              maxToolCalls !== undefined && callsMade >= maxToolCalls
+                ? 'none'
+                : turn.stepCount === 0 || turn.options.toolChoice === 'none'
+                  ? turn.options.toolChoice
+                  : undefined,
+            parallelToolCalls: parallel,
+            temperature: turn.options.temperature ?? agent.temperature,
+            topP: turn.options.topP,
+            maxOutputTokens: turn.options.maxOutputTokens ?? agent.maxOutputTokens,
+            responseFormat: turn.options.responseFormat,
+            providerOptions: agent.providerOptions,
+            reasoning: turn.options.reasoning,
+            maxRetries: context.settings.maxModelRetries,
+            abortSignal: controller.signal,
+          },
+          {
+            onTextDelta: (delta) => emit({ type: 'text.delta', groupId, delta }),
+            onReasoningDelta: (index, delta) =>
+              emit({ type: 'reasoning.delta', groupId, itemId: reasoningItemId(index), delta }),
+            onCallStarted: (providerCallId, name) =>
+              emit({ type: 'call.started', groupId, callId: mintCallId(providerCallId), name }),
+            onCallArgumentsDelta: (providerCallId, delta) =>
+              emit({ type: 'call.arguments.delta', callId: mintCallId(providerCallId), delta }),
+          },
+        ),
       );
 
       const now = context.clock.now();
@@ -318,7 +322,7 @@ export async function runTurn(
       return { turn: current, replyGroupId, text: lastText, pendingCalls: [] };
     }
     const turnError = describeFailure(error);
-    context.logger.warn({ turnId: turn.id, code: turnError.code, err: error }, 'turn failed');
+    context.logger.warn({ ...turnLogIds(turn), code: turnError.code, err: error }, 'turn failed');
     try {
       const { turn: failed } = await commitStep(context, opening, turn, [], 'failed', {
         stepCount: turn.stepCount,
@@ -361,6 +365,13 @@ async function commitStep(
   commit: StepCommit,
 ): Promise<StepWritten> {
   const updatedAt = nowIso(context);
+  const entries = commit.entries ?? [];
+  if (entries.length > 0) {
+    // The calls this run pauses on carry its trace context, for whoever resumes them to link to.
+    const runContext = context.telemetry.runContext(turn);
+    if (runContext !== null)
+      for (const entry of entries) if (entry.state === 'pending') entry.traceContext = runContext;
+  }
   const step: StepWrites = {
     patch: {
       status,
@@ -372,7 +383,7 @@ async function commitStep(
       ...(endsTurn(status) ? { completedAt: updatedAt } : {}),
     },
     items,
-    entries: commit.entries ?? [],
+    entries,
   };
   if (opening) return opening.commit(step, (tx) => writeStep(tx, turn, step));
   return context.store.transaction((tx) => writeStep(tx, turn, step));

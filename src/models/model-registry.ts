@@ -53,7 +53,10 @@ export interface ModelRegistry {
 
 export const DEFAULT_OLLAMA_BASE_URL = 'http://127.0.0.1:11434/v1';
 
-const RESERVED_PROVIDERS = ['openai', 'anthropic', 'google', 'openai-compatible', 'ollama', 'scripted'] as const;
+/** Provider names with a meaning of their own: a custom provider (`providers.custom`) takes none of them. */
+export const RESERVED_PROVIDERS = ['openai', 'anthropic', 'google', 'openai-compatible', 'ollama', 'scripted'] as const;
+/** What a custom provider's name may look like: it is the part of a model id before the colon. */
+export const CUSTOM_PROVIDER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 type BuiltInProvider = (typeof RESERVED_PROVIDERS)[number];
 
 type Target =
@@ -163,7 +166,7 @@ function checkConfiguration(options: ModelRegistryOptions): void {
     if ((RESERVED_PROVIDERS as readonly string[]).includes(name)) {
       throw new Error(`providers.custom.${name}: "${name}" is a built-in provider name; choose another name`);
     }
-    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name)) {
+    if (!CUSTOM_PROVIDER_NAME_PATTERN.test(name)) {
       throw new Error(`providers.custom["${name}"]: provider names may contain only letters, digits, ".", "_" and "-"`);
     }
   }

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Engine } from '../engine/index.ts';
 import { BatonError } from '../domain/errors/baton-error.ts';
 import { registerAdminRoutes } from '../faces/admin/admin-routes.ts';
@@ -14,9 +14,13 @@ import { registerChatRoutes } from '../faces/chat/chat-routes.ts';
 import { registerResponseWebSocket, type ResponseWebSocketSettings } from '../faces/responses/response-websocket.ts';
 import type { Store } from '../store/store.ts';
 import { isConsoleRoute, registerConsoleRoutes } from './console-routes.ts';
+import { API_DOCS_PUBLIC_ROUTES, registerApiDocs } from './openapi/api-docs-routes.ts';
+import { apiOperations } from './openapi/api-operations.ts';
+import { DrainState, registerReadiness, tellStreamsToReconnect } from './drain.ts';
 import { authenticate } from './authenticate.ts';
 import { DEFAULT_IDEMPOTENCY_LEASE_SECONDS, IdempotencyKeys, RETRYABLE_CONFLICTS } from './idempotency.ts';
 import { withRequestLogRedaction } from './request-log-redaction.ts';
+import { bindRequestLogIds, registerRequestLogContext, requestIdOf } from './request-log-context.ts';
 import { MAX_PATH_SEGMENT_LENGTH, toBatonError } from '../faces/kit/http-errors.ts';
 import { clientErrorHandler, frameworkErrorHandler } from './client-errors.ts';
 import { ErrorFormats } from './error-formats.ts';
@@ -25,11 +29,12 @@ import type { Principal } from '../domain/principal.ts';
 import type { FaceContext, SweepChore } from '../faces/kit/face-context.ts';
 import type { Resources } from '../resources/index.ts';
 import { requireCapability } from '../domain/access.ts';
-import { routeCapability } from './route-access.ts';
+import { OWN_ACCESS_ROUTES, routeCapability } from './route-access.ts';
 import { StreamSlots } from '../faces/kit/stream-slots.ts';
 import { AuthFailureLimiter } from './auth-failure-limiter.ts';
 import { DEFAULT_LIMITS, type LimitSettings } from './limit-settings.ts';
 import { registerRequestRateLimits } from './request-rate-limits.ts';
+import type { Telemetry } from './telemetry/start-telemetry.ts';
 
 export interface ServerDependencies {
   store: Store;
@@ -47,16 +52,22 @@ export interface ServerDependencies {
   mcpAllowedOrigins?: readonly string[];
   /** Request rates, open streams and failed authentications (turns are the engine's); defaults when absent. */
   limits?: LimitSettings;
+  /** Values the log replaces wherever they appear (provider keys, the admin key…): see `knownLogSecrets`. */
+  logSecrets?: readonly string[];
+  /** Whether the process is draining (readiness fails, connections close after their response). */
+  drain?: DrainState;
+  /** Request timing and `/metrics` (when metrics are on); nothing when absent. */
+  telemetry?: Pick<Telemetry, 'registerHttp'>;
 }
 
-const PUBLIC_PATHS = new Set(['/healthz']);
+const PUBLIC_PATHS = new Set(['/healthz', '/readyz', ...API_DOCS_PUBLIC_ROUTES]);
 
 /** Assembles the HTTP server: auth, body limits, idempotency, error mapping, then each face. */
 export async function buildServer(dependencies: ServerDependencies): Promise<FastifyInstance> {
   // Which face's error format a path gets: for route errors, Fastify's own and Node's parser's alike.
   const formats = new ErrorFormats();
   const app = Fastify({
-    logger: withRequestLogRedaction(dependencies.logger),
+    logger: withRequestLogRedaction(dependencies.logger, { knownSecrets: dependencies.logSecrets }),
     bodyLimit: dependencies.bodyLimitBytes,
     http: { maxHeaderSize: PARSER_MAX_HEADER_BYTES },
     routerOptions: { maxParamLength: MAX_PATH_SEGMENT_LENGTH },
@@ -65,7 +76,13 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     // Prototype-poisoning keys are refused, not silently kept.
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    requestIdHeader: 'x-request-id',
+    // The caller's `x-request-id` when it is a usable id, else a UUID; every request's lines carry it.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    // A request on a kept-alive connection while the server drains is served (with `Connection:
+    // close`, see `registerReadiness`) rather than refused with a 503: it was already on its way.
+    return503OnClosing: false,
   });
   const { store, resources } = dependencies;
   // Every endpoint takes JSON; anything else is a 415 rather than a string the schema then rejects.
@@ -76,13 +93,15 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
 
   // Fail closed: an API route without an access rule stops the server from starting.
   app.addHook('onRoute', (route) => {
-    if (PUBLIC_PATHS.has(route.url) || isConsoleRoute(route.url)) return;
+    if (PUBLIC_PATHS.has(route.url) || OWN_ACCESS_ROUTES.has(route.url) || isConsoleRoute(route.url)) return;
     for (const method of [route.method].flat()) {
       if (method !== 'HEAD' && method !== 'OPTIONS' && routeCapability(method, route.url) === undefined)
         throw new Error(`Route ${method} ${route.url} has no access rule in src/server/route-access.ts.`);
     }
   });
 
+  // First, so that every line of a request, refused or not, carries its ids.
+  registerRequestLogContext(app, dependencies.logger !== undefined && dependencies.logger !== false);
   app.addHook('onRequest', checkRequestSize);
   const keys = resources.apiKeys;
   const limits = dependencies.limits ?? DEFAULT_LIMITS;
@@ -91,8 +110,11 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
   app.addHook('onRequest', async (request) => {
     // Matched by route pattern, not raw URL, so no crafted path can reach an API route without a key.
     if (PUBLIC_PATHS.has(request.url) || isConsoleRoute(request.routeOptions.url)) return;
+    // `/metrics` checks its own token (see OWN_ACCESS_ROUTES), matched by pattern too.
+    if (request.routeOptions.url !== undefined && OWN_ACCESS_ROUTES.has(request.routeOptions.url)) return;
     await request.routeOptions.config.beforeAuthentication?.(request);
     request.principal = await failedAuth.guard(request.ip, () => authenticate(keys, request));
+    bindRequestLogIds({ app_id: request.principal.appId });
     const pattern = request.routeOptions.url;
     if (pattern === undefined) return; // no such route: the not-found handler answers
     const capability = routeCapability(request.method, pattern) ?? 'operate';
@@ -150,7 +172,15 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     return reply.status(status).send(body);
   });
 
+  // First of the routes: the API document notes every route registered after it.
+  await registerApiDocs(app, {
+    operations: () => apiOperations(resources),
+    capabilityOf: routeCapability,
+    isPublic: (route) => PUBLIC_PATHS.has(route),
+  });
   app.get('/healthz', async () => ({ ok: true }));
+  registerReadiness(app, store, dependencies.drain ?? new DrainState());
+  dependencies.telemetry?.registerHttp(app);
 
   const face: FaceContext = {
     engine: dependencies.engine,
@@ -159,6 +189,8 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     streams: new StreamSlots({ perApp: limits.streamsPerApp, total: limits.streamsTotal }),
     addSweepChore: (chore) => dependencies.sweepChores?.push(chore),
   };
+  // Before the faces' own hooks end their streams: every open SSE stream learns why it will end.
+  app.addHook('preClose', async () => tellStreamsToReconnect(face.streams));
   registerConsoleRoutes(app);
   registerAdminRoutes(app, face);
   registerAgentRoutes(app, face);

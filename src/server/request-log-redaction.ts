@@ -1,4 +1,6 @@
 import type { FastifyRequest, FastifyServerOptions } from 'fastify';
+import { isCredentialParameter, REDACTED } from './credential-names.ts';
+import { LogSecretScrubber } from './log-secret-scrubbing.ts';
 
 /**
  * The request log without credentials. Fastify logs every request's URL, and clients do put keys
@@ -8,44 +10,12 @@ import type { FastifyRequest, FastifyServerOptions } from 'fastify';
  * logged as it arrived, byte for byte, so a line still matches the access log of a proxy.
  */
 
-export const REDACTED = '[REDACTED]';
-
-/**
- * Query parameter names (compared in lower case, `-` read as `_`) whose values are credentials.
- * Names ending in one of {@link CREDENTIAL_SUFFIXES} count too (`stripe_secret`, `x_api_key`).
- */
-export const CREDENTIAL_QUERY_PARAMETERS: ReadonlySet<string> = new Set([
-  'api_key',
-  'apikey',
-  'key',
-  'token',
-  'access_token',
-  'refresh_token',
-  'id_token',
-  'auth',
-  'authorization',
-  'bearer',
-  'client_secret',
-  'secret',
-  'password',
-  'passwd',
-  'pwd',
-  'signature',
-  'sig',
-  'session',
-  'sessionid',
-  'credential',
-  'credentials',
-]);
-
-export const CREDENTIAL_SUFFIXES: readonly string[] = ['_key', '_token', '_secret', '_password'];
-
-export function isCredentialParameter(name: string): boolean {
-  const normalized = name.toLowerCase().replaceAll('-', '_');
-  return (
-    CREDENTIAL_QUERY_PARAMETERS.has(normalized) || CREDENTIAL_SUFFIXES.some((suffix) => normalized.endsWith(suffix))
-  );
-}
+export {
+  CREDENTIAL_QUERY_PARAMETERS,
+  CREDENTIAL_SUFFIXES,
+  isCredentialParameter,
+  REDACTED,
+} from './credential-names.ts';
 
 /** `url` (a request target: a path with a query, or an absolute URL) with its credentials replaced. */
 export function redactRequestUrl(url: string): string {
@@ -77,11 +47,59 @@ export function serializeRequest(request: FastifyRequest): Record<string, unknow
   };
 }
 
-/** Fastify's `logger` option with the redacting `req` serializer; `false` stays off. */
-export function withRequestLogRedaction(logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
+/** What the log may never show besides what the redaction finds by name and shape. */
+export interface LogRedactionOptions {
+  /** Values this server knows are secret: provider keys, the admin key, the secrets key (see `log-secrets.ts`). */
+  knownSecrets?: readonly string[];
+}
+
+/**
+ * Fastify's `logger` option with credentials kept out of every line (`false` stays off): the
+ * redacting `req` serializer, an `err` serializer and a hook over every call's message and
+ * details (log-secret-scrubbing.ts), on the server's logger and every request's child alike.
+ */
+export function withRequestLogRedaction(
+  logger: FastifyServerOptions['logger'],
+  options: LogRedactionOptions = {},
+): FastifyServerOptions['logger'] {
   if (logger === undefined || logger === false) return false;
-  const options = logger === true ? {} : logger;
-  return { ...options, serializers: { ...options.serializers, req: serializeRequest } };
+  const base = logger === true ? {} : logger;
+  const scrubber = new LogSecretScrubber(options.knownSecrets);
+  return {
+    ...base,
+    serializers: { ...base.serializers, req: serializeRequest, err: (error: unknown) => scrubber.error(error) },
+    hooks: {
+      ...base.hooks,
+      logMethod(args, method) {
+        method.apply(this, scrubbedArguments(args, scrubber) as Parameters<typeof method>);
+      },
+    },
+  };
+}
+
+/** The keys whose values have serializers of their own (a request, a reply, an error). */
+const SERIALIZED_KEYS: ReadonlySet<string> = new Set(['req', 'res', 'err']);
+
+/** A log call's arguments (`(details?, message?, ...values)`) with credentials replaced. */
+function scrubbedArguments(args: readonly unknown[], scrubber: LogSecretScrubber): unknown[] {
+  const [first, ...rest] = args;
+  // `log.error(error)`: pino would take the message from the error unscrubbed.
+  if (first instanceof Error) {
+    const message = typeof rest[0] === 'string' ? rest[0] : first.message;
+    return [{ err: first }, scrubber.text(message), ...rest.slice(typeof rest[0] === 'string' ? 1 : 0)];
+  }
+  const details =
+    typeof first === 'object' && first !== null && !Array.isArray(first)
+      ? Object.fromEntries(
+          Object.entries(first).map(([key, value]) => [
+            key,
+            SERIALIZED_KEYS.has(key) ? value : scrubber.field(key, value),
+          ]),
+        )
+      : typeof first === 'string'
+        ? scrubber.text(first)
+        : first;
+  return [details, ...rest.map((value) => (typeof value === 'string' ? scrubber.text(value) : scrubber.value(value)))];
 }
 
 function decodeName(name: string): string {

@@ -72,6 +72,13 @@ export const ROUTE_ACCESS: Readonly<Record<string, Partial<Record<Method, Capabi
   '/mcp': { GET: 'read', POST: 'read', DELETE: 'read', PUT: 'read', PATCH: 'read' },
 };
 
+/**
+ * Routes that check their caller themselves, with a secret of their own instead of an API key:
+ * `/metrics` takes the metrics token (`metrics.token`), since its figures cover every app and a
+ * key belongs to one. The server skips API-key authentication for these patterns only.
+ */
+export const OWN_ACCESS_ROUTES: ReadonlySet<string> = new Set(['/metrics']);
+
 /** The capability `method` on the route pattern `url` needs, or undefined when the route has no rule. */
 export function routeCapability(method: string, url: string): Capability | undefined {
   const rules = ROUTE_ACCESS[url];

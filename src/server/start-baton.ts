@@ -23,7 +23,12 @@ import { buildServer } from './build-server.ts';
 import { type SweepChore } from '../faces/kit/face-context.ts';
 import type { BatonConfig } from './config.ts';
 import { DeadlineSweeper } from './deadline-sweeper.ts';
+import { knownLogSecrets } from './log-secrets.ts';
+import { bindRequestLogIds, contextualLogger } from './request-log-context.ts';
+import { DrainState, pause, settled, within } from './drain.ts';
 import { loadSecretsKey, secretsKeyPath } from '../tools/secrets/secrets-key.ts';
+import { startTelemetry } from './telemetry/start-telemetry.ts';
+import { NO_TELEMETRY_SETTINGS } from './telemetry/telemetry-settings.ts';
 
 export interface BatonInstance {
   app: FastifyInstance;
@@ -36,7 +41,15 @@ export interface BatonInstance {
   generatedSecretsKeyFile: string | null;
   /** The address the server listens on, once `listen` was called. */
   url: string | null;
+  /** Where Prometheus scrapes when `/metrics` has an address of its own (`metrics.listen`), once listening. */
+  metricsUrl: string | null;
   listen(): Promise<string>;
+  /**
+   * Graceful shutdown (SIGTERM): readiness fails, the listener closes after the configured delay,
+   * and requests and turns in flight get the drain timeout to finish before everything closes
+   * (see `DrainState`). Resolves with what was still running when the timeout cut it.
+   */
+  drain(): Promise<{ cutRequests: boolean; cutTurns: boolean }>;
   close(): Promise<void>;
 }
 
@@ -75,7 +88,19 @@ export function storeOptionsFor(config: BatonConfig): StoreOptions {
  */
 export async function createBaton(config: BatonConfig, options: StartOptions = {}): Promise<BatonInstance> {
   const storeOptions = options.store ?? storeOptionsFor(config);
-  const store = await openStore(storeOptions);
+  // Traces and metrics first: the store reports its statements to the metrics from its first one.
+  let reportScrapeError = (_error: unknown): void => {};
+  const telemetry = await startTelemetry(config.telemetry ?? NO_TELEMETRY_SETTINGS, {
+    now: () => (options.clock ?? systemClock).now(),
+    onScrapeError: (error) => reportScrapeError(error),
+  });
+  let store: Store;
+  try {
+    store = await openStore(storeOptions, telemetry.database);
+  } catch (error) {
+    await telemetry.close();
+    throw error;
+  }
   try {
     const scriptedPrograms = Object.fromEntries(
       Object.entries(config.scripted).map(([name, source]) => [name, parseScriptedProgram(source, name)]),
@@ -108,10 +133,13 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       store,
       models: registry,
       tools: resources.toolCatalog,
+      telemetry: telemetry.engine,
       clock,
       logger: {
         warn: (details, message) => log.warn(details, message),
         error: (details, message) => log.error(details, message),
+        // The turn a request started or resumed: its request's lines carry the turn's ids.
+        tag: (ids) => bindRequestLogIds(ids),
       },
       settings: {
         maxModelRetries: config.maxModelRetries,
@@ -127,22 +155,26 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
     for (const agent of config.agents) await agents.upsert(defaultAppId, agentFromWire(agent));
     const { generated } = await bootstrapAdminKey(store, defaultAppId, config.adminKey);
     const sweepChores: SweepChore[] = [];
+    const drain = new DrainState();
     const app = await buildServer({
       store,
       engine,
       resources,
       bodyLimitBytes: config.bodyLimitBytes,
       logger: options.logger ?? false,
+      logSecrets: knownLogSecrets(config),
       responsesWebSocket: options.responsesWebSocket,
       sweepChores,
       idempotencyLeaseSeconds: config.idempotencyLeaseSeconds,
       mcpAllowedOrigins: config.mcpAllowedOrigins,
       limits: config.limits,
+      drain,
+      telemetry,
     });
-    log = {
-      warn: (details, message) => app.log.warn(details, message),
-      error: (details, message) => app.log.error(details, message),
-    };
+    telemetry.watch({ store, runningTurns: () => engine.runningTurns() });
+    reportScrapeError = (error) => app.log.error({ err: error }, 'a metrics scrape could not read the ledger');
+    // Work done for a request logs with the request's ids (request-log-context.ts).
+    log = contextualLogger(() => app.log);
     const sweeper = new DeadlineSweeper(engine, config.sweepIntervalMs, log, sweepChores, () =>
       store.signals.lead('sweeper'),
     );
@@ -163,11 +195,42 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       generatedAdminKey: generated,
       generatedSecretsKeyFile: secretsKey.source === 'generated' && onDisk ? secretsKeyPath(config.dataDir) : null,
       url: null,
+      metricsUrl: null,
       async listen() {
         const url = await app.listen({ host: config.host, port: config.port });
         instance.url = url;
+        instance.metricsUrl = await telemetry.listen();
         if (options.sweeper !== false) sweeper.start();
         return url;
+      },
+      async drain() {
+        drain.start();
+        // No new expiries, takeovers or recoveries from a process on its way out.
+        sweeper.stop();
+        await pause(config.drain.delaySeconds * 1000);
+        const deadline = Date.now() + config.drain.timeoutSeconds * 1000;
+        // Closing stops the listener, closes idle connections and the long-lived streams, and
+        // waits for the requests in flight (turns run for their callers inside them).
+        const closing = app.close();
+        const requestsDone = await within(closing, deadline - Date.now());
+        if (!requestsDone) {
+          app.log.warn(
+            { drainTimeoutSeconds: config.drain.timeoutSeconds },
+            'drain timeout: cutting requests still running',
+          );
+          app.server.closeAllConnections();
+          await closing.catch(() => undefined);
+        }
+        // Background work (resumes, queued input) and turns whose request was cut still run here.
+        await within(settled(engine, deadline), deadline - Date.now());
+        const turnsDone = engine.runningTurns() === 0;
+        if (!turnsDone)
+          app.log.warn({}, 'drain timeout: turns still running stay in_progress for another replica to take over');
+        await resources.close();
+        await store.close();
+        // The spans of the runs that just ended are still to be exported.
+        await telemetry.close();
+        return { cutRequests: !requestsDone, cutTurns: !turnsDone };
       },
       async close() {
         sweeper.stop();
@@ -175,11 +238,13 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
         await engine.idle();
         await resources.close();
         await store.close();
+        await telemetry.close();
       },
     };
     return instance;
   } catch (error) {
     await store.close();
+    await telemetry.close();
     throw error;
   }
 }

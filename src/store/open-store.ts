@@ -15,6 +15,8 @@ import type { Store } from './store.ts';
 import { LocalSignals } from './local-signals.ts';
 import { PostgresSignals } from './postgres-signals.ts';
 import type { Signals } from './signals.ts';
+import type { DatabaseObserver } from './database-observer.ts';
+import { observedDialect } from './kysely/observed-dialect.ts';
 
 export type StoreOptions =
   /** `filename` ':memory:' gives a private in-memory database (tests). */
@@ -32,10 +34,15 @@ export type StoreOptions =
       preparedStatements?: boolean;
     };
 
-/** Opens the database, applies pending migrations and returns a ready `Store`. */
-export async function openStore(options: StoreOptions): Promise<Store> {
+/**
+ * Opens the database, applies pending migrations and returns a ready `Store`. With an `observer`
+ * (metrics on), every statement and every wait for a connection is timed and reported to it.
+ */
+export async function openStore(options: StoreOptions, observer?: DatabaseObserver): Promise<Store> {
   const { dialect, flavor } = await createDialect(options);
-  const db = new Kysely<Schema>({ dialect });
+  // better-sqlite3 runs a statement to its end inside the call: it is timed around the call.
+  const synchronous = options.kind === 'sqlite';
+  const db = new Kysely<Schema>({ dialect: observer ? observedDialect(dialect, observer, { synchronous }) : dialect });
   try {
     // Migrations see the database untyped: they describe past schemas, not today's `Schema`.
     await migrateToLatest(db as unknown as Kysely<unknown>, flavor);
@@ -50,7 +57,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     await db.destroy();
     throw error;
   }
-  return createKyselyStore(db, signals);
+  return createKyselyStore(db, signals, flavor);
 }
 
 async function createSignals(options: StoreOptions): Promise<Signals> {

@@ -25,7 +25,7 @@ import type {
   TurnUsage,
 } from '../domain/records.ts';
 import type { Page, PageRequest } from '../domain/page.ts';
-import type { ConversationFilter, LedgerFilter, WindowItem } from '../domain/queries.ts';
+import type { ConversationFilter, LedgerFilter, PendingCallGroup, WindowItem } from '../domain/queries.ts';
 import type { Signals } from './signals.ts';
 
 /**
@@ -265,6 +265,12 @@ export interface LedgerRepo {
   listDue(now: string, limit: number): Promise<LedgerEntryRecord[]>;
   countPending(conversationId: string): Promise<number>;
   /**
+   * Pending entries of every app, counted by agent, kind, deadline passed or not, and age bucket
+   * (`ageBounds` in seconds, ascending), with their ages added up: what a metrics scrape reports.
+   * One grouped read over the pending entries, whatever their number.
+   */
+  summarisePending(now: string, ageBounds: readonly number[]): Promise<PendingCallGroup[]>;
+  /**
    * An app's entries changed (created or resolved) at or after `since`, oldest change first
    * (updatedAt, then id). Server-executed rows are left out: nobody waits on them.
    */
@@ -365,6 +371,11 @@ export interface Store extends Repositories {
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
   /** Notices between the processes on this database; ledger writes publish theirs after commit. */
   readonly signals: Signals;
+  /**
+   * Whether the database answers and has every migration this code needs: what a readiness probe
+   * asks. Never throws; `problem` says what is wrong.
+   */
+  readiness(): Promise<{ ready: true } | { ready: false; problem: string }>;
   close(): Promise<void>;
 }
 

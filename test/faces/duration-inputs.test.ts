@@ -282,7 +282,7 @@ describe('duration settings of baton.yaml', () => {
   ])('%s: %s is refused, naming the field and the range', (field, value, range) => {
     const [section, key] = field.split('.');
     expect(load(`${section}:\n  ${key}: ${value}\n`)).toThrow(
-      new RegExp(`at ${section}\\.${key}: .*${range.replace(/[()]/g, '\\$&')}`),
+      new RegExp(`${section}\\.${key}: .*${range.replace(/[()]/g, '\\$&')}`),
     );
   });
 
@@ -307,6 +307,16 @@ describe('duration settings of baton.yaml', () => {
     expect(load('database:\n  prepared_statements: false\n')().postgres.preparedStatements).toBe(false);
   });
 
+  it('reads the graceful shutdown settings: drain timeout (0-3600 s) and the delay before the listener closes (0-600 s)', () => {
+    expect(load('server: {}\n')().drain).toEqual({ timeoutSeconds: 30, delaySeconds: 0 });
+    expect(load('server:\n  drain_timeout_seconds: 5\n  shutdown_delay_seconds: 3\n')().drain).toEqual({
+      timeoutSeconds: 5,
+      delaySeconds: 3,
+    });
+    expect(load('server:\n  drain_timeout_seconds: 3601\n')).toThrow(/server\.drain_timeout_seconds/);
+    expect(load('server:\n  shutdown_delay_seconds: -1\n')).toThrow(/server\.shutdown_delay_seconds/);
+  });
+
   it('reads how long a waiting request may keep its input unwritten (0 writes it first; at most 10 s)', () => {
     expect(load('engine: {}\n')().deferredWriteMs).toBe(250);
     expect(load('engine:\n  deferred_write_ms: 0\n')().deferredWriteMs).toBe(0);
@@ -327,7 +337,7 @@ describe('duration settings of baton.yaml', () => {
     const yaml =
       'agents:\n  - name: a\n    model: scripted:auto\n    tools:\n      - name: t\n        timeout_seconds: 1e308\n';
     expect(load(yaml)).toThrow(
-      /at agents\.0\.tools\.0\.timeout_seconds: must be a number of seconds from 0\.001 to 2592000/,
+      /agents\[0\]\.tools\[0\]\.timeout_seconds: must be a number of seconds from 0\.001 to 2592000/,
     );
   });
 });

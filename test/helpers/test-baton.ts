@@ -1,5 +1,11 @@
 import type { AgentWire } from '../../src/resources/agents/agent-config-form.ts';
-import { DEFAULT_DEFERRED_WRITE_MS, DEFAULT_POSTGRES, DEMO_AGENT, type BatonConfig } from '../../src/server/config.ts';
+import {
+  DEFAULT_DEFERRED_WRITE_MS,
+  DEFAULT_DRAIN,
+  DEFAULT_POSTGRES,
+  DEMO_AGENT,
+  type BatonConfig,
+} from '../../src/server/config.ts';
 import { DEFAULT_LIMITS } from '../../src/server/limit-settings.ts';
 import { createBaton, type BatonInstance, type StartOptions } from '../../src/server/start-baton.ts';
 import type { Clock } from '../../src/domain/clock.ts';
@@ -38,6 +44,7 @@ export function testConfig(overrides: Partial<BatonConfig> = {}): BatonConfig {
     port: 0,
     bodyLimitBytes: 1_048_576,
     idempotencyLeaseSeconds: 30,
+    drain: DEFAULT_DRAIN,
     dataDir: '/nonexistent',
     databaseUrl: null,
     postgres: DEFAULT_POSTGRES,

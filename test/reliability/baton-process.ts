@@ -79,6 +79,8 @@ export class BatonProcess {
     timeoutMs?: number;
     /** PostgreSQL instead of SQLite in `dataDir` (with a fixed secrets key, as replicas share one). */
     databaseUrl?: string;
+    /** More environment for the process (OTEL_* variables, say). */
+    env?: Record<string, string>;
   }): Promise<BatonProcess> {
     const port = options.port ?? (await freePort());
     const env: NodeJS.ProcessEnv = {
@@ -89,6 +91,7 @@ export class BatonProcess {
       BATON_ADMIN_KEY: PROCESS_ADMIN_KEY,
       BATON_CONFIG: options.configFile,
       LOG_LEVEL: 'warn',
+      ...options.env,
     };
     delete env.DATABASE_URL;
     if (options.databaseUrl !== undefined) {
@@ -122,6 +125,11 @@ export class BatonProcess {
   /** What the process printed, for failure messages. */
   get log(): string {
     return this.output;
+  }
+
+  /** How the process ended, once it has. */
+  exit(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    return this.exited;
   }
 
   get running(): boolean {

@@ -1,10 +1,10 @@
-import http from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { stringify as stringifyYaml } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_AGENT } from '../../src/server/config.ts';
 import type { LocalServer } from '../tools/http/local-servers.ts';
 import { startChatCompletionsFake, type ChatCompletionsFake } from '../models/fakes/chat-completions-fake.ts';
+import { startModelProxy } from './model-proxy.ts';
 import { STOCK_PROGRAM, startHoldingStockApi, stockThread } from './stock-fixtures.ts';
 import { BatonProcess, makeWorkspace } from './baton-process.ts';
 import { freshDatabasePerTest, processDatabases } from './process-databases.ts';
@@ -40,44 +40,9 @@ async function startHoldingApi(): Promise<LocalServer> {
  * replica asking dies while it waits) and forwards the rest.
  */
 async function startHoldingModel(fake: ChatCompletionsFake): Promise<{ url: string; held: () => number }> {
-  let held = 0;
-  const open: http.ServerResponse[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      if (held === 0) {
-        held += 1;
-        open.push(res);
-        return;
-      }
-      const target = new URL(fake.baseURL);
-      const forwarded = http.request(
-        {
-          host: target.hostname,
-          port: target.port,
-          path: `${target.pathname}${req.url?.replace(/^\/v1/, '') ?? ''}`,
-          method: req.method,
-          headers: req.headers,
-        },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      forwarded.end(Buffer.concat(chunks));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const res of open) res.destroy();
-        server.close(() => resolve());
-      }),
-  );
-  const address = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${address.port}/v1`, held: () => held };
+  const proxy = await startModelProxy(fake.baseURL, (index) => (index === 0 ? 'forever' : 0));
+  cleanups.push(() => proxy.close());
+  return { url: proxy.url, held: () => Math.min(1, proxy.requests()) };
 }
 
 function writeConfig(configFile: string, modelBaseUrl = 'http://127.0.0.1:9/v1'): void {

@@ -166,7 +166,7 @@ describe('Responses API: the Nodexa dialect', () => {
       join(dir, 'baton.yaml'),
       'agents:\n  - name: a\n    model: scripted:auto\n    paused_response_status: yes\n',
     );
-    expect(() => loadConfig({}, dir)).toThrow(/agents\.0\.paused_response_status/);
+    expect(() => loadConfig({}, dir)).toThrow(/agents\[0\]\.paused_response_status/);
   });
 });
 

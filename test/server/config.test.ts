@@ -107,12 +107,14 @@ agents:
       openApiWorkers: 2,
       openApi: { maxBytes: 100_000, maxRefs: 500, maxDepth: 32, timeoutMs: 5000 },
     });
-    expect(() => loadConfig({}, dirWith('tools:\n  sandbox_workers: 0\n'))).toThrow(/at tools\.sandbox_workers/);
+    expect(() => loadConfig({}, dirWith('tools:\n  sandbox_workers: 0\n'))).toThrow(
+      /tools\.sandbox_workers: must be at least 1/,
+    );
     expect(() => loadConfig({}, dirWith('tools:\n  max_timeout_seconds: 601\n'))).toThrow(
-      /at tools\.max_timeout_seconds/,
+      /tools\.max_timeout_seconds: must be at most 600/,
     );
     expect(() => loadConfig({}, dirWith('tools:\n  openapi: { max_depth: 2 }\n'))).toThrow(
-      /at tools\.openapi\.max_depth/,
+      /tools\.openapi\.max_depth: must be at least 8/,
     );
   });
 
@@ -120,7 +122,7 @@ agents:
     const dir = dirWith('server:\n  port: "not a port"\n');
     expect(() => loadConfig({}, dir)).toThrow(/server\.port/);
     const unknown = dirWith('agents:\n  - name: a\n    model: scripted:auto\n    colour: red\n');
-    expect(() => loadConfig({}, unknown)).toThrow(/agents\.0/);
+    expect(() => loadConfig({}, unknown)).toThrow(/agents\[0\]\.colour: is not a known key/);
   });
 
   it('the documented baton.example.yaml loads and boots, and its scripted program answers', async () => {

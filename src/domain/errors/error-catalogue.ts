@@ -411,6 +411,13 @@ export const ERROR_CATALOGUE = {
     meaning:
       'A Responses WebSocket message is not a JSON object. Send one JSON object per message, such as {"type":"response.create",…}.',
   },
+  invalid_metrics_token: {
+    status: 401,
+    faces: ['all'],
+    meaning:
+      'GET /metrics was called without the metrics token (metrics.token or BATON_METRICS_TOKEN), or with another. ' +
+      'Send `Authorization: Bearer <metrics token>`; API keys are not accepted there.',
+  },
   invalid_model: {
     status: 400,
     grpc: 'INVALID_ARGUMENT',

@@ -103,7 +103,7 @@ export class ConnectionResponseCache implements ConnectionResponses {
         // Already gone (e.g. deleted through the Threads API) is the outcome we wanted.
         if (error instanceof BatonError && error.kind === 'not_found') return;
         this.log.warn(
-          { err: error, conversationId },
+          { err: error, app_id: appId, conversation_id: conversationId },
           'could not purge the conversation of a store:false WebSocket response',
         );
       }

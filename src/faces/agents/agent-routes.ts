@@ -5,7 +5,7 @@ import { parseRequest } from '../../domain/parse-request.ts';
 import { agentFromWire, agentToWire, agentWireSchema } from '../../resources/agents/agent-config-form.ts';
 import { pageQuerySchema, toPageRequest } from '../kit/page-query.ts';
 
-const replaceBody = agentWireSchema
+export const replaceAgentBody = agentWireSchema
   .omit({ name: true })
   .extend({ name: z.string().optional(), expected_version: z.number().int().optional() })
   .strict();
@@ -35,7 +35,7 @@ export function registerAgentRoutes(app: FastifyInstance, face: FaceContext): vo
   );
 
   app.put<{ Params: { name: string } }>('/v1/agents/:name', async (request) => {
-    const body = parseRequest(replaceBody, request.body);
+    const body = parseRequest(replaceAgentBody, request.body);
     const { expected_version: expectedVersion, name: _ignored, ...rest } = body;
     const input = agentFromWire({ ...rest, name: request.params.name });
     const agent = await agents.replace(request.principal.appId, request.params.name, input, expectedVersion);

@@ -13,7 +13,7 @@ import { acceptProtoFieldNames, jsonNameOf, type FieldNameOptions } from './prot
  */
 
 type Params = Record<string, string>;
-type QueryKind = 'string' | 'number' | 'boolean';
+export type QueryKind = 'string' | 'number' | 'boolean';
 
 /**
  * Reads the query parameters a method takes, by JSON or proto name (`toolsetId`, `toolset_id`);
@@ -53,18 +53,19 @@ function objectBody(body: unknown, what: string): JsonObject {
   return body;
 }
 
-const LIST_QUERY: Record<string, QueryKind> = {
+export const LIST_QUERY: Record<string, QueryKind> = {
   pageSize: 'number',
   pageToken: 'string',
   filter: 'string',
   orderBy: 'string',
 };
-const MASK_QUERY: Record<string, QueryKind> = { updateMask: 'string' };
+export const MASK_QUERY: Record<string, QueryKind> = { updateMask: 'string' };
+export const APP_DELETE_QUERY: Record<string, QueryKind> = { etag: 'string' };
 
 type Method = 'create' | 'get' | 'list' | 'update' | 'delete';
 
 /** The five methods every resource family has, each `(principal, request message) → response`, and their request schemas. */
-type ResourceMethods = Record<Method, (principal: Principal, request: unknown) => Promise<unknown>> & {
+export type ResourceMethods = Record<Method, (principal: Principal, request: unknown) => Promise<unknown>> & {
   requests: Record<Method, z.ZodType>;
 };
 
@@ -98,7 +99,7 @@ function invoke(
   return callWith(service.requests[method], message, (request) => service[method](principal, request), resourceField);
 }
 
-interface Collection {
+export interface Collection {
   /** URL of the collection, with `:params`, and the parent resource name built from the params. */
   path: string;
   parent: (params: Params) => string;
@@ -151,16 +152,59 @@ function registerCollection(app: FastifyInstance, collection: Collection): void 
   );
 }
 
+/** Where the CES apps live: children of a location; their item parameter is `:app` so app routes nest below it. */
+export const CES_APPS_ROUTE = '/v1/projects/:project/locations/:location/apps';
+
+const appName = (params: Params) => `projects/${params.project}/locations/${params.location}/apps/${params.app}`;
+
+/** The collections under an app, each with its five methods (the API document lists the same). */
+export function appCollections(services: Resources): Collection[] {
+  const referencedDelete: Record<string, QueryKind> = { force: 'boolean', etag: 'string' };
+  const path = (collection: string) => `${CES_APPS_ROUTE}/:app/${collection}`;
+  return [
+    {
+      path: path('agents'),
+      parent: appName,
+      field: 'agent',
+      idParam: 'agentId',
+      deleteQuery: referencedDelete,
+      service: services.agents,
+    },
+    {
+      path: path('tools'),
+      parent: appName,
+      field: 'tool',
+      idParam: 'toolId',
+      deleteQuery: referencedDelete,
+      service: services.tools,
+    },
+    {
+      path: path('toolsets'),
+      parent: appName,
+      field: 'toolset',
+      idParam: 'toolsetId',
+      deleteQuery: referencedDelete,
+      service: services.toolsets,
+    },
+    {
+      path: path('secrets'),
+      parent: appName,
+      field: 'secret',
+      idParam: 'secretId',
+      deleteQuery: { etag: 'string' },
+      service: services.secrets,
+    },
+  ];
+}
+
 /**
  * `/v1/projects/{p}/locations/{l}/apps[/{app}[/agents|tools|toolsets|secrets[/{id}]]]`. Errors
  * under `/v1/projects/` (auth, bad JSON, unknown routes, 413/415 too) are google.rpc.Status bodies.
  */
 export function registerCesResourceRoutes(app: FastifyInstance, services: Resources): void {
   const location = (params: Params) => `projects/${params.project}/locations/${params.location}`;
-  const appName = (params: Params) => `${location(params)}/apps/${params.app}`;
-  const apps = '/v1/projects/:project/locations/:location/apps';
+  const apps = CES_APPS_ROUTE;
 
-  // Apps are children of the location; their item parameter is `:app` so app routes can nest below it.
   app.get(apps, async (request) =>
     invoke(services.apps, 'list', request.principal, {
       parent: location(request.params as Params),
@@ -192,43 +236,11 @@ export function registerCesResourceRoutes(app: FastifyInstance, services: Resour
   app.delete(`${apps}/:app`, async (request) =>
     invoke(services.apps, 'delete', request.principal, {
       name: appName(request.params as Params),
-      ...readQuery(request.query, { etag: 'string' }),
+      ...readQuery(request.query, APP_DELETE_QUERY),
     }),
   );
 
-  const referencedDelete: Record<string, QueryKind> = { force: 'boolean', etag: 'string' };
-  registerCollection(app, {
-    path: `${apps}/:app/agents`,
-    parent: appName,
-    field: 'agent',
-    idParam: 'agentId',
-    deleteQuery: referencedDelete,
-    service: services.agents,
-  });
-  registerCollection(app, {
-    path: `${apps}/:app/tools`,
-    parent: appName,
-    field: 'tool',
-    idParam: 'toolId',
-    deleteQuery: referencedDelete,
-    service: services.tools,
-  });
-  registerCollection(app, {
-    path: `${apps}/:app/toolsets`,
-    parent: appName,
-    field: 'toolset',
-    idParam: 'toolsetId',
-    deleteQuery: referencedDelete,
-    service: services.toolsets,
-  });
-  registerCollection(app, {
-    path: `${apps}/:app/secrets`,
-    parent: appName,
-    field: 'secret',
-    idParam: 'secretId',
-    deleteQuery: { etag: 'string' },
-    service: services.secrets,
-  });
+  for (const collection of appCollections(services)) registerCollection(app, collection);
 
   // Custom method `toolsets/{toolset}:retrieveTools` (ToolService.RetrieveTools); the body may be empty.
   app.post(`${apps}/:app/toolsets/:toolsetAction`, async (request) => {

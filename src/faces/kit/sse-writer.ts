@@ -8,12 +8,13 @@ export class SseWriter {
   private closed = false;
 
   constructor(private readonly response: ServerResponse) {
-    response.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
+    // Set one by one (not passed to writeHead), so they can be read back: a draining server finds
+    // its event streams by their content type.
+    response.setHeader('content-type', 'text/event-stream; charset=utf-8');
+    response.setHeader('cache-control', 'no-cache');
+    response.setHeader('connection', 'keep-alive');
+    response.setHeader('x-accel-buffering', 'no');
+    response.writeHead(200);
   }
 
   /** `id`, when given, is what a reconnecting client sends back as `Last-Event-ID`. */

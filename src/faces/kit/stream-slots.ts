@@ -31,6 +31,8 @@ const STREAM_RETRY_AFTER_SECONDS = 5;
  */
 export class StreamSlots {
   private readonly counter = new PerAppCounter();
+  /** The open streams' targets, so a draining server can tell each how to come back. */
+  private readonly targets = new Set<Closable>();
 
   constructor(private readonly limits: StreamLimits) {}
 
@@ -70,7 +72,18 @@ export class StreamSlots {
   acquireUntilClosed(appId: string, target: Closable): StreamSlot {
     const slot = this.acquire(appId);
     if (target.closed === true || target.destroyed === true) slot.release();
-    else target.once('close', () => slot.release());
+    else {
+      this.targets.add(target);
+      target.once('close', () => {
+        this.targets.delete(target);
+        slot.release();
+      });
+    }
     return slot;
+  }
+
+  /** Every stream open now (responses and upgraded sockets), for a server that drains. */
+  openTargets(): Closable[] {
+    return [...this.targets];
   }
 }

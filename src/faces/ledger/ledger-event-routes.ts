@@ -8,7 +8,7 @@ import type { LedgerEntryRecord } from '../../domain/records.ts';
 import { ledgerEntryView } from '../threads/thread-views.ts';
 import type { LedgerChangeFeedSettings } from '../../engine/index.ts';
 
-const eventsQuery = z
+export const eventsQuery = z
   .object({
     agent: z.string().max(64).optional(),
     tool: z.string().max(64).optional(),

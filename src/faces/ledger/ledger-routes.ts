@@ -8,7 +8,7 @@ import { registerLedgerEventRoutes } from './ledger-event-routes.ts';
 import { ledgerEntryView, messageResponseView } from '../threads/thread-views.ts';
 import { parsePostedMessage, postMessageBody, RESULT_NOT_A_STRING } from '../threads/thread-wire.ts';
 
-const listQuery = pageQuerySchema
+export const toolCallListQuery = pageQuerySchema
   .extend({
     state: z.enum(['pending', 'completed', 'failed', 'denied', 'expired', 'cancelled']).optional(),
     agent: z.string().max(64).optional(),
@@ -20,7 +20,7 @@ const listQuery = pageQuerySchema
   })
   .strict();
 
-const resultBody = z
+export const resultBody = z
   .object({
     content: z
       .union([z.string(), z.array(z.record(z.string(), z.unknown()))], { error: RESULT_NOT_A_STRING })
@@ -30,7 +30,7 @@ const resultBody = z
   .strict();
 
 /** A decision on an approval: approve (optionally with edited arguments) or deny, with a reason. */
-const decisionBody = z
+export const decisionBody = z
   .object({
     approve: z.boolean(),
     reason: z.string().max(2_000).optional(),
@@ -47,7 +47,7 @@ export function registerLedgerRoutes(app: FastifyInstance, face: FaceContext): v
   registerLedgerEventRoutes(app, face);
 
   app.get('/v1/tool-calls', async (request) => {
-    const query = parseRequest(listQuery, request.query, 'query');
+    const query = parseRequest(toolCallListQuery, request.query, 'query');
     const page = await engine.listCalls(
       {
         appId: request.principal.appId,

@@ -22,10 +22,10 @@ import { pageQuerySchema, toPageRequest } from '../kit/page-query.ts';
 type ThreadParams = { Params: { id: string } };
 
 // Message cursors are short (`seq:N`, base64url).
-const messagesQuery = pageQuerySchema.extend({ after: z.string().max(200).optional() }).strict();
+export const messagesQuery = pageQuerySchema.extend({ after: z.string().max(200).optional() }).strict();
 
 // Each listed thread's status is derived from its turn and ledger, so pages stay small.
-const threadsQuery = pageQuerySchema
+export const threadsQuery = pageQuerySchema
   .extend({
     limit: z.coerce.number().int().min(1, 'limit must be at least 1').max(100, 'limit must be at most 100').optional(),
     agent: z.string().max(64).optional(),
@@ -43,7 +43,7 @@ function failedTurnError(threadId: string, outcome: TurnOutcome): BatonError | n
 }
 
 /** A `202`: results kept for some calls while others are still pending (agent `partial_results: hold`). */
-function heldResultsView(threadId: string, outcome: HeldResultsOutcome) {
+export function heldResultsView(threadId: string, outcome: HeldResultsOutcome) {
   return {
     object: 'thread.tool_results.held',
     thread_id: threadId,
@@ -54,7 +54,7 @@ function heldResultsView(threadId: string, outcome: HeldResultsOutcome) {
   };
 }
 
-function queuedView(threadId: string, outcome: QueuedOutcome) {
+export function queuedView(threadId: string, outcome: QueuedOutcome) {
   return {
     id: outcome.queued.id,
     object: 'thread.message.queued',

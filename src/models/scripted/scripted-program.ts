@@ -16,18 +16,36 @@ import type { ScriptedToolResult, ScriptedTurn } from './scripted-turn.ts';
  * per-model-instance hit counter used by `fail` rules.
  */
 
-const toolCallSchema = z.strictObject({
-  tool: z.string().min(1),
-  arguments: z.record(z.string(), z.unknown()).optional(),
-});
+const toolCallSchema = z
+  .strictObject({
+    tool: z.string().min(1).describe('The name of the tool to call.'),
+    arguments: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('The arguments of the call; strings may hold {{user}} and {{result…}} templates.'),
+  })
+  .describe('A tool call the model makes.');
 
 const whenSchema = z
   .strictObject({
-    user: z.string().min(1).optional(),
-    tool_result: z.union([z.string().min(1), z.literal(true)]).optional(),
-    tool_error: z.union([z.boolean(), z.string().min(1)]).optional(),
-    any: z.literal(true).optional(),
+    user: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'The last message is the user\'s and contains this text (any case), or matches "re:<regular expression>".',
+      ),
+    tool_result: z
+      .union([z.string().min(1), z.literal(true)])
+      .optional()
+      .describe('A result of this tool arrived (true: of any tool).'),
+    tool_error: z
+      .union([z.boolean(), z.string().min(1)])
+      .optional()
+      .describe('An error result of this tool arrived (true: of any tool).'),
+    any: z.literal(true).optional().describe('Always matches.'),
   })
+  .describe('When the rule applies: every condition given must hold. Without `when`, the rule always applies.')
   .superRefine((when, ctx) => {
     if (Object.keys(when).length === 0) {
       ctx.addIssue({ code: 'custom', message: 'needs at least one of user, tool_result, tool_error, any' });
@@ -45,25 +63,41 @@ const whenSchema = z
     }
   });
 
-const failSchema = z.strictObject({
-  status: z.number().int().min(400).max(599),
-  message: z.string().min(1),
-  /** How many matching calls fail before the rule falls through; omitted = every call fails. */
-  times: z.number().int().positive().optional(),
-  /** Defaults to 0 so that retries in tests and demos are instant; raise it to exercise back-off. */
-  retry_after_ms: z.number().int().min(0).optional(),
-});
+const failSchema = z
+  .strictObject({
+    status: z.number().int().min(400).max(599).describe('The HTTP status the model call fails with.'),
+    message: z.string().min(1).describe('The error message of the failure.'),
+    /** How many matching calls fail before the rule falls through; omitted = every call fails. */
+    times: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('How many matching calls fail before the rule falls through; without it, every call fails.'),
+    /** Defaults to 0 so that retries in tests and demos are instant; raise it to exercise back-off. */
+    retry_after_ms: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .meta({ description: 'The Retry-After of the failure, in milliseconds.', default: 0 }),
+  })
+  .describe('The model call fails, as a provider outage would (to exercise retries).');
 
 const ACTIONS = ['say', 'call', 'calls', 'fail'] as const;
 
 const ruleSchema = z
   .strictObject({
     when: whenSchema.optional(),
-    say: z.string().optional(),
+    say: z
+      .string()
+      .optional()
+      .describe('The model answers this text; {{user}}, {{result}} and {{result.field}} are filled in.'),
     call: toolCallSchema.optional(),
-    calls: z.array(toolCallSchema).min(1).optional(),
+    calls: z.array(toolCallSchema).min(1).optional().describe('Several tool calls the model makes at once.'),
     fail: failSchema.optional(),
   })
+  .describe('One rule: a condition (`when`) and exactly one action (`say`, `call`, `calls` or `fail`).')
   .superRefine((rule, ctx) => {
     const present = ACTIONS.filter((action) => rule[action] !== undefined);
     if (present.length !== 1) {
@@ -79,10 +113,13 @@ const ruleSchema = z
     }
   });
 
-const programSchema = z.strictObject({
-  description: z.string().optional(),
-  rules: z.array(ruleSchema).min(1),
-});
+/** A program's shape; `baton.yaml` validates its `scripted:` section with it, so its editors see it too. */
+export const scriptedProgramSchema = z
+  .strictObject({
+    description: z.string().optional().describe('What the program is for.'),
+    rules: z.array(ruleSchema).min(1).describe('The rules, in order: the first that matches decides the answer.'),
+  })
+  .describe('A scripted model program: rules that decide what the model says or calls.');
 
 type Rule = z.infer<typeof ruleSchema>;
 type When = z.infer<typeof whenSchema>;
@@ -112,7 +149,7 @@ export function parseScriptedProgram(source: string | unknown, name: string): Sc
       });
     }
   }
-  const parsed = programSchema.safeParse(raw);
+  const parsed = scriptedProgramSchema.safeParse(raw);
   if (!parsed.success) {
     const details = parsed.error.issues.map(describeIssue).join('; ');
     throw new Error(`Invalid scripted program "${name}": ${details}`);

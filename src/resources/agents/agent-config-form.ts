@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { DURATION_RANGES, durationNumber } from '../../domain/duration-ranges.ts';
-import type { AgentInput } from './agent-definition.ts';
+import { AGENT_DEFAULTS, type AgentInput } from './agent-definition.ts';
+import { TOOL_NAME_PATTERN } from '../../engine/index.ts';
 import type { AgentRecord, ClientToolDefinition, ProviderOptions } from '../../domain/records.ts';
+
+/**
+ * Names are checked by the engine's rules (with their own error codes), not by these shapes; the
+ * pattern is documentation for JSON Schema readers (baton.schema.json, the API description).
+ */
+const NAME_PATTERN = TOOL_NAME_PATTERN.source;
 
 /**
  * The snake_case form of tools and agents: how the config file (`baton.yaml`) and Baton's native
@@ -11,43 +18,107 @@ import type { AgentRecord, ClientToolDefinition, ProviderOptions } from '../../d
  */
 export const toolWireSchema = z
   .object({
-    type: z.enum(['function', 'client', 'manual']).optional(),
-    name: z.string(),
-    description: z.string().max(10_000).optional(),
-    parameters: z.record(z.string(), z.unknown()).optional(),
-    response_schema: z.record(z.string(), z.unknown()).optional(),
-    enforce_response_schema: z.boolean().optional(),
-    timeout_seconds: durationNumber(DURATION_RANGES.pendingCall).optional(),
-    timeout_policy: z.enum(['error_result', 'fail', 'cancel']).optional(),
+    type: z
+      .enum(['function', 'client', 'manual'])
+      .optional()
+      .describe('Every tool declared here is executed by the client; the three names are synonyms.'),
+    name: z.string().meta({
+      description: 'The tool name the model calls: letters, digits, _ and -, at most 64.',
+      pattern: NAME_PATTERN,
+    }),
+    description: z.string().max(10_000).optional().describe('What the tool does and when to use it, for the model.'),
+    parameters: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('A JSON Schema of the arguments, "type": "object" (default: an object with no properties).'),
+    response_schema: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('A JSON Schema of the result the client sends back (the console builds its answer form from it).'),
+    enforce_response_schema: z
+      .boolean()
+      .optional()
+      .meta({ description: 'Refuse results that do not match response_schema.', default: false }),
+    timeout_seconds: durationNumber(DURATION_RANGES.pendingCall)
+      .optional()
+      .describe("How long a call of this tool may stay pending; overrides the agent's tool_timeout_seconds."),
+    timeout_policy: z
+      .enum(['error_result', 'fail', 'cancel'])
+      .optional()
+      .describe("What an expired call of this tool does; overrides the agent's timeout_policy."),
   })
-  .strict();
+  .strict()
+  .describe('A client-executed tool: the run pauses until the client sends its result.');
 
 export type ToolWire = z.infer<typeof toolWireSchema>;
 
 export const agentWireSchema = z
   .object({
-    name: z.string(),
-    model: z.string(),
-    instructions: z.string().max(100_000).optional(),
-    description: z.string().max(10_000).optional(),
-    tools: z.array(toolWireSchema).max(1_000).optional(),
-    max_steps: z.number().int().optional(),
-    parallel_tool_calls: z.boolean().optional(),
+    name: z.string().meta({
+      description: 'The agent name clients address it by: letters, digits, _ and -, at most 64.',
+      pattern: NAME_PATTERN,
+    }),
+    model: z
+      .string()
+      .describe('provider:model-id, such as scripted:auto, openai:gpt-4o-mini or a providers.custom name.'),
+    instructions: z.string().max(100_000).optional().describe('The system prompt.'),
+    description: z.string().max(10_000).optional().describe('What the agent is for, for people.'),
+    tools: z.array(toolWireSchema).max(1_000).optional().describe('Client-executed tools of the agent.'),
+    max_steps: z.number().int().optional().meta({
+      description: 'Model steps per turn before the turn ends.',
+      minimum: 1,
+      maximum: 100,
+      default: AGENT_DEFAULTS.maxSteps,
+    }),
+    parallel_tool_calls: z.boolean().optional().meta({
+      description: 'Whether the model may call several tools at once.',
+      default: AGENT_DEFAULTS.parallelToolCalls,
+    }),
     tool_timeout_seconds: durationNumber(DURATION_RANGES.pendingCall, { nullMeans: 'for no deadline' })
       .nullable()
-      .optional(),
-    timeout_policy: z.enum(['error_result', 'fail', 'cancel']).optional(),
-    input_policy: z.enum(['reject', 'queue']).optional(),
-    partial_results: z.enum(['hold', 'reject']).optional(),
+      .optional()
+      .meta({
+        description: 'How long a client call may stay pending before timeout_policy applies (null: no deadline).',
+        default: AGENT_DEFAULTS.toolTimeoutSeconds,
+      }),
+    timeout_policy: z.enum(['error_result', 'fail', 'cancel']).optional().meta({
+      description:
+        'What an expired call does: error_result writes an error result and the agent goes on; fail fails the turn; cancel cancels it.',
+      default: AGENT_DEFAULTS.timeoutPolicy,
+    }),
+    input_policy: z.enum(['reject', 'queue']).optional().meta({
+      description: 'New user input while calls are pending: reject (409) or queue it until they resolve.',
+      default: AGENT_DEFAULTS.inputPolicy,
+    }),
+    partial_results: z.enum(['hold', 'reject']).optional().meta({
+      description: 'Results for only some pending calls: hold them until the rest arrive, or reject them.',
+      default: 'hold',
+    }),
     /** `requires_action`: `/v1/responses` says so while a response waits for outputs (the Nodexa dialect). */
-    paused_response_status: z.enum(['completed', 'requires_action']).optional(),
-    history_limit: z.number().int().optional(),
-    temperature: z.number().min(0).max(2).optional(),
-    max_output_tokens: z.number().int().positive().optional(),
+    paused_response_status: z.enum(['completed', 'requires_action']).optional().meta({
+      description: "The status of a paused response on /v1/responses: OpenAI's completed, or requires_action (Nodexa).",
+      default: 'completed',
+    }),
+    history_limit: z.number().int().optional().meta({
+      description: 'Items of history the model sees per step.',
+      minimum: 2,
+      default: AGENT_DEFAULTS.historyLimit,
+    }),
+    temperature: z
+      .number()
+      .min(0)
+      .max(2)
+      .optional()
+      .describe('Sampling temperature (the provider default when absent).'),
+    max_output_tokens: z.number().int().positive().optional().describe('The most tokens the model writes per step.'),
     /** Checked per provider by `checkProviderOptions` when the definition is built. */
-    provider_options: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+    provider_options: z
+      .record(z.string(), z.record(z.string(), z.unknown()))
+      .optional()
+      .describe('Options passed to the provider, by provider name (such as openai: { reasoningEffort: low }).'),
   })
-  .strict();
+  .strict()
+  .describe('An agent: its model, instructions and client-executed tools.');
 
 export type AgentWire = z.infer<typeof agentWireSchema>;
 

@@ -9,7 +9,7 @@ import type { IssuedKey } from '../keys/key-service.ts';
 import { requireAppOperator } from './app-access.ts';
 import { DEFAULT_LOCATION, DEFAULT_PROJECT, newAppRecord } from './app-records.ts';
 
-const createAppRequest = z
+export const createAppRequest = z
   .object({ name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'names must match ^[a-zA-Z0-9_-]{1,64}$') })
   .strict();
 

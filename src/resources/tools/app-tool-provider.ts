@@ -83,7 +83,7 @@ export class AppToolProvider implements ServerTools, ToolsetInspector {
     }
     return uniqueByName(found, (name) =>
       this.options.logger.warn(
-        { appId, agent: agent.name, tool: name },
+        { app_id: appId, agent: agent.name, tool: name },
         'two server tools of the agent share a name; the first is used',
       ),
     );

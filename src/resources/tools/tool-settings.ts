@@ -27,20 +27,48 @@ export const DEFAULT_TOOL_SETTINGS: ToolSettings = Object.freeze({
 /** The `tools:` section of baton.yaml, with each key's range. */
 export const toolSettingsFileSchema = z
   .object({
-    sandbox_workers: z.coerce.number().int().min(1).max(64).optional(),
-    max_timeout_seconds: z.coerce.number().min(1).max(600).optional(),
+    sandbox_workers: z.coerce.number().int().min(1).max(64).optional().meta({
+      description: 'Worker threads of the JavaScript sandbox (jsFunction tools and tool fakes).',
+      default: DEFAULT_TOOL_SETTINGS.sandboxWorkers,
+    }),
+    max_timeout_seconds: z.coerce.number().min(1).max(600).optional().meta({
+      description: 'The longest any server tool may run, in seconds: a longer tool timeout is clamped to this.',
+      default: DEFAULT_TOOL_SETTINGS.maxTimeoutSeconds,
+    }),
     openapi: z
       .object({
-        workers: z.coerce.number().int().min(1).max(16).optional(),
-        max_bytes: z.coerce.number().int().min(1024).max(52_428_800).optional(),
-        max_refs: z.coerce.number().int().min(0).max(1_000_000).optional(),
-        max_depth: z.coerce.number().int().min(8).max(1000).optional(),
-        timeout_seconds: z.coerce.number().min(1).max(300).optional(),
+        workers: z.coerce.number().int().min(1).max(16).optional().meta({
+          description: 'Worker threads that read OpenAPI documents.',
+          default: DEFAULT_TOOL_SETTINGS.openApiWorkers,
+        }),
+        max_bytes: z.coerce.number().int().min(1024).max(52_428_800).optional().meta({
+          description: "An OpenAPI document's largest size, in UTF-8 bytes.",
+          default: DEFAULT_TOOL_SETTINGS.openApi.maxBytes,
+        }),
+        max_refs: z.coerce.number().int().min(0).max(1_000_000).optional().meta({
+          description: 'The most $ref replacements a document may need once dereferenced.',
+          default: DEFAULT_TOOL_SETTINGS.openApi.maxRefs,
+        }),
+        max_depth: z.coerce.number().int().min(8).max(1000).optional().meta({
+          description: 'The deepest nesting of a document once dereferenced.',
+          default: DEFAULT_TOOL_SETTINGS.openApi.maxDepth,
+        }),
+        timeout_seconds: z.coerce
+          .number()
+          .min(1)
+          .max(300)
+          .optional()
+          .meta({
+            description: 'The wall-clock budget for reading one document, in seconds.',
+            default: DEFAULT_TOOL_SETTINGS.openApi.timeoutMs / 1000,
+          }),
       })
       .strict()
-      .optional(),
+      .optional()
+      .describe('What an OpenAPI document may cost to read (OpenAPI tools and toolsets).'),
   })
-  .strict();
+  .strict()
+  .describe('Server tools: worker threads for untrusted work, the longest timeout any tool gets, OpenAPI limits.');
 
 export type ToolSettingsFile = z.infer<typeof toolSettingsFileSchema>;
 

@@ -180,6 +180,8 @@ export interface LedgerEntriesTable {
   idempotency_key: string | null;
   created_at: string;
   updated_at: string;
+  /** The W3C traceparent of the run that paused on the call, when tracing was on. */
+  trace_context: string | null;
 }
 
 export interface IdempotencyKeysTable {

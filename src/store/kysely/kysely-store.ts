@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import type { LedgerRepo, Repositories, Store } from '../store.ts';
 import type { Signals } from '../signals.ts';
 import { cachingCurrentAgents } from '../current-agents-cache.ts';
+import type { MigrationDialect } from '../migrations/migration-dialect.ts';
+import { pendingMigrations } from '../migrations/migrate-to-latest.ts';
 import { createAgentRepo } from './agent-repo.ts';
 import { createApiKeyRepo } from './api-key-repo.ts';
 import { createAppRepo } from './app-repo.ts';
@@ -49,7 +51,7 @@ export function createRepositories(
  * connection, which the transaction holds, so a call through the outer store would wait on
  * it forever.
  */
-export function createKyselyStore(db: Kysely<Database>, signals: Signals): Store {
+export function createKyselyStore(db: Kysely<Database>, signals: Signals, flavor: MigrationDialect = 'sqlite'): Store {
   const announce = (appId: string) => signals.publish('ledger', appId);
   const repositories = createRepositories(db, announce);
   return {
@@ -64,6 +66,18 @@ export function createKyselyStore(db: Kysely<Database>, signals: Signals): Store
         .execute((trx) => work(createRepositories(trx, (appId) => changed.add(appId))));
       for (const appId of changed) announce(appId);
       return result;
+    },
+    async readiness() {
+      try {
+        const pending = await pendingMigrations(db as unknown as Kysely<unknown>, flavor);
+        if (pending.length === 0) return { ready: true };
+        return { ready: false, problem: `migrations not applied: ${pending.join(', ')} (run baton migrate)` };
+      } catch (error) {
+        return {
+          ready: false,
+          problem: `the database does not answer: ${error instanceof Error ? error.message : String(error)}`,
+        };
+      }
     },
     async close() {
       await signals.close();

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type {
   ContentPart,
   JsonValue,
@@ -7,6 +7,7 @@ import type {
   LedgerState,
   TimeoutPolicy,
 } from '../../domain/records.ts';
+import type { PendingCallGroup } from '../../domain/queries.ts';
 import type { LedgerRepo } from '../store.ts';
 import type { Database, LedgerEntriesTable } from './database-schema.ts';
 import { insertOrDuplicate } from './duplicate-key.ts';
@@ -29,7 +30,7 @@ function isLedgerCursor(value: unknown): value is LedgerCursor {
 }
 
 export function ledgerEntryFromRow(row: Selectable<LedgerEntriesTable>): LedgerEntryRecord {
-  return {
+  const entry: LedgerEntryRecord = {
     id: row.id,
     appId: row.app_id,
     conversationId: row.conversation_id,
@@ -51,7 +52,15 @@ export function ledgerEntryFromRow(row: Selectable<LedgerEntriesTable>): LedgerE
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+  // Only calls paused on while tracing was on have one; others keep the record's shape as it was.
+  if (row.trace_context !== null && row.trace_context !== undefined) entry.traceContext = row.trace_context;
+  return entry;
 }
+
+/** Seconds since midnight of an ISO `created_at`, in SQL both dialects read alike. */
+const SECONDS_INTO_DAY = sql`cast(substr(created_at, 12, 2) as integer) * 3600
+  + cast(substr(created_at, 15, 2) as integer) * 60
+  + cast(substr(created_at, 18, 6) as double precision)`;
 
 export function createLedgerRepo(db: Kysely<Database>): LedgerRepo {
   return {
@@ -83,6 +92,7 @@ export function createLedgerRepo(db: Kysely<Database>): LedgerRepo {
               idempotency_key: entry.idempotencyKey,
               created_at: entry.createdAt,
               updated_at: entry.updatedAt,
+              trace_context: entry.traceContext ?? null,
             })),
           )
           .execute(),
@@ -197,6 +207,59 @@ export function createLedgerRepo(db: Kysely<Database>): LedgerRepo {
         .limit(limit)
         .execute();
       return rows.map(ledgerEntryFromRow);
+    },
+
+    async summarisePending(now, ageBounds) {
+      const nowMs = Date.parse(now);
+      // An entry created at or after `now - bound` is at most `bound` seconds old: buckets are
+      // compared as ISO instants, which sort as text on both dialects (no date functions).
+      const thresholds = ageBounds.map((bound) => new Date(nowMs - bound * 1000).toISOString());
+      const bucket =
+        thresholds.length === 0
+          ? sql<number>`0`
+          : sql<number>`case ${sql.join(
+              thresholds.map((threshold, index) => sql`when created_at >= ${threshold} then ${sql.lit(index)}`),
+              sql` `,
+            )} else ${sql.lit(thresholds.length)} end`;
+      // The ages' sum without dialect-specific date arithmetic: rows are grouped by day too, and the
+      // seconds within each day are added up from the ISO text (HH at 12, MM at 15, SS.mmm at 18).
+      const rows = await db
+        .selectFrom('ledger_entries')
+        .select([
+          'agent_name',
+          'kind',
+          sql<number>`case when deadline_at is not null and deadline_at <= ${now} then 1 else 0 end`.as('overdue'),
+          bucket.as('age_bucket'),
+          sql<string>`substr(created_at, 1, 10)`.as('day'),
+          sql<number | string>`count(*)`.as('n'),
+          sql<number | string>`sum(${SECONDS_INTO_DAY})`.as('day_seconds'),
+        ])
+        .where('state', '=', 'pending')
+        .groupBy(['agent_name', 'kind', sql`overdue`, sql`age_bucket`, sql`day`])
+        .execute();
+      const groups = new Map<string, PendingCallGroup>();
+      for (const row of rows) {
+        const overdue = Number(row.overdue) === 1;
+        const ageBucket = Number(row.age_bucket);
+        const key = JSON.stringify([row.agent_name, row.kind, overdue, ageBucket]);
+        let group = groups.get(key);
+        if (!group) {
+          group = {
+            agentName: row.agent_name,
+            kind: row.kind as LedgerKind,
+            overdue,
+            ageBucket,
+            count: 0,
+            ageSecondsSum: 0,
+          };
+          groups.set(key, group);
+        }
+        const count = Number(row.n);
+        const dayStart = Date.parse(`${row.day}T00:00:00.000Z`) / 1000;
+        group.count += count;
+        group.ageSecondsSum += count * (nowMs / 1000 - dayStart) - Number(row.day_seconds);
+      }
+      return [...groups.values()];
     },
 
     async countPending(conversationId) {

@@ -26,6 +26,7 @@ const LEDGER_COLUMNS = [
   'idempotency_key',
   'created_at',
   'updated_at',
+  'trace_context',
 ] as const satisfies readonly (keyof LedgerEntriesTable)[];
 
 // A column added to the table and not to the list above fails to compile here.

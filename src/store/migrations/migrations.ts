@@ -8,6 +8,7 @@ import { createKeyLifecycleMigration } from './0006-key-lifecycle.ts';
 import { createIdempotencyLeasesMigration } from './0007-idempotency-leases.ts';
 import { createServerCallClaimsMigration } from './0008-server-call-claims.ts';
 import { createTurnLeasesMigration } from './0009-turn-leases.ts';
+import { createCallTraceContextMigration } from './0010-call-trace-context.ts';
 import type { MigrationDialect } from './migration-dialect.ts';
 
 /**
@@ -25,5 +26,6 @@ export function migrationsFor(dialect: MigrationDialect): Record<string, Migrati
     '0007-idempotency-leases': createIdempotencyLeasesMigration(dialect),
     '0008-server-call-claims': createServerCallClaimsMigration(),
     '0009-turn-leases': createTurnLeasesMigration(),
+    '0010-call-trace-context': createCallTraceContextMigration(),
   };
 }

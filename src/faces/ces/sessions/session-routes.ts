@@ -15,7 +15,7 @@ type AppParams = { project: string; location: string; app: string };
 
 const APP_PATH = '/v1/projects/:project/locations/:location/apps/:app';
 
-const listQuery = z
+export const conversationListQuery = z
   .object({
     pageSize: z.string().optional(),
     pageToken: z.string().max(2_000).optional(),
@@ -90,9 +90,9 @@ export function registerSessionRoutes(app: FastifyInstance, face: FaceContext): 
   );
 
   app.get<{ Params: AppParams }>(`${APP_PATH}/conversations`, async (request) => {
-    const accepted = acceptProtoFieldNames(listQuery, request.query ?? {});
+    const accepted = acceptProtoFieldNames(conversationListQuery, request.query ?? {});
     try {
-      const query = parseRequest(listQuery, accepted.message, 'query string');
+      const query = parseRequest(conversationListQuery, accepted.message, 'query string');
       return await conversations.list(request.principal, request.params, query);
     } catch (error) {
       throw accepted.inClientSpelling(error);

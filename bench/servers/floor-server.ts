@@ -1,0 +1,157 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import Fastify from 'fastify';
+import { ADMIN_KEY } from '../../test/helpers/test-baton.ts';
+
+/**
+ * The floor: the least work the same durable pause needs, hand-written, to measure Baton against.
+ * The same three requests and wire shapes as Threads (create a thread; user text → `tool_use`;
+ * `tool_result` → the answer), on Fastify and better-sqlite3 opened as Baton opens it (WAL,
+ * `synchronous=NORMAL`), with one transaction per request, prepared statements, a hashed bearer
+ * key checked on every request and a compare-and-set of the ledger row. No model, no validation
+ * beyond that, no idempotency, no streams. Reports its address over IPC as the other bench
+ * servers do, and answers `create-threads` (fresh idle threads) like Baton's child.
+ */
+
+const dir = mkdtempSync(join(tmpdir(), 'baton-floor-'));
+const db = new Database(join(dir, 'floor.db'));
+db.pragma('busy_timeout = 5000');
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = NORMAL');
+db.exec(`
+  create table keys (hash text primary key, app_id text not null);
+  create table threads (id text primary key, app_id text not null, version integer not null, pending_call text);
+  create table items (seq integer primary key autoincrement, thread_id text not null, payload text not null);
+  create index items_thread on items (thread_id, seq);
+  create table ledger (id text primary key, thread_id text not null, state text not null, arguments text not null,
+    result text);
+`);
+const hash = (key: string) => createHash('sha256').update(key).digest('hex');
+db.prepare('insert into keys (hash, app_id) values (?, ?)').run(hash(ADMIN_KEY), 'app_floor');
+
+const findKey = db.prepare<[string], { app_id: string }>('select app_id from keys where hash = ?');
+const insertThread = db.prepare('insert into threads (id, app_id, version, pending_call) values (?, ?, 0, null)');
+const findThread = db.prepare<[string, string], { version: number; pending_call: string | null }>(
+  'select version, pending_call from threads where id = ? and app_id = ?',
+);
+const moveThread = db.prepare<[string | null, string, number]>(
+  'update threads set pending_call = ?, version = version + 1 where id = ? and version = ?',
+);
+const appendItem = db.prepare('insert into items (thread_id, payload) values (?, ?)');
+const insertCall = db.prepare("insert into ledger (id, thread_id, state, arguments) values (?, ?, 'pending', ?)");
+const resolveCall = db.prepare<[string, string, string]>(
+  "update ledger set state = 'completed', result = ? where id = ? and thread_id = ? and state = 'pending'",
+);
+
+const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('base64url')}`;
+const ARGUMENTS = { action: 'refund', amount: 500, reason: 'I need approval to process a $500 refund' };
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The user's text pauses on one client call, in one transaction. */
+const pause = db.transaction((threadId: string, appId: string, text: string) => {
+  const thread = findThread.get(threadId, appId);
+  if (!thread) throw new HttpError(404, 'thread not found');
+  if (thread.pending_call !== null) throw new HttpError(409, 'tool calls pending');
+  const callId = newId('call');
+  appendItem.run(threadId, JSON.stringify({ role: 'user', content: text }));
+  appendItem.run(threadId, JSON.stringify({ role: 'assistant', tool_calls: [{ id: callId, input: ARGUMENTS }] }));
+  insertCall.run(callId, threadId, JSON.stringify(ARGUMENTS));
+  if (moveThread.run(callId, threadId, thread.version).changes !== 1) throw new HttpError(409, 'concurrent update');
+  return callId;
+});
+
+/** The result resumes: compare-and-set of the ledger row, the result and the answer, in one transaction. */
+const resume = db.transaction((threadId: string, appId: string, callId: string, content: string) => {
+  const thread = findThread.get(threadId, appId);
+  if (!thread) throw new HttpError(404, 'thread not found');
+  if (resolveCall.run(content, callId, threadId).changes !== 1) throw new HttpError(409, 'call not pending');
+  const answer = `Here is the tool result:\n- request_approval: ${content}`;
+  appendItem.run(threadId, JSON.stringify({ role: 'user', tool_result: { tool_call_id: callId, content } }));
+  appendItem.run(threadId, JSON.stringify({ role: 'assistant', content: answer }));
+  if (moveThread.run(null, threadId, thread.version).changes !== 1) throw new HttpError(409, 'concurrent update');
+  return answer;
+});
+
+const app = Fastify({ logger: false });
+app.addHook('onRequest', async (request, reply) => {
+  if (request.url === '/healthz') return;
+  const header = request.headers.authorization ?? '';
+  const key = header.startsWith('Bearer ') ? findKey.get(hash(header.slice(7))) : undefined;
+  if (!key) return reply.status(401).send({ error: { code: 'invalid_api_key', message: 'bad key' } });
+  (request as unknown as { appId: string }).appId = key.app_id;
+});
+app.setErrorHandler(async (error, _request, reply) => {
+  const status = error instanceof HttpError ? error.status : 500;
+  return reply.status(status).send({ error: { message: error instanceof Error ? error.message : String(error) } });
+});
+const appOf = (request: unknown) => (request as { appId: string }).appId;
+
+app.get('/healthz', async () => ({ ok: true }));
+app.post('/v1/threads', async (request) => {
+  const id = newId('thread');
+  insertThread.run(id, appOf(request));
+  return { id, object: 'thread', status: 'idle', pending_tool_calls: [] };
+});
+app.post<{ Params: { id: string }; Body: { content: unknown } }>('/v1/threads/:id/messages', async (request) => {
+  const threadId = request.params.id;
+  const content = request.body.content;
+  const base = { id: newId('msg'), object: 'thread.message', thread_id: threadId };
+  if (typeof content === 'string') {
+    const callId = pause(threadId, appOf(request), content);
+    return {
+      ...base,
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: callId, type: 'function', name: 'request_approval', input: ARGUMENTS }],
+          },
+          finish_reason: 'tool_use',
+        },
+      ],
+    };
+  }
+  const [result] = content as { tool_call_id: string; content: string }[];
+  if (!result) throw new HttpError(400, 'content must hold a tool_result');
+  const answer = resume(threadId, appOf(request), result.tool_call_id, result.content);
+  return { ...base, choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }] };
+});
+
+const url = await app.listen({ host: '127.0.0.1', port: 0 });
+
+process.on('message', (request: { id: number; cmd: string; count?: number }) => {
+  if (request.cmd !== 'create-threads') {
+    process.send?.({ id: request.id, error: `unknown command ${request.cmd}` });
+    return;
+  }
+  const ids: string[] = [];
+  for (let i = 0; i < (request.count ?? 1); i++) {
+    const id = newId('thread');
+    insertThread.run(id, 'app_floor');
+    ids.push(id);
+  }
+  process.send?.({ id: request.id, result: ids });
+});
+process.send?.({ type: 'ready', url, pid: process.pid });
+
+const stop = async () => {
+  await app.close();
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(0);
+};
+process.on('disconnect', () => void stop());
+process.on('SIGTERM', () => void stop());
