@@ -5,6 +5,15 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 export type CallKind = 'client' | 'approval' | 'client_async' | 'server';
 export type CallState = 'pending' | 'completed' | 'failed' | 'denied' | 'expired' | 'cancelled';
 
+/** Who holds a worker call, as the ledger shows it: the lease token stays with the worker. */
+export interface WorkerLease {
+  /** The worker's own label, or its key id when it gave none. */
+  holder: string;
+  key_id: string;
+  claimed_at: string;
+  expires_at: string;
+}
+
 export interface ToolCall {
   object: 'tool_call';
   id: string;
@@ -24,6 +33,16 @@ export interface ToolCall {
   submitted_at: string | null;
   created_at: string;
   updated_at: string;
+  /**
+   * `worker` when a fleet of tool workers claims the call under leases (docs/tool-workers.md).
+   * Optional because a server older than tool workers leaves it out: such calls are the client's.
+   */
+  executor?: 'client' | 'worker';
+  /** Worker calls only: leases taken so far, and how many may lapse before the deadline policy applies. */
+  attempts?: number;
+  max_attempts?: number;
+  /** Worker calls only: the current lease, null while no worker holds the call. */
+  lease?: WorkerLease | null;
 }
 
 export interface ListPage<T> {

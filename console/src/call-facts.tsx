@@ -1,11 +1,13 @@
 import type { ToolCall } from './api-types.ts';
 import { href } from './hash-route.ts';
-import { useNow } from './relative-time.ts';
 import { When } from './when.tsx';
+import { WorkerFacts } from './worker-facts.tsx';
 
-/** Who, where and when of a call, as a description list. */
-export function CallFacts({ call }: { call: ToolCall }) {
-  const now = useNow();
+/**
+ * Who, where and when of a call, as a description list. `now` is the page's clock, so the facts
+ * and the answer section agree on whether a worker's lease still holds the call.
+ */
+export function CallFacts({ call, now }: { call: ToolCall; now: number }) {
   return (
     <dl class="facts">
       <div>
@@ -48,6 +50,7 @@ export function CallFacts({ call }: { call: ToolCall }) {
           </dd>
         </div>
       )}
+      <WorkerFacts call={call} now={now} />
     </dl>
   );
 }

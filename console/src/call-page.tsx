@@ -7,8 +7,12 @@ import { CallFacts } from './call-facts.tsx';
 import { KIND_LABEL, prettyJson, STATE_LABEL } from './call-labels.ts';
 import { ClientResultForm } from './client-result-form.tsx';
 import { href } from './hash-route.ts';
+import { LeasedCallNotice } from './leased-call-notice.tsx';
+import { useNow } from './relative-time.ts';
 import { useSession } from './session-context.ts';
 import { Transcript } from './transcript.tsx';
+import { WorkerBadge } from './worker-facts.tsx';
+import { liveLease } from './worker-lease.ts';
 
 type ToolState = { kind: 'loading' } | { kind: 'ready'; tool: ToolDefinition | null; notice: string | null };
 
@@ -20,6 +24,9 @@ export function CallPage({ id }: { id: string }) {
   const [tool, setTool] = useState<ToolState>({ kind: 'loading' });
   const [errors, setErrors] = useState<string[]>([]);
   const [outcome, setOutcome] = useState<AnswerOutcome | null>(null);
+  const now = useNow();
+  const held = call === null ? null : liveLease(call, now);
+  const heldUntil = held?.expires_at;
 
   const reload = useCallback(async () => {
     try {
@@ -49,6 +56,22 @@ export function CallPage({ id }: { id: string }) {
         );
     });
   }, [client, id, reload]);
+
+  // When the lease runs out the worker has either renewed it or let it lapse; the call read just
+  // after says which, so the form comes back promptly when a person may answer, and not before.
+  useEffect(() => {
+    if (heldUntil === undefined) return;
+    const ends = Date.parse(heldUntil);
+    if (Number.isNaN(ends)) return;
+    const timer = setTimeout(
+      () => {
+        // A failed read changes nothing: the clock alone still ends the lease on screen.
+        client.getCall(id).then(setCall, () => {});
+      },
+      Math.max(0, ends - Date.now()) + 1_000,
+    );
+    return () => clearTimeout(timer);
+  }, [client, id, heldUntil]);
 
   const refused = (message: string) => {
     setErrors([message]);
@@ -86,9 +109,10 @@ export function CallPage({ id }: { id: string }) {
       <div class="page-head">
         <h1 tabIndex={-1}>{call.name}</h1>
         <span class={`badge badge-${call.kind}`}>{KIND_LABEL[call.kind]}</span>
+        <WorkerBadge call={call} />
         <span class={`badge state-${call.state}`}>{STATE_LABEL[call.state]}</span>
       </div>
-      <CallFacts call={call} />
+      <CallFacts call={call} now={now} />
       <h2>Arguments</h2>
       <pre class="json" aria-label="Arguments">
         {prettyJson(call.input)}
@@ -97,7 +121,9 @@ export function CallPage({ id }: { id: string }) {
       {pending && (
         <section aria-labelledby="answer-title">
           <h2 id="answer-title">{call.kind === 'approval' ? 'Decision' : 'Answer'}</h2>
-          {call.kind === 'approval' ? (
+          {held ? (
+            <LeasedCallNotice lease={held} now={now} />
+          ) : call.kind === 'approval' ? (
             <ApprovalForm call={call} onAnswered={answered} onRefused={refused} />
           ) : tool.kind === 'loading' ? (
             <p role="status">Loading the tool…</p>

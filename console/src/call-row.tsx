@@ -2,6 +2,7 @@ import type { ToolCall } from './api-types.ts';
 import { KIND_LABEL, previewJson } from './call-labels.ts';
 import { href } from './hash-route.ts';
 import { When } from './when.tsx';
+import { WorkerBadge, WorkerFacts } from './worker-facts.tsx';
 
 /** One pending call in the inbox: what, for whom, how long it has waited, with what arguments. */
 export function CallRow({ call, now }: { call: ToolCall; now: number }) {
@@ -13,6 +14,7 @@ export function CallRow({ call, now }: { call: ToolCall; now: number }) {
           {call.name}
         </a>
         <span class={`badge badge-${call.kind}`}>{KIND_LABEL[call.kind]}</span>
+        <WorkerBadge call={call} />
       </div>
       <dl class="call-meta" id={metaId}>
         <div>
@@ -41,6 +43,7 @@ export function CallRow({ call, now }: { call: ToolCall; now: number }) {
             </dd>
           </div>
         )}
+        <WorkerFacts call={call} now={now} />
       </dl>
       <p class="args-preview">
         <span class="visually-hidden">Arguments: </span>

@@ -5,4 +5,6 @@ export interface Principal {
   appId: string;
   keyId: string;
   role: ApiKeyRole;
+  /** A worker key's tools: it may only claim and answer their calls. Absent for an ordinary key. */
+  toolScope?: readonly string[];
 }

@@ -17,6 +17,29 @@ export interface LedgerFilter {
   createdBefore?: string;
 }
 
+/** What a tool worker asks for (`POST /v1/tool-calls/claim`), as the store takes it. */
+export interface WorkerClaim {
+  appId: string;
+  tools: readonly string[];
+  /** Only calls made by these agents, when given. */
+  agents?: readonly string[];
+  limit: number;
+  /** Leases that ended before this instant no longer hold their call. */
+  now: string;
+  expiresAt: string;
+  holder: string;
+  keyId: string;
+  /** A fresh, unguessable token per claimed call. */
+  newToken: () => string;
+}
+
+/**
+ * How a resolution treats a worker's lease: `lease` resolves only while that token holds a live
+ * lease (a worker's result: fencing); `unleased` only while no live lease holds the call (anyone
+ * else's result). Baton's own resolutions (deadlines, cancels) pass neither and always apply.
+ */
+export type LeaseGuard = { lease: string; now: string } | { unleased: string };
+
 /** An item as the model prompt needs it. */
 export type WindowItem = Pick<ItemRecord, 'seq' | 'groupId' | 'payload'>;
 

@@ -46,6 +46,14 @@ export interface ClientToolDefinition {
    * and goes on; the result enters the conversation whenever the client sends it.
    */
   asynchronous?: boolean;
+  /**
+   * `worker`: its calls are offered to tool workers, which claim them under leases
+   * (`POST /v1/tool-calls/claim`) instead of the conversation's caller answering them. Absent
+   * means `client`. Only client tools may say it.
+   */
+  executor?: CallExecutor;
+  /** For a worker tool: how many leases may lapse on one call before its deadline policy applies (default 3). */
+  maxAttempts?: number;
   /** A built-in tool Baton runs itself (see engine/system-tools.ts); never reaches the client. */
   system?: boolean;
   /** Set on tools Baton executes (OpenAPI, MCP toolsets, jsFunction): where the tool comes from. */
@@ -64,6 +72,12 @@ export interface ClientToolDefinition {
    */
   fake?: ServerToolSource;
 }
+
+/** Who answers a client tool's calls: the conversation's caller, or a fleet of tool workers. */
+export type CallExecutor = 'client' | 'worker';
+
+/** How many lapsed leases a worker call survives when its tool does not say (`max_attempts`). */
+export const DEFAULT_WORKER_MAX_ATTEMPTS = 3;
 
 /** Where a server-executed tool comes from: a Tool resource, or one tool of a toolset. */
 export interface ServerToolSource {
@@ -203,6 +217,11 @@ export interface ApiKeyRecord {
   expiresAt: string | null;
   /** Recorded at most once a minute per key, so authentication stays a read. */
   lastUsedAt: string | null;
+  /**
+   * A worker key: it may only claim and answer calls of these tools (docs/tool-workers.md).
+   * Null for an ordinary key.
+   */
+  toolScope: string[] | null;
 }
 
 export interface AgentRecord {
@@ -418,6 +437,27 @@ export interface LedgerEntryRecord {
    * so that whoever resumes the turn (any process) links its run to that one. Absent otherwise.
    */
   traceContext?: string;
+  /** Set on calls of a tool marked `executor: worker`: they are offered to tool workers under leases. */
+  worker?: WorkerCallState;
+}
+
+/** A worker's hold on a pending call: only the holder of `token` may answer it until `expiresAt`. */
+export interface CallLease {
+  token: string;
+  /** The worker's label (or its key id when it gave none), for people watching the inbox. */
+  holder: string;
+  keyId: string;
+  claimedAt: string;
+  expiresAt: string;
+}
+
+/** The worker side of a worker call: its attempts, and the lease holding it, if any. */
+export interface WorkerCallState {
+  /** Claims so far; a released claim does not count. */
+  attempts: number;
+  maxAttempts: number;
+  /** The latest lease (it may have lapsed: compare `expiresAt` with now); null once released or lapsed. */
+  lease: CallLease | null;
 }
 
 export interface LedgerResolution {

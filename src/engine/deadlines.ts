@@ -3,7 +3,7 @@ import { failWithUnknownOutcome, RECOVERY_ACTOR } from './ledger/ledger-transiti
 import { DEADLINE_ACTOR, expire } from './ledger/ledger-transitions.ts';
 import type { EngineContext } from './engine-context.ts';
 import { turnLogIds } from './engine-log-ids.ts';
-import type { TurnRecord } from '../domain/records.ts';
+import type { LedgerEntryRecord, TurnRecord } from '../domain/records.ts';
 import { closeTurn } from './turn-closing.ts';
 
 /** What applying a deadline may set off, provided by the engine that owns the turn loop. */
@@ -29,28 +29,43 @@ export async function applyDueDeadlines(
   for (const entry of due) {
     const seconds = Math.round((now.getTime() - Date.parse(entry.createdAt)) / 1000);
     const text = `Expired: tool call '${entry.id}' (${entry.toolName}) received no result within its deadline (${seconds} s after it was made).`;
-    if (entry.kind === 'client_async') {
-      // Its turn went on long ago: the expiry is recorded on the ledger, nothing resumes.
-      if (await expire(context.store, entry, text, now.toISOString())) applied += 1;
-    } else if (entry.timeoutPolicy === 'error_result') {
-      if (!(await expire(context.store, entry, text, now.toISOString()))) continue;
-      applied += 1;
-      followUps.resume(entry.turnId);
-    } else {
-      const closed = await closeTurn(context, entry.turnId, {
-        status: entry.timeoutPolicy === 'fail' ? 'failed' : 'cancelled',
-        error: entry.timeoutPolicy === 'fail' ? { code: 'tool_call_expired', message: text } : null,
-        syntheticResult: `Cancelled: tool call '${entry.id}' expired, which ended the turn.`,
-        actor: DEADLINE_ACTOR,
-        expiredCallId: entry.id,
-        expiredResult: text,
-      });
-      if (!closed) continue;
-      applied += 1;
-      followUps.drainQueue(entry.appId, entry.conversationId);
-    }
+    if (await applyTimeoutPolicy(context, entry, text, now.toISOString(), followUps)) applied += 1;
   }
   return applied;
+}
+
+/**
+ * Ends a pending call that will get no result (its deadline passed, its workers kept dying) as
+ * its tool's timeout policy says: an error result the model reads (`error_result`), or the turn
+ * failed or cancelled. Returns whether this process applied it (another may have first).
+ */
+export async function applyTimeoutPolicy(
+  context: EngineContext,
+  entry: LedgerEntryRecord,
+  text: string,
+  at: string,
+  followUps: DeadlineFollowUps,
+): Promise<boolean> {
+  if (entry.kind === 'client_async') {
+    // Its turn went on long ago: the expiry is recorded on the ledger, nothing resumes.
+    return (await expire(context.store, entry, text, at)) !== undefined;
+  }
+  if (entry.timeoutPolicy === 'error_result') {
+    if (!(await expire(context.store, entry, text, at))) return false;
+    followUps.resume(entry.turnId);
+    return true;
+  }
+  const closed = await closeTurn(context, entry.turnId, {
+    status: entry.timeoutPolicy === 'fail' ? 'failed' : 'cancelled',
+    error: entry.timeoutPolicy === 'fail' ? { code: 'tool_call_expired', message: text } : null,
+    syntheticResult: `Cancelled: tool call '${entry.id}' expired, which ended the turn.`,
+    actor: DEADLINE_ACTOR,
+    expiredCallId: entry.id,
+    expiredResult: text,
+  });
+  if (!closed) return false;
+  followUps.drainQueue(entry.appId, entry.conversationId);
+  return true;
 }
 
 /**

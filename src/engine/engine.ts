@@ -42,7 +42,16 @@ import { resolveOneCall } from './result-submission.ts';
 import { checkEnforcedResponseSchemas } from './ledger/enforced-response-schemas.ts';
 import { assertValidToolSet } from './tool-schema.ts';
 import { closeTurn } from './turn-closing.ts';
-import { applyDueDeadlines, recoverStaleClaims, recoverStaleTurns, resumeStrandedTurns } from './deadlines.ts';
+import {
+  applyDueDeadlines,
+  recoverStaleClaims,
+  recoverStaleTurns,
+  resumeStrandedTurns,
+  type DeadlineFollowUps,
+} from './deadlines.ts';
+import type { CallResult } from './ledger/ledger-transitions.ts';
+import { ToolWorkers } from './workers/tool-workers.ts';
+import { applyLapsedLeases } from './workers/lapsed-leases.ts';
 import { deliverAsyncResults } from './async-results.ts';
 import { readResults, refuseStrays, type ToolResultInput } from './ledger/result-intake.ts';
 import { NO_APP_TOOLS } from './ports/tool-provider.ts';
@@ -100,6 +109,10 @@ export class Engine {
     this.responses = new ResponseChains(this.context, this);
     this.sessions = new SessionRuns(this.context, this);
     this.chats = new ChatExchanges(this.context, this);
+    this.workers = new ToolWorkers(this.context, {
+      checkResult: (entry, result) => this.checkResultSchema(entry, result),
+      resume: (turnId) => this.dispatch.resume(turnId, 'resume after a worker result'),
+    });
   }
 
   /** Starting, running and resuming turns, and draining queued input. */
@@ -113,6 +126,9 @@ export class Engine {
 
   /** Chat Completions: stateless clients' transcripts matched to conversations (see `ChatExchanges`). */
   readonly chats: ChatExchanges;
+
+  /** Tool workers: claims, leases and fenced results of worker calls (see `ToolWorkers`). */
+  readonly workers: ToolWorkers;
 
   /** The engine's clock's time (tests move it). */
   now(): Date {
@@ -363,17 +379,21 @@ export class Engine {
     result: { output: ContentPart[]; isError: boolean },
     options: RunOptions,
   ): Promise<{ entry: LedgerEntryRecord; outcome: TurnOutcome | null }> {
-    const checkSchema = async (entry: LedgerEntryRecord): Promise<void> => {
-      if (result.isError) return;
-      const turn = await this.getTurn(appId, entry.turnId);
-      await checkEnforcedResponseSchemas(this.context, turn, await this.dispatch.agentForTurn(turn), [
-        { entry, result: { callId, ...result, param: 'content' } },
-      ]);
-    };
     return this.resumeAfter(
-      await resolveOneCall(this.context, appId, callId, result, options.submission, checkSchema),
+      await resolveOneCall(this.context, appId, callId, result, options.submission, (entry) =>
+        this.checkResultSchema(entry, result),
+      ),
       options,
     );
+  }
+
+  /** Refuses a result its call's tool does not accept (an enforced response schema); errors pass. */
+  private async checkResultSchema(entry: LedgerEntryRecord, result: CallResult): Promise<void> {
+    if (result.isError) return;
+    const turn = await this.getTurn(entry.appId, entry.turnId);
+    await checkEnforcedResponseSchemas(this.context, turn, await this.dispatch.agentForTurn(turn), [
+      { entry, result: { callId: entry.id, ...result, param: 'content' } },
+    ]);
   }
 
   /** Approves (running the tool) or denies an approval row; resumes the turn when nothing is left pending. */
@@ -451,11 +471,20 @@ export class Engine {
 
   /** Applies due deadlines (see `deadlines.ts`); resumes and queued input run in the background. */
   async applyDueDeadlines(limit = 100): Promise<number> {
-    return applyDueDeadlines(this.context, limit, {
+    return applyDueDeadlines(this.context, limit, this.deadlineFollowUps());
+  }
+
+  private deadlineFollowUps(): DeadlineFollowUps {
+    return {
       resume: (turnId) =>
         runInBackground(this.context, 'resume after expiry', () => this.dispatch.resume(turnId, 'resume after expiry')),
       drainQueue: (appId, conversationId) => this.dispatch.drainQueueLater(appId, conversationId),
-    });
+    };
+  }
+
+  /** Worker calls whose lease lapsed: waiting for a worker again, or, attempts spent, resolved per their policy. */
+  applyLapsedLeases(limit = 100): Promise<number> {
+    return applyLapsedLeases(this.context, limit, this.deadlineFollowUps());
   }
 
   /** Approvals whose tool ran in a process that died: recorded as unknown outcomes, their turns resumed. */

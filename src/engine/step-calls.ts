@@ -7,6 +7,7 @@ import type {
   NewItem,
   TurnRecord,
 } from '../domain/records.ts';
+import { DEFAULT_WORKER_MAX_ATTEMPTS } from '../domain/records.ts';
 import { hashArguments } from './arguments-hash.ts';
 import { addSeconds } from '../domain/clock.ts';
 import { clampToDurationRange, DURATION_RANGES } from '../domain/duration-ranges.ts';
@@ -155,6 +156,10 @@ export function planStepCalls(context: EngineContext, calls: readonly StepCall[]
       idempotencyKey: null,
       createdAt,
       updatedAt: createdAt,
+      // Offered to tool workers, which claim it under leases, instead of waiting for the caller.
+      ...(tool.executor === 'worker' && (kind === 'client' || kind === 'client_async')
+        ? { worker: { attempts: 0, maxAttempts: tool.maxAttempts ?? DEFAULT_WORKER_MAX_ATTEMPTS, lease: null } }
+        : {}),
     });
     if (kind === 'client_async') {
       // The model needs an answer now to go on; the real result arrives in a later turn.

@@ -88,6 +88,13 @@ export function assertValidToolDefinition(tool: ClientToolDefinition, param: str
     }
     assertCompiles(response, tool.name, `${param}.response_schema`, 'invalid_tool_response_schema');
   }
+  if (tool.maxAttempts !== undefined && tool.executor !== 'worker') {
+    throw new BatonError(
+      'invalid_tool_executor',
+      `${param}.max_attempts of tool '${tool.name}' applies to worker tools only: add "executor": "worker", or leave max_attempts out.`,
+      { param: `${param}.max_attempts` },
+    );
+  }
   if (tool.enforceResponseSchema === true && tool.responseSchema === undefined) {
     throw new BatonError(
       'invalid_tool_response_schema',

@@ -44,5 +44,5 @@ export async function authenticate(keys: ApiKeyCache, request: { headers: Incomi
     );
   }
   keys.recordUse(key);
-  return { appId: key.appId, keyId: key.id, role: key.role };
+  return { appId: key.appId, keyId: key.id, role: key.role, ...(key.toolScope ? { toolScope: key.toolScope } : {}) };
 }

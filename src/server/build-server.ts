@@ -29,7 +29,8 @@ import type { Principal } from '../domain/principal.ts';
 import type { FaceContext, SweepChore } from '../faces/kit/face-context.ts';
 import type { Resources } from '../resources/index.ts';
 import { requireCapability } from '../domain/access.ts';
-import { OWN_ACCESS_ROUTES, routeCapability } from './route-access.ts';
+import { OWN_ACCESS_ROUTES, routeCapability, WORKER_KEY_ROUTES } from './route-access.ts';
+import { outOfWorkerScope } from '../domain/worker-scope.ts';
 import { StreamSlots } from '../faces/kit/stream-slots.ts';
 import { AuthFailureLimiter } from './auth-failure-limiter.ts';
 import { DEFAULT_LIMITS, type LimitSettings } from './limit-settings.ts';
@@ -117,6 +118,7 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     bindRequestLogIds({ app_id: request.principal.appId });
     const pattern = request.routeOptions.url;
     if (pattern === undefined) return; // no such route: the not-found handler answers
+    if (request.principal.toolScope && !WORKER_KEY_ROUTES.has(pattern)) throw outOfWorkerScope(request.principal);
     const capability = routeCapability(request.method, pattern) ?? 'operate';
     requireCapability(request.principal, capability, `${request.method} ${request.url.split('?')[0]}`);
   });
@@ -215,6 +217,7 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
     engine: dependencies.engine,
     authenticate: async (headers, address) => {
       const principal = await failedAuth.guard(address, () => authenticate(keys, { headers }));
+      if (principal.toolScope) throw outOfWorkerScope(principal);
       // Every message on the socket creates a response: a member's action, as POST /v1/responses.
       requireCapability(principal, 'use', 'The Responses WebSocket');
       return principal;

@@ -39,6 +39,7 @@ export class DeadlineSweeper {
     try {
       if (!(await this.lead())) return;
       await this.engine.applyDueDeadlines();
+      await this.engine.applyLapsedLeases();
       await this.engine.recoverStaleTurns();
       await this.engine.recoverStaleClaims();
       await this.engine.resumeStrandedTurns();

@@ -36,6 +36,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, Partial<Record<Method, Capabi
   '/v1/tool-calls/:id/tool': { GET: 'read' },
   '/v1/tool-calls/:id/result': { POST: 'use' },
   '/v1/tool-calls/:id/decision': { POST: 'use' },
+  // Tool workers (docs/tool-workers.md): claiming and answering is a member's.
+  '/v1/tool-calls/claim': { POST: 'use' },
+  '/v1/tool-calls/:id/lease': { POST: 'use' },
+  '/v1/tool-calls/:id/release': { POST: 'use' },
   // Responses.
   '/v1/responses': { POST: 'use' },
   '/v1/responses/compact': { POST: 'use' },
@@ -86,3 +90,18 @@ export function routeCapability(method: string, url: string): Capability | undef
   const normalised = (method === 'HEAD' ? 'GET' : method) as Method;
   return rules[normalised];
 }
+
+/**
+ * The routes a worker key (one minted with a tool scope) may reach: claiming, renewing, releasing,
+ * reading and answering calls, and `/v1/me`. Whether each call is of one of its tools is checked
+ * where the call is read (engine/workers). Everything else answers 403 `key_out_of_scope`.
+ */
+export const WORKER_KEY_ROUTES: ReadonlySet<string> = new Set([
+  '/v1/me',
+  '/v1/tool-calls/claim',
+  '/v1/tool-calls/:id',
+  '/v1/tool-calls/:id/tool',
+  '/v1/tool-calls/:id/lease',
+  '/v1/tool-calls/:id/release',
+  '/v1/tool-calls/:id/result',
+]);

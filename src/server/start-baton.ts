@@ -205,6 +205,8 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       },
       async drain() {
         drain.start();
+        // Workers waiting on a claim get their (empty) answer now and claim again elsewhere.
+        engine.workers.stopWaiting();
         // No new expiries, takeovers or recoveries from a process on its way out.
         sweeper.stop();
         await pause(config.drain.delaySeconds * 1000);
@@ -234,6 +236,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       },
       async close() {
         sweeper.stop();
+        engine.workers.stopWaiting();
         await app.close();
         await engine.idle();
         await resources.close();

@@ -25,7 +25,14 @@ import type {
   TurnUsage,
 } from '../domain/records.ts';
 import type { Page, PageRequest } from '../domain/page.ts';
-import type { ConversationFilter, LedgerFilter, PendingCallGroup, WindowItem } from '../domain/queries.ts';
+import type {
+  ConversationFilter,
+  LeaseGuard,
+  LedgerFilter,
+  PendingCallGroup,
+  WindowItem,
+  WorkerClaim,
+} from '../domain/queries.ts';
 import type { Signals } from './signals.ts';
 
 /**
@@ -260,7 +267,30 @@ export interface LedgerRepo {
    * Moves an entry out of `pending`. Only succeeds while the entry is still pending, so two
    * concurrent resolutions cannot both apply. Returns the updated entry or undefined.
    */
-  resolve(id: string, resolution: LedgerResolution): Promise<LedgerEntryRecord | undefined>;
+  resolve(id: string, resolution: LedgerResolution, guard?: LeaseGuard): Promise<LedgerEntryRecord | undefined>;
+  /**
+   * Claims, for a tool worker, at most `claim.limit` pending worker calls that no live lease holds
+   * and whose attempts are not spent, oldest first, each under a new lease counted as an attempt.
+   * Run it in a transaction: on PostgreSQL the candidates are locked with SKIP LOCKED, so claims on
+   * several replicas at once take disjoint calls.
+   */
+  claim(claim: WorkerClaim): Promise<LedgerEntryRecord[]>;
+  /** Extends a live lease held by `token` to `expiresAt`; undefined when the token holds no live lease on the call. */
+  renewLease(
+    appId: string,
+    id: string,
+    token: string,
+    now: string,
+    expiresAt: string,
+  ): Promise<LedgerEntryRecord | undefined>;
+  /** Gives back a claim held by `token` (not counted as an attempt); undefined when the token holds no live lease. */
+  releaseLease(appId: string, id: string, token: string, now: string): Promise<LedgerEntryRecord | undefined>;
+  /** Pending worker calls whose lease ended before `now` (their worker died or stalled), oldest lapse first. */
+  listLapsedLeases(now: string, limit: number): Promise<LedgerEntryRecord[]>;
+  /** Clears a lapsed lease (still held by `token`) so the call shows as waiting for a worker again. */
+  clearLapsedLease(appId: string, id: string, token: string): Promise<boolean>;
+  /** Whether any call of `toolName` in the app was made for workers (a request's own worker tools). */
+  hasWorkerCalls(appId: string, toolName: string): Promise<boolean>;
   /** Pending entries whose deadline is at or before `now`, oldest deadline first. */
   listDue(now: string, limit: number): Promise<LedgerEntryRecord[]>;
   countPending(conversationId: string): Promise<number>;

@@ -127,6 +127,10 @@ describe('wire types', () => {
         submitted_at: R,
         created_at: R,
         updated_at: R,
+        executor: R,
+        attempts: O,
+        max_attempts: O,
+        lease: O,
       });
       const messages = await h.baton.threads.messages(thread.id, { limit: 2 });
       expect(messages).toMatchObject({ object: 'list', has_more: true, next_cursor: expect.any(String) });

@@ -142,6 +142,21 @@ function probes(own: Tenant, other: Tenant): Record<string, Partial<Record<Metho
         foreign: { path: `/v1/tool-calls/${other.callId}/result`, body: { content: '{"approved":true}' } },
       },
     },
+    '/v1/tool-calls/claim': {
+      POST: { own: { path: '/v1/tool-calls/claim', body: { bogus: 1 } } },
+    },
+    '/v1/tool-calls/:id/lease': {
+      POST: {
+        own: { path: `/v1/tool-calls/${own.callId}/lease`, body: { bogus: 1 } },
+        foreign: { path: `/v1/tool-calls/${other.callId}/lease`, body: { lease_token: 'lease_guess' } },
+      },
+    },
+    '/v1/tool-calls/:id/release': {
+      POST: {
+        own: { path: `/v1/tool-calls/${own.callId}/release`, body: { bogus: 1 } },
+        foreign: { path: `/v1/tool-calls/${other.callId}/release`, body: { lease_token: 'lease_guess' } },
+      },
+    },
     '/v1/tool-calls/:id/decision': {
       POST: {
         own: { path: `/v1/tool-calls/${own.callId}/decision`, body: { approve: 'maybe' } },

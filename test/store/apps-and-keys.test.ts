@@ -16,6 +16,7 @@ function apiKey(appId: string, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRec
     revokedAt: null,
     expiresAt: null,
     lastUsedAt: null,
+    toolScope: null,
     ...overrides,
   };
 }

@@ -6,6 +6,7 @@ import { CesSessions } from './resources/ces-sessions.ts';
 import { Responses } from './resources/responses.ts';
 import { Threads } from './resources/threads.ts';
 import { ToolCalls } from './resources/tool-calls.ts';
+import { Workers } from './workers/workers.ts';
 import { callSettings, type CallOptions } from './resources/call-options.ts';
 import type { Principal } from './wire/common.ts';
 
@@ -45,7 +46,8 @@ export function normalizeBaseURL(url: string): string {
 
 /**
  * Baton's client. `threads`, `toolCalls`, `agents`, `responses` and `ces.sessions` mirror the
- * API; `threads.run`, `responses.run` and `ces.sessions.run` run the client-executed tool loop.
+ * API; `threads.run`, `responses.run` and `ces.sessions.run` run the client-executed tool loop;
+ * `workers.run` runs a fleet answering the calls of worker tools.
  *
  * ```ts
  * const baton = new Baton({ baseURL, apiKey });
@@ -65,6 +67,8 @@ export class Baton {
   readonly apiKeys: ApiKeys;
   /** Creating apps (operator keys). */
   readonly apps: Apps;
+  /** Tool workers: claim, run and answer the calls of tools marked `"executor": "worker"`. */
+  readonly workers: Workers;
   /** The HTTP layer (auth, retries, idempotency keys), for requests the SDK has no method for. */
   readonly http: Transport;
 
@@ -91,6 +95,7 @@ export class Baton {
     this.ces = { sessions: new CesSessions(this.http, this.toolCalls, this.threads, defaults) };
     this.apiKeys = new ApiKeys(this.http);
     this.apps = new Apps(this.http);
+    this.workers = new Workers(this.toolCalls);
   }
 
   /** The key's app and role (`GET /v1/me`); the app's `resource_name` is the parent of its CES sessions. */

@@ -2,7 +2,8 @@
  * The SDK's error types. Every failure a caller can act on has its own class, so code can branch
  * on `instanceof` instead of parsing messages: an API refusal (`BatonError`, with the server's
  * stable `code`), a network that stayed down through the retries, a request that took too long,
- * and a run that cannot go on (`BatonRunError`). Aborts are `AbortError`s, as `fetch` reports them.
+ * a run that cannot go on (`BatonRunError`), and a tool worker's lost lease (`BatonLeaseLostError`).
+ * Aborts are `AbortError`s, as `fetch` reports them.
  */
 
 /** An error answer of the API, in any of Baton's three dialects, normalised. */
@@ -73,6 +74,28 @@ export class BatonRunError extends Error {
     this.name = 'BatonRunError';
     this.code = code;
     this.threadId = threadId;
+  }
+}
+
+/** Why a worker no longer holds a call: the server said so, or the lease ran out before a heartbeat got through. */
+export type LeaseLostReason = 'lease_lost' | 'lapsed';
+
+/**
+ * A tool worker lost a call's lease: another worker may run it now, so the handler's signal
+ * aborts with this error and its result is not submitted (the server would refuse it anyway).
+ */
+export class BatonLeaseLostError extends Error {
+  /** The API's code for it, so code branching on `error.code` treats it as the 409 it stands for. */
+  readonly code = 'lease_lost';
+  readonly callId: string;
+  /** `lease_lost`: the server said so; `lapsed`: the lease ran out here before a renewal got through. */
+  readonly reason: LeaseLostReason;
+
+  constructor(callId: string, reason: LeaseLostReason, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'BatonLeaseLostError';
+    this.callId = callId;
+    this.reason = reason;
   }
 }
 

@@ -11,10 +11,12 @@ export { Baton, DEFAULT_BASE_URL, normalizeBaseURL, type BatonOptions } from './
 export {
   BatonConnectionError,
   BatonError,
+  BatonLeaseLostError,
   BatonRunError,
   BatonTimeoutError,
   isAbortError,
   type BatonRunErrorCode,
+  type LeaseLostReason,
 } from './errors.ts';
 
 export {
@@ -48,7 +50,18 @@ export type { CallOptions } from './resources/call-options.ts';
 export type { CesSessions, SessionRunOptions } from './resources/ces-sessions.ts';
 export type { ResponseResumeOptions, ResponseRunParams, Responses } from './resources/responses.ts';
 export type { ThreadRunOptions, Threads } from './resources/threads.ts';
-export type { ToolCallEventsOptions, ToolCalls } from './resources/tool-calls.ts';
+export type { ClaimToolCallsParams, ToolCallEventsOptions, ToolCalls } from './resources/tool-calls.ts';
+
+export type { Workers } from './workers/workers.ts';
+export type {
+  WorkerContext,
+  WorkerErrorContext,
+  WorkerErrorStage,
+  WorkerHandler,
+  WorkerLease,
+  WorkerRunOptions,
+  WorkerRunSummary,
+} from './workers/worker-options.ts';
 
 export { randomIdempotencyKey, derivedIdempotencyKey } from './http/idempotency-key.ts';
 export type { FetchLike, RequestOptions, Transport } from './http/transport.ts';

@@ -569,6 +569,14 @@ export const ERROR_CATALOGUE = {
       'The model produced invalid tool calls several rounds in a row, so the turn was stopped. Check ' +
       "the descriptions and parameter schemas of the agent's tools.",
   },
+  invalid_tool_executor: {
+    status: 400,
+    grpc: 'INVALID_ARGUMENT',
+    faces: ['threads', 'responses', 'agents', 'ces', 'mcp'],
+    meaning:
+      'A tool sets max_attempts (CES: maxAttempts) without being a worker tool. Add "executor": "worker" (CES: ' +
+      '"WORKER") to offer its calls to tool workers, or leave max_attempts out.',
+  },
   invalid_tool_name: {
     status: 400,
     grpc: 'INVALID_ARGUMENT',
@@ -624,6 +632,23 @@ export const ERROR_CATALOGUE = {
     faces: ['responses'],
     meaning:
       "An item_reference names an item that does not exist in this app. Reference the ids of this app's response items (msg_…, rs_…, fc_…, fco_…).",
+  },
+  key_out_of_scope: {
+    status: 403,
+    grpc: 'PERMISSION_DENIED',
+    faces: ['all'],
+    meaning:
+      'The key is a worker key, scoped to some tools: it may only claim, renew, release, read and answer their calls ' +
+      "on /v1/tool-calls. Use the app's other keys for anything else, or mint a worker key whose tools include this " +
+      'one.',
+  },
+  lease_lost: {
+    status: 409,
+    faces: ['ledger'],
+    meaning:
+      'The lease token does not hold the tool call any more: the lease lapsed (the worker missed its heartbeats), ' +
+      'another worker claimed the call, or it was released. Drop the work: another worker owns the call now, and a ' +
+      'result from this one would not be accepted.',
   },
   mcp_server_unavailable: {
     status: 503,
@@ -1027,6 +1052,13 @@ export const ERROR_CATALOGUE = {
     meaning:
       'A toolResponse without an id matches no pending call, or several calls of the same tool. Echo the id of the toolCall it answers.',
   },
+  tool_call_leased: {
+    status: 409,
+    faces: ['threads', 'ledger', 'responses', 'ces'],
+    meaning:
+      'A tool worker holds a live lease on this call and is running it: only its result (sent with the lease token) ' +
+      'is accepted until the lease ends. Wait for the result, or for the lease to lapse.',
+  },
   tool_call_not_found: {
     status: 404,
     faces: ['ces', 'ledger'],
@@ -1079,6 +1111,13 @@ export const ERROR_CATALOGUE = {
     faces: ['ces'],
     meaning:
       'A toolResponse names another tool or displayName than the call it answers. Echo the tool and displayName of the toolCall.',
+  },
+  tool_not_for_workers: {
+    status: 400,
+    faces: ['ledger'],
+    meaning:
+      'A tool named in a claim exists, but its calls are answered by the client, not by workers. Mark the tool with ' +
+      '"executor": "worker" (CES clientFunction: "executor": "WORKER") to offer its calls to workers.',
   },
   tool_not_found: {
     status: 404,
@@ -1217,6 +1256,12 @@ export const ERROR_CATALOGUE = {
     faces: ['ces'],
     meaning:
       'A toolIds entry names no tool of the toolset. Use the ids the message lists, or send no toolIds to get every tool.',
+  },
+  unknown_worker_tool: {
+    status: 400,
+    faces: ['ledger'],
+    meaning:
+      "A tool named in a claim is no tool of the app's agents or tool resources. Check the name against the agents' tools (GET /v1/agents).",
   },
   unsupported_field: {
     status: 400,

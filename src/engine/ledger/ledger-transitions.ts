@@ -1,6 +1,8 @@
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { ContentPart, LedgerEntryRecord, LedgerResolution, LedgerState } from '../../domain/records.ts';
 import type { Repositories } from '../../store/store.ts';
+import type { LeaseGuard } from '../../domain/queries.ts';
+import { heldByWorker, leasedByWorker, leaseLost } from './lease-errors.ts';
 
 /**
  * The ledger's state machine: `pending → completed | failed | denied | expired | cancelled`.
@@ -75,7 +77,9 @@ export function withResult(
 
 /**
  * A client's result for a pending call: `completed`, or `failed` when it is an error. Only one of
- * two concurrent answers applies; the other gets the conflict of an already resolved call.
+ * two concurrent answers applies; the other gets the conflict of an already resolved call. A
+ * worker's result applies only while its lease token (`guard`) holds the call; anyone else's only
+ * while no live lease does, so nobody answers a call a worker is running.
  */
 export async function applyResult(
   tx: Pick<Repositories, 'ledger'>,
@@ -84,13 +88,18 @@ export async function applyResult(
   by: SubmissionActor,
   at: string,
   param: string | null,
+  guard: LeaseGuard | undefined = entry.worker ? { unleased: at } : undefined,
 ): Promise<LedgerEntryRecord> {
   const resolved = await tx.ledger.resolve(
     entry.id,
     resolution(result.isError ? 'failed' : 'completed', result, by, at),
+    guard,
   );
   if (resolved) return resolved;
-  throw alreadyResolved((await tx.ledger.get(entry.appId, entry.id)) ?? entry, param);
+  const current = (await tx.ledger.get(entry.appId, entry.id)) ?? entry;
+  if (current.state === 'pending' && guard && 'lease' in guard) throw leaseLost(current, at);
+  if (heldByWorker(current, at)) throw leasedByWorker(current, param);
+  throw alreadyResolved(current, param);
 }
 
 /** A person's decision on an approval: the tool's result when approved, the reason when denied. */

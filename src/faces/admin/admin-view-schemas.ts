@@ -18,6 +18,10 @@ export const apiKeySchema = z
     expires_at: z.string().nullable(),
     last_used_at: z.string().nullable(),
     revoked_at: z.string().nullable(),
+    tools: z
+      .array(z.string())
+      .optional()
+      .describe('A worker key: the tools whose calls it may claim and answer (docs/tool-workers.md).'),
   })
   .meta({ id: 'ApiKey' });
 

@@ -13,6 +13,8 @@ export function keyView(key: ApiKeyRecord): Record<string, unknown> {
     expires_at: key.expiresAt,
     last_used_at: key.lastUsedAt,
     revoked_at: key.revokedAt,
+    // A worker key's tools (docs/tool-workers.md); ordinary keys have none.
+    ...(key.toolScope ? { tools: key.toolScope } : {}),
   };
 }
 

@@ -5,6 +5,7 @@ import { listEnvelopeSchema } from '../kit/list-envelope-schema.ts';
 import { ledgerEntrySchema, messageResponseSchema } from '../threads/thread-view-schemas.ts';
 import { eventsQuery } from './ledger-event-routes.ts';
 import { decisionBody, resultBody, toolCallListQuery } from './ledger-routes.ts';
+import { claimBody, releaseBody, renewBody } from './worker-routes.ts';
 
 const tag = 'Ledger';
 const callId = { id: 'The tool call id (`call_…`), as the model and the client see it.' };
@@ -30,12 +31,58 @@ const toolDefinitionSchema = z
       .record(z.string(), z.unknown())
       .nullable()
       .describe('For a client function: the JSON Schema of the answer it expects (what an answer form is built from).'),
-    executor: z.enum(['client', 'server']),
+    executor: z.enum(['client', 'worker', 'server']),
   })
   .meta({ id: 'ToolDefinition' });
 
-/** The ledger's routes (ledger-routes.ts, ledger-event-routes.ts), for the API document. */
+/** The ledger's routes (ledger-routes.ts, ledger-event-routes.ts, worker-routes.ts), for the API document. */
 export const LEDGER_OPERATIONS: readonly ApiOperation[] = [
+  {
+    method: 'POST',
+    route: '/v1/tool-calls/claim',
+    operationId: 'claimToolCalls',
+    summary: 'Claim worker calls',
+    description:
+      'A tool worker takes at most `max_calls` pending calls of the tools it serves (tools marked `"executor": ' +
+      '"worker"`), oldest first, each under a lease that counts as an attempt; with `wait_seconds`, it waits that long ' +
+      'for one when none is pending. Each call carries its `lease.token`: renew the lease while the work runs and ' +
+      'send the result with it.',
+    tag,
+    body: { schema: claimBody },
+    responses: {
+      200: {
+        description: 'The claimed calls (possibly none), with their leases.',
+        schema: listEnvelopeSchema(ledgerEntrySchema),
+      },
+    },
+    errors: NATIVE_ERRORS,
+  },
+  {
+    method: 'POST',
+    route: '/v1/tool-calls/:id/lease',
+    operationId: 'renewToolCallLease',
+    summary: "Renew a worker's lease",
+    description:
+      "The worker's heartbeat: extends the lease its token holds by `lease_seconds` from now. 409 `lease_lost` when the token holds it no more.",
+    tag,
+    pathParams: callId,
+    body: { schema: renewBody },
+    responses: { 200: { description: 'The call, with its renewed lease.', schema: ledgerEntrySchema } },
+    errors: NATIVE_ERRORS,
+  },
+  {
+    method: 'POST',
+    route: '/v1/tool-calls/:id/release',
+    operationId: 'releaseToolCallLease',
+    summary: 'Give a claim back',
+    description:
+      'Releases an unstarted claim: the call waits for a worker again at once, and the claim counts as no attempt.',
+    tag,
+    pathParams: callId,
+    body: { schema: releaseBody },
+    responses: { 200: { description: 'The call, waiting for a worker again.', schema: ledgerEntrySchema } },
+    errors: NATIVE_ERRORS,
+  },
   {
     method: 'GET',
     route: '/v1/tool-calls',

@@ -5,6 +5,8 @@ import type { JsonValue } from '../../domain/records.ts';
 import { parseRequest } from '../../domain/parse-request.ts';
 import { pageQuerySchema, toPageRequest } from '../kit/page-query.ts';
 import { registerLedgerEventRoutes } from './ledger-event-routes.ts';
+import { registerWorkerRoutes } from './worker-routes.ts';
+import { requireToolInScope } from '../../domain/worker-scope.ts';
 import { ledgerEntryView, messageResponseView } from '../threads/thread-views.ts';
 import { parsePostedMessage, postMessageBody, RESULT_NOT_A_STRING } from '../threads/thread-wire.ts';
 
@@ -26,6 +28,8 @@ export const resultBody = z
       .union([z.string(), z.array(z.record(z.string(), z.unknown()))], { error: RESULT_NOT_A_STRING })
       .optional(),
     is_error: z.boolean().optional(),
+    /** A tool worker's result: accepted only while this token holds the call's lease (docs/tool-workers.md). */
+    lease_token: z.string().min(1).max(200).optional(),
   })
   .strict();
 
@@ -45,6 +49,7 @@ export const decisionBody = z
 export function registerLedgerRoutes(app: FastifyInstance, face: FaceContext): void {
   const { engine } = face;
   registerLedgerEventRoutes(app, face);
+  registerWorkerRoutes(app, face);
 
   app.get('/v1/tool-calls', async (request) => {
     const query = parseRequest(toolCallListQuery, request.query, 'query');
@@ -72,6 +77,7 @@ export function registerLedgerRoutes(app: FastifyInstance, face: FaceContext): v
   // of the answer it expects (what an answer form is built from).
   app.get<{ Params: { id: string } }>('/v1/tool-calls/:id/tool', async (request) => {
     const { entry, tool } = await engine.getCallTool(request.principal.appId, request.params.id);
+    requireToolInScope(request.principal, entry.toolName, null);
     return {
       object: 'tool_definition',
       call_id: entry.id,
@@ -80,13 +86,15 @@ export function registerLedgerRoutes(app: FastifyInstance, face: FaceContext): v
       description: tool.description,
       parameters: tool.parameters,
       response_schema: tool.responseSchema ?? null,
-      executor: tool.server || tool.system ? 'server' : 'client',
+      executor: tool.server || tool.system ? 'server' : tool.executor === 'worker' ? 'worker' : 'client',
     };
   });
 
-  app.get<{ Params: { id: string } }>('/v1/tool-calls/:id', async (request) =>
-    ledgerEntryView(await engine.getCall(request.principal.appId, request.params.id)),
-  );
+  app.get<{ Params: { id: string } }>('/v1/tool-calls/:id', async (request) => {
+    const entry = await engine.getCall(request.principal.appId, request.params.id);
+    requireToolInScope(request.principal, entry.toolName, null);
+    return ledgerEntryView(entry);
+  });
 
   app.post<{ Params: { id: string } }>('/v1/tool-calls/:id/result', async (request) => {
     const body = parseRequest(resultBody, request.body);
@@ -104,6 +112,18 @@ export function registerLedgerRoutes(app: FastifyInstance, face: FaceContext): v
     const parsed = parsePostedMessage(message);
     if (parsed.kind !== 'results' || !parsed.results[0])
       throw new Error('unreachable: a tool_result block parses as results');
+    const submission = { actor: request.principal.keyId, idempotencyKey: request.idempotency?.key ?? null };
+    if (body.lease_token !== undefined || request.principal.toolScope) {
+      // A worker's result: fenced by its lease, and the turn runs on without the worker waiting for it.
+      const { entry, resumed } = await engine.workers.submit(
+        request.principal,
+        request.params.id,
+        body.lease_token ?? '',
+        { output: parsed.results[0].output, isError: parsed.results[0].isError },
+        submission,
+      );
+      return { tool_call: ledgerEntryView(entry), resumed, response: null };
+    }
     const { entry, outcome } = await engine.submitCallResult(
       request.principal.appId,
       request.params.id,

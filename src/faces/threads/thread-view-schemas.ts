@@ -114,6 +114,26 @@ export const ledgerEntrySchema = z
     submitted_at: time.nullable(),
     created_at: time,
     updated_at: time,
+    executor: z
+      .enum(['client', 'worker'])
+      .describe('`worker`: the call is offered to tool workers, which claim it under a lease (docs/tool-workers.md).'),
+    attempts: z.number().int().optional().describe('A worker call: claims so far (a released claim does not count).'),
+    max_attempts: z
+      .number()
+      .int()
+      .optional()
+      .describe('A worker call: lapsed leases it survives before its deadline policy applies.'),
+    lease: z
+      .object({
+        token: z.string().optional().describe('Only in the answers to the claiming worker (claim, renewal).'),
+        holder: z.string().describe("The worker's label, or its key id."),
+        key_id: z.string(),
+        claimed_at: time,
+        expires_at: time,
+      })
+      .nullable()
+      .optional()
+      .describe('A worker call: the worker holding it, or null when none does.'),
   })
   .meta({ id: 'LedgerEntry' });
 

@@ -192,5 +192,30 @@ export function ledgerEntryView(entry: LedgerEntryRecord) {
     submitted_at: entry.submittedAt,
     created_at: entry.createdAt,
     updated_at: entry.updatedAt,
+    executor: entry.worker ? ('worker' as const) : ('client' as const),
+    ...(entry.worker
+      ? {
+          attempts: entry.worker.attempts,
+          max_attempts: entry.worker.maxAttempts,
+          // The token is the holder's alone: views others read show who holds the call, not how.
+          // A resolved call is held by nobody; who answered it is `submitted_by`.
+          lease:
+            entry.state === 'pending' && entry.worker.lease
+              ? {
+                  holder: entry.worker.lease.holder,
+                  key_id: entry.worker.lease.keyId,
+                  claimed_at: entry.worker.lease.claimedAt,
+                  expires_at: entry.worker.lease.expiresAt,
+                }
+              : null,
+        }
+      : {}),
   };
+}
+
+/** A call as its claiming worker sees it (a claim, a renewal): the ledger entry with its lease's token. */
+export function claimedCallView(entry: LedgerEntryRecord) {
+  const view = ledgerEntryView(entry);
+  const lease = entry.worker?.lease;
+  return { ...view, lease: lease ? { token: lease.token, ...view.lease } : null };
 }

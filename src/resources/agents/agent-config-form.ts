@@ -46,6 +46,21 @@ export const toolWireSchema = z
       .enum(['error_result', 'fail', 'cancel'])
       .optional()
       .describe("What an expired call of this tool does; overrides the agent's timeout_policy."),
+    executor: z.enum(['client', 'worker']).optional().meta({
+      description:
+        "Who answers its calls: the conversation's caller (client), or tool workers that claim them (worker; docs/tool-workers.md).",
+      default: 'client',
+    }),
+    max_attempts: z
+      .number()
+      .int('max_attempts must be a whole number')
+      .min(1, 'max_attempts must be at least 1')
+      .max(100, 'max_attempts must be at most 100')
+      .optional()
+      .meta({
+        description: 'A worker tool: how many worker leases may lapse on one call before its timeout_policy applies.',
+        default: 3,
+      }),
   })
   .strict()
   .describe('A client-executed tool: the run pauses until the client sends its result.');
@@ -133,6 +148,8 @@ export function toolFromWire(tool: ToolWire): ClientToolDefinition {
   if (tool.enforce_response_schema !== undefined) definition.enforceResponseSchema = tool.enforce_response_schema;
   if (tool.timeout_seconds !== undefined) definition.timeoutSeconds = tool.timeout_seconds;
   if (tool.timeout_policy !== undefined) definition.timeoutPolicy = tool.timeout_policy;
+  if (tool.executor !== undefined) definition.executor = tool.executor;
+  if (tool.max_attempts !== undefined) definition.maxAttempts = tool.max_attempts;
   return definition;
 }
 
@@ -146,6 +163,8 @@ export function toolToWire(tool: ClientToolDefinition): ToolWire {
     ...(tool.enforceResponseSchema !== undefined ? { enforce_response_schema: tool.enforceResponseSchema } : {}),
     ...(tool.timeoutSeconds !== undefined ? { timeout_seconds: tool.timeoutSeconds } : {}),
     ...(tool.timeoutPolicy !== undefined ? { timeout_policy: tool.timeoutPolicy } : {}),
+    ...(tool.executor !== undefined ? { executor: tool.executor } : {}),
+    ...(tool.maxAttempts !== undefined ? { max_attempts: tool.maxAttempts } : {}),
   };
 }
 

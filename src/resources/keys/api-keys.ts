@@ -19,6 +19,7 @@ export async function createApiKey(
   role: ApiKeyRole,
   name: string | null,
   expiresAt: string | null = null,
+  toolScope: string[] | null = null,
 ): Promise<ApiKeyRecord> {
   const record: ApiKeyRecord = {
     id: newId('key'),
@@ -31,6 +32,7 @@ export async function createApiKey(
     revokedAt: null,
     expiresAt,
     lastUsedAt: null,
+    toolScope,
   };
   await store.apiKeys.insert(record);
   return record;

@@ -22,6 +22,16 @@ export const createKeyRequest = z
     role: roleSchema.optional(),
     expires_in_seconds: lifetimeSchema.optional(),
     app_id: z.string().min(1).max(200).optional(),
+    /** A worker key: restricted to claiming and answering calls of these tools (docs/tool-workers.md). */
+    tools: z
+      .array(
+        z
+          .string()
+          .regex(/^[a-zA-Z0-9_-]{1,64}$/, 'each of tools must be a tool name (letters, digits, _ and -, at most 64)'),
+      )
+      .min(1, 'tools must name at least one tool; leave it out for a key that is not a worker key')
+      .max(64, 'tools may name at most 64 tools')
+      .optional(),
   })
   .strict();
 

@@ -42,7 +42,8 @@ export class KeyService {
     this.requireReach(principal, role, `Creating a key with role '${role}'`);
     const expiresAt = body.expires_in_seconds ? this.after(body.expires_in_seconds) : null;
     const secret = generateApiKeySecret();
-    const key = await createApiKey(this.store, appId, secret, role, body.name ?? null, expiresAt);
+    const toolScope = body.tools ? [...new Set(body.tools)] : null;
+    const key = await createApiKey(this.store, appId, secret, role, body.name ?? null, expiresAt, toolScope);
     return { key, secret };
   }
 
@@ -85,7 +86,7 @@ export class KeyService {
     }
     const secret = generateApiKeySecret();
     const expiresAt = body.expires_in_seconds ? this.after(body.expires_in_seconds) : null;
-    const key = await createApiKey(this.store, appId, secret, current.role, current.name, expiresAt);
+    const key = await createApiKey(this.store, appId, secret, current.role, current.name, expiresAt, current.toolScope);
     await this.store.apiKeys.expireBy(appId, keyId, this.after(body.grace_seconds ?? DEFAULT_ROTATION_GRACE_SECONDS));
     this.cache.forget(current.keyHash);
     return { key, secret, replaced: (await this.store.apiKeys.get(appId, keyId)) ?? current };

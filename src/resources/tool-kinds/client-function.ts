@@ -28,6 +28,21 @@ export const clientFunctionKind: ClientToolKind = {
       .boolean()
       .optional()
       .describe('Baton: refuse a result that is not JSON valid against `response` (400 INVALID_ARGUMENT).'),
+    executor: z
+      .enum(['CLIENT', 'WORKER'])
+      .optional()
+      .describe(
+        'Baton: WORKER offers its calls to tool workers, which claim them (docs/tool-workers.md). Default CLIENT.',
+      ),
+    maxAttempts: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe(
+        'Baton: for a WORKER function, how many worker leases may lapse on one call before its deadline policy applies (default 3).',
+      ),
   }),
   async validate(_context, member, prefix) {
     checkFunction(member, prefix);
@@ -36,6 +51,13 @@ export const clientFunctionKind: ClientToolKind = {
         'invalid_tool_response_schema',
         `${prefix}.enforceResponseSchema needs ${prefix}.response, the schema results are checked against: add it, or leave enforceResponseSchema out.`,
         { param: `${prefix}.enforceResponseSchema` },
+      );
+    }
+    if (member.maxAttempts !== undefined && member.executor !== 'WORKER') {
+      throw new BatonError(
+        'invalid_tool_executor',
+        `${prefix}.maxAttempts applies to WORKER functions only: set ${prefix}.executor to "WORKER", or leave maxAttempts out.`,
+        { param: `${prefix}.maxAttempts` },
       );
     }
     return member;
@@ -52,6 +74,8 @@ export const clientFunctionKind: ClientToolKind = {
     const timeout = storedDurationSeconds(body.timeout, DURATION_RANGES.pendingCall);
     if (timeout !== undefined) definition.timeoutSeconds = timeout;
     if (body.executionType === 'ASYNCHRONOUS') definition.asynchronous = true;
+    if (member.executor === 'WORKER') definition.executor = 'worker';
+    if (typeof member.maxAttempts === 'number') definition.maxAttempts = member.maxAttempts;
     if (asObject(body.toolFakeConfig)?.enableFakeMode === true)
       definition.fake = { collection: 'tools', resourceId: record.id };
     return definition;

@@ -16,6 +16,7 @@ function toRecord(row: Selectable<ApiKeysTable>): ApiKeyRecord {
     revokedAt: row.revoked_at,
     expiresAt: row.expires_at,
     lastUsedAt: row.last_used_at,
+    toolScope: row.tool_scope === null ? null : (JSON.parse(row.tool_scope) as string[]),
   };
 }
 
@@ -36,6 +37,7 @@ export function createApiKeyRepo(db: Kysely<Database>): ApiKeyRepo {
             revoked_at: key.revokedAt,
             expires_at: key.expiresAt,
             last_used_at: key.lastUsedAt,
+            tool_scope: key.toolScope === null ? null : JSON.stringify(key.toolScope),
           })
           .execute(),
       );

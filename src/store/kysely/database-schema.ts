@@ -1,4 +1,4 @@
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /**
  * Kysely typings of the tables created by `migrations/`. Columns are
@@ -74,6 +74,8 @@ export interface ApiKeysTable {
   revoked_at: string | null;
   expires_at: string | null;
   last_used_at: string | null;
+  /** JSON array of the tools a worker key is restricted to, or null (migration 0011). */
+  tool_scope: string | null;
 }
 
 export interface AgentsTable {
@@ -182,6 +184,15 @@ export interface LedgerEntriesTable {
   updated_at: string;
   /** The W3C traceparent of the run that paused on the call, when tracing was on. */
   trace_context: string | null;
+  /** `client`, or `worker` for calls offered to tool workers (migration 0011). */
+  executor: Generated<string>;
+  attempts: Generated<number>;
+  max_attempts: number | null;
+  lease_token: string | null;
+  lease_holder: string | null;
+  lease_key_id: string | null;
+  leased_at: string | null;
+  lease_expires_at: string | null;
 }
 
 export interface IdempotencyKeysTable {

@@ -25,6 +25,7 @@ import { createServerCallClaimRepo } from './server-call-claim-repo.ts';
 export function createRepositories(
   db: Kysely<Database>,
   ledgerChanged: (appId: string) => void = () => {},
+  flavor: MigrationDialect = 'sqlite',
 ): Repositories {
   return {
     apps: createAppRepo(db),
@@ -33,7 +34,7 @@ export function createRepositories(
     conversations: createConversationRepo(db),
     turns: { ...createTurnRepo(db), getWithCalls: (id) => readTurnWithCalls(db, id) },
     items: createItemRepo(db),
-    ledger: announcingChanges(createLedgerRepo(db), ledgerChanged),
+    ledger: announcingChanges(createLedgerRepo(db, flavor), ledgerChanged),
     serverClaims: createServerCallClaimRepo(db),
     idempotency: createIdempotencyRepo(db),
     queuedInputs: createQueuedInputRepo(db),
@@ -53,7 +54,7 @@ export function createRepositories(
  */
 export function createKyselyStore(db: Kysely<Database>, signals: Signals, flavor: MigrationDialect = 'sqlite'): Store {
   const announce = (appId: string) => signals.publish('ledger', appId);
-  const repositories = createRepositories(db, announce);
+  const repositories = createRepositories(db, announce, flavor);
   return {
     ...repositories,
     agents: cachingCurrentAgents(repositories.agents, signals),
@@ -63,7 +64,7 @@ export function createKyselyStore(db: Kysely<Database>, signals: Signals, flavor
       const changed = new Set<string>();
       const result = await db
         .transaction()
-        .execute((trx) => work(createRepositories(trx, (appId) => changed.add(appId))));
+        .execute((trx) => work(createRepositories(trx, (appId) => changed.add(appId), flavor)));
       for (const appId of changed) announce(appId);
       return result;
     },
@@ -94,10 +95,26 @@ function announcingChanges(ledger: LedgerRepo, changed: (appId: string) => void)
       await ledger.insert(entries);
       for (const appId of new Set(entries.map((entry) => entry.appId))) changed(appId);
     },
-    async resolve(id, resolution) {
-      const resolved = await ledger.resolve(id, resolution);
+    async resolve(id, resolution, guard) {
+      const resolved = await ledger.resolve(id, resolution, guard);
       if (resolved) changed(resolved.appId);
       return resolved;
+    },
+    // Claims and releases move a call in or out of the pool: inboxes and waiting workers look again.
+    async claim(claim) {
+      const claimed = await ledger.claim(claim);
+      if (claimed.length > 0) changed(claim.appId);
+      return claimed;
+    },
+    async clearLapsedLease(appId, id, token) {
+      const cleared = await ledger.clearLapsedLease(appId, id, token);
+      if (cleared) changed(appId);
+      return cleared;
+    },
+    async releaseLease(appId, id, token, now) {
+      const released = await ledger.releaseLease(appId, id, token, now);
+      if (released) changed(appId);
+      return released;
     },
   };
 }

@@ -1,18 +1,14 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
-import type {
-  ContentPart,
-  JsonValue,
-  LedgerEntryRecord,
-  LedgerKind,
-  LedgerState,
-  TimeoutPolicy,
-} from '../../domain/records.ts';
+import { sql, type Kysely } from 'kysely';
+import type { LedgerKind } from '../../domain/records.ts';
 import type { PendingCallGroup } from '../../domain/queries.ts';
 import type { LedgerRepo } from '../store.ts';
-import type { Database, LedgerEntriesTable } from './database-schema.ts';
+import type { Database } from './database-schema.ts';
 import { insertOrDuplicate } from './duplicate-key.ts';
-import { fromJsonText, fromNullableJsonText, toJsonText } from './json-text.ts';
+import { toJsonText } from './json-text.ts';
 import { decodeOptionalCursor, fetchSize, isObject, toPage } from './pagination.ts';
+import type { MigrationDialect } from '../migrations/migration-dialect.ts';
+import { createWorkerLeaseStatements } from './worker-lease-statements.ts';
+import { ledgerEntryFromRow } from './ledger-entry-row.ts';
 
 interface LedgerCursor {
   createdAt: string;
@@ -29,41 +25,14 @@ function isLedgerCursor(value: unknown): value is LedgerCursor {
   );
 }
 
-export function ledgerEntryFromRow(row: Selectable<LedgerEntriesTable>): LedgerEntryRecord {
-  const entry: LedgerEntryRecord = {
-    id: row.id,
-    appId: row.app_id,
-    conversationId: row.conversation_id,
-    turnId: row.turn_id,
-    agentName: row.agent_name,
-    toolName: row.tool_name,
-    kind: row.kind as LedgerKind,
-    arguments: fromJsonText<JsonValue>(row.arguments),
-    argumentsHash: row.arguments_hash,
-    callIndex: row.call_index,
-    state: row.state as LedgerState,
-    deadlineAt: row.deadline_at,
-    timeoutPolicy: row.timeout_policy as TimeoutPolicy,
-    result: fromNullableJsonText<ContentPart[]>(row.result),
-    isError: row.is_error === 1,
-    submittedBy: row.submitted_by,
-    submittedAt: row.submitted_at,
-    idempotencyKey: row.idempotency_key,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-  // Only calls paused on while tracing was on have one; others keep the record's shape as it was.
-  if (row.trace_context !== null && row.trace_context !== undefined) entry.traceContext = row.trace_context;
-  return entry;
-}
-
 /** Seconds since midnight of an ISO `created_at`, in SQL both dialects read alike. */
 const SECONDS_INTO_DAY = sql`cast(substr(created_at, 12, 2) as integer) * 3600
   + cast(substr(created_at, 15, 2) as integer) * 60
   + cast(substr(created_at, 18, 6) as double precision)`;
 
-export function createLedgerRepo(db: Kysely<Database>): LedgerRepo {
+export function createLedgerRepo(db: Kysely<Database>, flavor: MigrationDialect): LedgerRepo {
   return {
+    ...createWorkerLeaseStatements(db, flavor),
     async insert(entries) {
       if (entries.length === 0) return;
       // A single multi-row INSERT is atomic on its own: a step's calls appear together or not at all.
@@ -93,6 +62,9 @@ export function createLedgerRepo(db: Kysely<Database>): LedgerRepo {
               created_at: entry.createdAt,
               updated_at: entry.updatedAt,
               trace_context: entry.traceContext ?? null,
+              executor: entry.worker ? 'worker' : 'client',
+              attempts: entry.worker?.attempts ?? 0,
+              max_attempts: entry.worker?.maxAttempts ?? null,
             })),
           )
           .execute(),
@@ -159,10 +131,10 @@ export function createLedgerRepo(db: Kysely<Database>): LedgerRepo {
       return rows.map(ledgerEntryFromRow);
     },
 
-    async resolve(id, resolution) {
+    async resolve(id, resolution, guard) {
       // `state = 'pending'` in the UPDATE itself is what makes two concurrent submissions
       // (or a submission racing the deadline sweeper) resolve the call exactly once.
-      const row = await db
+      let update = db
         .updateTable('ledger_entries')
         .set({
           state: resolution.state,
@@ -174,9 +146,17 @@ export function createLedgerRepo(db: Kysely<Database>): LedgerRepo {
           updated_at: resolution.submittedAt,
         })
         .where('id', '=', id)
-        .where('state', '=', 'pending')
-        .returningAll()
-        .executeTakeFirst();
+        .where('state', '=', 'pending');
+      // A worker's lease in the same UPDATE: a worker that lost its lease cannot overwrite the
+      // result of the one that took over, and nobody else answers a call a worker is running.
+      if (guard && 'lease' in guard) {
+        update = update.where('lease_token', '=', guard.lease).where('lease_expires_at', '>=', guard.now);
+      } else if (guard) {
+        update = update.where((eb) =>
+          eb.or([eb('lease_token', 'is', null), eb('lease_expires_at', '<', guard.unleased)]),
+        );
+      }
+      const row = await update.returningAll().executeTakeFirst();
       return row && ledgerEntryFromRow(row);
     },
 

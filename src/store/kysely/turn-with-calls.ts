@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { LedgerEntryRecord, TurnRecord } from '../../domain/records.ts';
 import type { Database, LedgerEntriesTable } from './database-schema.ts';
-import { ledgerEntryFromRow } from './ledger-repo.ts';
+import { ledgerEntryFromRow } from './ledger-entry-row.ts';
 import { turnFromRow } from './turn-repo.ts';
 
 /** Every column of `ledger_entries`, named once so the joined read below can prefix them. */
@@ -27,6 +27,14 @@ const LEDGER_COLUMNS = [
   'created_at',
   'updated_at',
   'trace_context',
+  'executor',
+  'attempts',
+  'max_attempts',
+  'lease_token',
+  'lease_holder',
+  'lease_key_id',
+  'leased_at',
+  'lease_expires_at',
 ] as const satisfies readonly (keyof LedgerEntriesTable)[];
 
 // A column added to the table and not to the list above fails to compile here.

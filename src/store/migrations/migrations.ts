@@ -9,6 +9,7 @@ import { createIdempotencyLeasesMigration } from './0007-idempotency-leases.ts';
 import { createServerCallClaimsMigration } from './0008-server-call-claims.ts';
 import { createTurnLeasesMigration } from './0009-turn-leases.ts';
 import { createCallTraceContextMigration } from './0010-call-trace-context.ts';
+import { createToolWorkersMigration } from './0011-tool-workers.ts';
 import type { MigrationDialect } from './migration-dialect.ts';
 
 /**
@@ -27,5 +28,6 @@ export function migrationsFor(dialect: MigrationDialect): Record<string, Migrati
     '0008-server-call-claims': createServerCallClaimsMigration(),
     '0009-turn-leases': createTurnLeasesMigration(),
     '0010-call-trace-context': createCallTraceContextMigration(),
+    '0011-tool-workers': createToolWorkersMigration(),
   };
 }

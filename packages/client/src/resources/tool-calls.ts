@@ -4,8 +4,11 @@ import type { Page } from '../wire/common.ts';
 import type {
   ApprovalDecision,
   CallToolDefinition,
+  ClaimToolCallsBody,
   LedgerEntry,
   ListToolCallsQuery,
+  ReleaseLeaseBody,
+  RenewLeaseBody,
   SubmitResultBody,
   ToolCallEvent,
   ToolCallResolution,
@@ -19,6 +22,28 @@ export interface ToolCallEventsOptions {
   lastEventId?: string;
   signal?: AbortSignal;
 }
+
+/** What `claim` takes: the wire body in camelCase. */
+export interface ClaimToolCallsParams {
+  /** Tools marked `"executor": "worker"` whose calls to take (1–64 names). */
+  tools: readonly string[];
+  /** Only calls made by these agents. */
+  agents?: readonly string[];
+  /** At most this many calls (1–100, default 1). */
+  maxCalls?: number;
+  /** How long each lease lasts unless renewed (5–3600 s, default 60). */
+  leaseSeconds?: number;
+  /** Long-poll: wait up to this long for a call when none is pending (0–60 s, default 0). */
+  waitSeconds?: number;
+  /** A label for the worker, shown in the console (default: the key id). */
+  worker?: string;
+}
+
+/**
+ * Room a long-poll claim gets beyond its wait, for the claim itself and the network: a request
+ * timeout at or under the wait would abort every idle poll just before the server answers it.
+ */
+export const CLAIM_TIMEOUT_MARGIN_MS = 15_000;
 
 /** The ledger (`/v1/tool-calls`): pending calls as records, answered or decided one at a time. */
 export class ToolCalls {
@@ -51,11 +76,70 @@ export class ToolCalls {
     });
   }
 
-  /** Answers one call. The turn resumes (and `response` holds its reply) once no call of it is pending. */
+  /**
+   * Answers one call. The turn resumes (and `response` holds its reply) once no call of it is
+   * pending. A worker passes its `lease_token`: the result is refused (409 `lease_lost`) once
+   * the lease no longer holds the call.
+   */
   submitResult(id: string, body: SubmitResultBody, options?: CallOptions): Promise<ToolCallResolution> {
     return this.http.json({
       method: 'POST',
       path: `/v1/tool-calls/${encodeURIComponent(id)}/result`,
+      body,
+      ...callSettings(options),
+    });
+  }
+
+  /**
+   * Takes up to `maxCalls` pending calls of worker tools under a lease (`POST /v1/tool-calls/claim`),
+   * oldest first; each entry's `lease.token` is what renewing, releasing and answering it need.
+   * With `waitSeconds`, waits that long for a call when none is pending; an empty list means none came.
+   */
+  async claim(params: ClaimToolCallsParams, options?: CallOptions): Promise<LedgerEntry[]> {
+    const body: ClaimToolCallsBody = {
+      tools: [...params.tools],
+      ...(params.agents !== undefined ? { agents: [...params.agents] } : {}),
+      ...(params.maxCalls !== undefined ? { max_calls: params.maxCalls } : {}),
+      ...(params.leaseSeconds !== undefined ? { lease_seconds: params.leaseSeconds } : {}),
+      ...(params.waitSeconds !== undefined ? { wait_seconds: params.waitSeconds } : {}),
+      ...(params.worker !== undefined ? { worker: params.worker } : {}),
+    };
+    const settings = callSettings(options);
+    const floor = (params.waitSeconds ?? 0) * 1000 + CLAIM_TIMEOUT_MARGIN_MS;
+    const timeoutMs = Math.max(settings.timeoutMs ?? this.http.settings.timeoutMs, floor);
+    const page = await this.http.json<{ data: LedgerEntry[] }>({
+      method: 'POST',
+      path: '/v1/tool-calls/claim',
+      body,
+      ...settings,
+      timeoutMs,
+    });
+    return page.data;
+  }
+
+  /**
+   * A heartbeat (`POST /v1/tool-calls/{id}/lease`): extends the lease from now by `leaseSeconds`
+   * (default: the server's, 60). A 409 `lease_lost` means the token no longer holds the call.
+   */
+  renewLease(id: string, token: string, leaseSeconds?: number, options?: CallOptions): Promise<LedgerEntry> {
+    const body: RenewLeaseBody = {
+      lease_token: token,
+      ...(leaseSeconds !== undefined ? { lease_seconds: leaseSeconds } : {}),
+    };
+    return this.http.json({
+      method: 'POST',
+      path: `/v1/tool-calls/${encodeURIComponent(id)}/lease`,
+      body,
+      ...callSettings(options),
+    });
+  }
+
+  /** Gives an unstarted claim back (`POST /v1/tool-calls/{id}/release`): pending again at once, no attempt counted. */
+  release(id: string, token: string, options?: CallOptions): Promise<LedgerEntry> {
+    const body: ReleaseLeaseBody = { lease_token: token };
+    return this.http.json({
+      method: 'POST',
+      path: `/v1/tool-calls/${encodeURIComponent(id)}/release`,
       body,
       ...callSettings(options),
     });

@@ -22,6 +22,24 @@ export interface LedgerEntry {
   submitted_at: string | null;
   created_at: string;
   updated_at: string;
+  /** Who answers the call: the conversation's caller (`client`), or a tool worker (`worker`). */
+  executor: 'client' | 'worker';
+  /** Worker calls: how many leases were taken on the call (a release does not count). */
+  attempts?: number;
+  /** Worker calls: how many leases may lapse before the call resolves per its deadline policy. */
+  max_attempts?: number;
+  /** Worker calls: the live lease, or null when none holds the call. */
+  lease?: ToolCallLease | null;
+}
+
+/** A worker's hold on a call. The `token` is only in the answers of a claim or a renewal: it is the holder's secret. */
+export interface ToolCallLease {
+  token?: string;
+  /** The worker label given at claim (default: the key id). */
+  holder: string;
+  key_id: string;
+  claimed_at: string;
+  expires_at: string;
 }
 
 /** The answer to a result or a decision: the row, and the turn's reply when this answer resumed it. */
@@ -52,12 +70,41 @@ export interface CallToolDefinition {
   parameters: Record<string, unknown>;
   /** For client functions that declare it: the JSON Schema of the answer they expect. */
   response_schema: Record<string, unknown> | null;
-  executor: 'server' | 'client';
+  executor: 'server' | 'client' | 'worker';
 }
 
 export interface SubmitResultBody {
   content?: string | Record<string, unknown>[];
   is_error?: boolean;
+  /** A worker's lease: the result is accepted only while this token holds the call (fencing). */
+  lease_token?: string;
+}
+
+/** `POST /v1/tool-calls/claim`, as sent on the wire. */
+export interface ClaimToolCallsBody {
+  /** 1–64 names of tools marked `"executor": "worker"`. */
+  tools: string[];
+  /** Only calls made by these agents. */
+  agents?: string[];
+  /** 1–100, default 1. */
+  max_calls?: number;
+  /** 5–3600, default 60. */
+  lease_seconds?: number;
+  /** 0–60, default 0: how long to wait for a call when none is pending. */
+  wait_seconds?: number;
+  /** A label for the worker, shown in the console (default: the key id). */
+  worker?: string;
+}
+
+/** `POST /v1/tool-calls/{id}/lease`: a heartbeat, extending the lease from now. */
+export interface RenewLeaseBody {
+  lease_token: string;
+  lease_seconds?: number;
+}
+
+/** `POST /v1/tool-calls/{id}/release`: gives an unstarted claim back. */
+export interface ReleaseLeaseBody {
+  lease_token: string;
 }
 
 /** A person's decision on an approval; `arguments` replaces the model's (checked against the tool's schema). */

@@ -99,6 +99,10 @@ export interface FunctionToolDeclaration {
   description?: string | null;
   parameters?: Record<string, unknown> | null;
   strict?: boolean | null;
+  /** Baton: who answers its calls, the caller (`client`, default) or tool workers (`worker`). */
+  executor?: 'client' | 'worker';
+  /** Baton, worker tools: how many leases may lapse on one call before its deadline policy applies (1–100, default 3). */
+  max_attempts?: number;
 }
 
 export type ResponseInputItem =

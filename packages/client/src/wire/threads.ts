@@ -127,6 +127,10 @@ export interface ToolDeclaration {
   /** Seconds the call may stay pending, 0.001 to 2592000 (30 days). */
   timeout_seconds?: number;
   timeout_policy?: 'error_result' | 'fail' | 'cancel';
+  /** Who answers its calls: the conversation's caller (`client`, default) or tool workers (`worker`). */
+  executor?: 'client' | 'worker';
+  /** A worker tool: how many leases may lapse on one call before `timeout_policy` applies (1–100, default 3). */
+  max_attempts?: number;
 }
 
 export type InputContentBlock =
