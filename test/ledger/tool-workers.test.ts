@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_AGENT } from '../../src/server/config.ts';
+import OpenAI from 'openai';
 import { ManualClock, startTestBaton, type TestBaton } from '../helpers/test-baton.ts';
+import { APP, create } from '../server-tools/server-tool-fixtures.ts';
 
 /**
  * Tool workers over HTTP (docs/tool-workers.md): claims under leases, heartbeats, fenced results,
@@ -12,6 +14,7 @@ const program = {
   rules: [
     { when: { user: 'stock' }, call: { tool: 'check_stock', arguments: { sku: 'A-1' } } },
     { when: { user: 'ship' }, call: { tool: 'ship_parcel', arguments: { sku: 'A-1' } } },
+    { when: { user: 'count' }, call: { tool: 'count_stock', arguments: { sku: 'A-1' } } },
     { when: { tool_result: true }, say: 'Done: {{result}}' },
     { say: 'ok' },
   ],
@@ -239,6 +242,61 @@ describe('tool workers', () => {
     const { callId } = await pause('ship A-1', { tools: [shipParcel] });
     const claimed = await claim({ tools: ['ship_parcel'] });
     expect(claimed.status, JSON.stringify(claimed.body)).toBe(200);
+    expect(claimed.body.data.map((entry: { id: string }) => entry.id)).toEqual([callId]);
+    await releaseAll(claimed.body.data);
+  });
+
+  it('a Responses function tool may be a worker tool: the worker answers, the client continues the chain', async () => {
+    const openai = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: server.key });
+    const tool = {
+      type: 'function',
+      name: 'count_stock',
+      parameters: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] },
+      strict: false,
+      // Baton's extension, beside the function tool's own fields.
+      executor: 'worker',
+    } as unknown as OpenAI.Responses.FunctionTool;
+    const paused = await openai.responses.create({ model: 'stock-desk', input: 'count A-1', tools: [tool] });
+    const call = paused.output.find((item) => item.type === 'function_call');
+    if (call?.type !== 'function_call') throw new Error('expected a function_call');
+    const [held] = (await claim({ tools: ['count_stock'] })).body.data;
+    expect(held.id).toBe(call.call_id);
+    const answered = await server.request('POST', `/v1/tool-calls/${held.id}/result`, {
+      content: '7 left',
+      lease_token: held.lease.token,
+    });
+    expect(answered.status).toBe(200);
+    await server.baton.engine.idle();
+    const done = await openai.responses.retrieve(paused.id);
+    expect(done.status).toBe('completed');
+  });
+
+  it('a CES clientFunction with "executor": "WORKER" is claimed like any worker tool', async () => {
+    await create(server, 'tools?toolId=count-stock', {
+      clientFunction: {
+        name: 'count_stock',
+        description: 'Counts a SKU.',
+        parameters: { type: 'OBJECT', properties: { sku: { type: 'STRING' } } },
+        executor: 'WORKER',
+        maxAttempts: 5,
+      },
+    });
+    const refused = await server.request('POST', `/v1/${APP}/tools?toolId=odd`, {
+      clientFunction: { name: 'odd', parameters: { type: 'OBJECT' }, maxAttempts: 5 },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toContain('maxAttempts');
+    await create(server, 'agents?agentId=ces-stock', {
+      displayName: 'CES stock',
+      instruction: 'Count stock.',
+      modelSettings: { model: 'scripted:stock' },
+      tools: [`${APP}/tools/count-stock`],
+    });
+    const thread = await server.request('POST', '/v1/threads', { agent: 'ces-stock' });
+    const reply = await server.request('POST', `/v1/threads/${thread.body.id}/messages`, { content: 'count A-1' });
+    const callId = reply.body.choices[0].message.tool_calls[0].id;
+    expect(await call(callId)).toMatchObject({ executor: 'worker', max_attempts: 5 });
+    const claimed = await claim({ tools: ['count_stock'], agents: ['ces-stock'] });
     expect(claimed.body.data.map((entry: { id: string }) => entry.id)).toEqual([callId]);
     await releaseAll(claimed.body.data);
   });

@@ -215,6 +215,8 @@ export function toFunctionTools(tools: CreateResponseBody['tools']): {
       name: tool.name,
       description: tool.description ?? '',
       parameters: (tool.parameters ?? { type: 'object', properties: {} }) as JsonSchema,
+      ...(tool.executor !== undefined ? { executor: tool.executor } : {}),
+      ...(tool.max_attempts !== undefined ? { maxAttempts: tool.max_attempts } : {}),
     })),
   };
 }

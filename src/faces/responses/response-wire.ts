@@ -137,6 +137,14 @@ export const functionToolWire = z
     description: z.string().max(10_000).nullish(),
     parameters: z.record(z.string(), z.unknown()).nullish(),
     strict: z.boolean().nullish(),
+    /** Baton: `worker` offers the tool's calls to tool workers (docs/tool-workers.md). */
+    executor: z.enum(['client', 'worker']).optional(),
+    max_attempts: z
+      .number()
+      .int('max_attempts must be a whole number')
+      .min(1, 'max_attempts must be at least 1')
+      .max(100, 'max_attempts must be at most 100')
+      .optional(),
   })
   .strict();
 export type FunctionToolWire = z.infer<typeof functionToolWire>;
