@@ -15,6 +15,7 @@ import { measureNoisyNeighbour, noisyNeighbourReport, type NoisyNeighbourResult 
 import { measureReplicas, replicasReport, type ReplicasResult } from './replicas.ts';
 import { measureTelemetry, telemetryReport, type TelemetryResult } from './telemetry.ts';
 import { sdkRunnerReport } from './sdk-runner-report.ts';
+import { measureWorkers, workersReport, type WorkersResult } from './workers.ts';
 import type { SqlStat } from './sql-stats.ts';
 
 /**
@@ -23,14 +24,15 @@ import type { SqlStat } from './sql-stats.ts';
  * overhead of a server-executed tool call beside a direct call to the same API (bench/server-tools.ts),
  * the @baton/client runner's overhead beside the hand-written round trip (bench/sdk-runner.ts), and
  * how much a noisy tenant (looping jsFunction tools, hostile OpenAPI documents) slows another app
- * (bench/noisy-neighbour.ts).
+ * (bench/noisy-neighbour.ts), and tool workers' claim → submit round trips beside the direct
+ * Threads round trip (bench/workers.ts).
  * Servers run in child processes (bench/servers/*.ts); this process only generates load, so it
  * never shares an event loop with the server it measures. Writes bench/results.json.
  *
  * Environment knobs (defaults in brackets): BENCH_WARMUP_S [2], BENCH_DURATION_S [8],
  * BENCH_LEVELS [1,10,50], BENCH_HEAP_TARGET [100000], BENCH_HEAP_BUDGET_S [45],
  * BENCH_PROFILE [1] (CPU-profile Baton at 10 clients), BENCH_QUICK [0] (a short smoke run),
- * BENCH_ONLY [] (`noisy-neighbour`, `replicas` or `telemetry`: run that phase alone and merge its figures into results.json).
+ * BENCH_ONLY [] (`noisy-neighbour`, `replicas`, `telemetry` or `workers`: run that phase alone and merge its figures into results.json).
  */
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
@@ -394,6 +396,7 @@ async function main(): Promise<void> {
   const noisyNeighbour = await runNoisyNeighbour();
   const replicas = await runReplicas();
   const telemetry = await runTelemetry();
+  const workers = await runWorkers();
 
   const at = (results: LoadResult[], clients: number) => results.find((result) => result.clients === clients);
   const echo10 = at(echo, 10);
@@ -435,6 +438,8 @@ async function main(): Promise<void> {
     postgresCpuRatio: replicas.postgresCpuRatio,
     /** Telemetry phase, per client level: rt/s with metrics, and with metrics and traces, over rt/s with both off. */
     telemetryRatios: telemetryRatios(telemetry),
+    /** Tool-workers phase, per worker count: claim → submit rt/s over the direct Threads round trip's. */
+    workersToDirect: workers.workersToDirect,
   };
   const verdict = {
     ratioAt10: summary.ratioAt10 >= TARGETS.ratioAt10,
@@ -536,6 +541,7 @@ async function main(): Promise<void> {
   report.push(...noisyNeighbourReport(noisyNeighbour));
   report.push(...replicasReport(replicas));
   report.push(...telemetryReport(telemetry));
+  report.push(...workersReport(workers));
   report.push('', `Total bench time ${fmt((performance.now() - began) / 1000, 0)} s.`);
   console.log(report.join('\n'));
 
@@ -565,6 +571,7 @@ async function main(): Promise<void> {
     noisyNeighbour,
     replicas,
     telemetry,
+    workers,
     totalSeconds: (performance.now() - began) / 1000,
   };
   writeFileSync(join(BENCH_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
@@ -723,7 +730,52 @@ async function mainTelemetryOnly(): Promise<void> {
   log('wrote the telemetry entry of bench/results.json');
 }
 
-const ONLY = ['noisy-neighbour', 'replicas', 'telemetry'];
+/** The tool-workers phase: 2,000 calls pending at least before each measurement (200 in a quick run). */
+function runWorkers(): Promise<WorkersResult> {
+  return measureWorkers({
+    warmupMs: config.warmupMs,
+    durationMs: config.durationMs,
+    minPendingCalls: quick ? 200 : 2_000,
+    log,
+  });
+}
+
+/**
+ * `BENCH_ONLY=workers`: that phase alone (one to three minutes, most of it making the pools). Its
+ * figures replace the `workers` entry of bench/results.json, with their own date, code and load
+ * average; the rest of the file is kept.
+ */
+async function mainWorkersOnly(): Promise<void> {
+  const git = gitState();
+  const loadAtStart = loadavg();
+  log(`config ${JSON.stringify(config)}; tool-workers phase only`);
+  const result = await runWorkers();
+  const loadAtEnd = loadavg();
+  console.log(
+    [
+      `Code ${git ? `${git.commit}${git.modifiedSrcFiles ? ` + ${git.modifiedSrcFiles} modified file(s) under src/` : ''}` : 'unknown'}; ` +
+        `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; Node ${process.version}; load average at start ` +
+        `${loadAtStart.map((v) => v.toFixed(2)).join(' ')}, at end ${loadAtEnd.map((v) => v.toFixed(2)).join(' ')}.`,
+      ...workersReport(result),
+    ].join('\n'),
+  );
+  const file = join(BENCH_DIR, 'results.json');
+  const results = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+  results.workers = {
+    date: new Date().toISOString(),
+    code: git,
+    loadAverage: { start: loadAtStart, end: loadAtEnd },
+    config: { warmupMs: config.warmupMs, durationMs: config.durationMs },
+    ...result,
+  };
+  const summary = (results.summary ?? {}) as Record<string, unknown>;
+  summary.workersToDirect = result.workersToDirect;
+  results.summary = summary;
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  log('wrote the workers entry of bench/results.json');
+}
+
+const ONLY = ['noisy-neighbour', 'replicas', 'telemetry', 'workers'];
 if (only !== '' && !ONLY.includes(only))
   throw new Error(`BENCH_ONLY=${only}: the phases that run alone are ${ONLY.join(', ')}`);
 
@@ -733,7 +785,9 @@ if (only !== '' && !ONLY.includes(only))
     ? mainReplicasOnly()
     : only === 'telemetry'
       ? mainTelemetryOnly()
-      : main()
+      : only === 'workers'
+        ? mainWorkersOnly()
+        : main()
 ).catch((error: unknown) => {
   console.error(error);
   process.exitCode = 1;
