@@ -128,6 +128,11 @@ export class ApiClient {
     return this.request('GET', `/v1/threads/${encodeURIComponent(id)}`);
   }
 
+  /** Deletes the thread and every row of it (a running turn is refused with 409 `conversation_running`). */
+  deleteThread(id: string): Promise<{ id: string; deleted: true }> {
+    return this.request('DELETE', `/v1/threads/${encodeURIComponent(id)}`);
+  }
+
   listThreads(query: Query): Promise<ListPage<Thread>> {
     return this.request('GET', withQuery('/v1/threads', query));
   }

@@ -11,6 +11,25 @@ export function ThreadPage({ id }: { id: string }) {
   const [thread, setThread] = useState<Thread | null>(null);
   const [messages, setMessages] = useState<ThreadMessage[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState(false);
+
+  async function deleteThread(): Promise<void> {
+    if (deleting) return;
+    if (
+      !window.confirm(
+        `Delete thread ${id} and everything it holds? Its pending calls are cancelled. This cannot be undone.`,
+      )
+    )
+      return;
+    setDeleting(true);
+    try {
+      await client.deleteThread(id);
+      window.location.hash = href.threads();
+    } catch (failure) {
+      setError((failure as Error).message);
+      setDeleting(false);
+    }
+  }
 
   useEffect(() => {
     let alive = true;
@@ -62,6 +81,13 @@ export function ThreadPage({ id }: { id: string }) {
             ))}
           </ul>
         </section>
+      )}
+      {thread && (
+        <div class="button-row">
+          <button type="button" class="danger" aria-disabled={deleting} onClick={() => void deleteThread()}>
+            {deleting ? 'Deleting…' : 'Delete thread'}
+          </button>
+        </div>
       )}
       <h2>Transcript</h2>
       {messages ? <Transcript messages={messages} /> : !error && <p role="status">Loading…</p>}

@@ -67,6 +67,8 @@ import { SessionRuns } from './sessions/session-runs.ts';
 import { TurnSlots } from './turn-slots.ts';
 import { writeUnwrittenOpening } from './run-opening.ts';
 import { openTurn } from './turn-start.ts';
+import { DataLifecycle, type DeleteOptions } from './lifecycle/data-lifecycle.ts';
+import type { RowCounts } from '../domain/lifecycle.ts';
 
 export * from './engine-types.ts';
 
@@ -109,6 +111,7 @@ export class Engine {
     this.responses = new ResponseChains(this.context, this);
     this.sessions = new SessionRuns(this.context, this);
     this.chats = new ChatExchanges(this.context, this);
+    this.lifecycle = new DataLifecycle(this.context, this);
     this.workers = new ToolWorkers(this.context, {
       checkResult: (entry, result) => this.checkResultSchema(entry, result),
       resume: (turnId) => this.dispatch.resume(turnId, 'resume after a worker result'),
@@ -129,6 +132,9 @@ export class Engine {
 
   /** Tool workers: claims, leases and fenced results of worker calls (see `ToolWorkers`). */
   readonly workers: ToolWorkers;
+
+  /** Data lifecycle: exports, the audit trail, retention (see `DataLifecycle`). */
+  readonly lifecycle: DataLifecycle;
 
   /** The engine's clock's time (tests move it). */
   now(): Date {
@@ -213,20 +219,18 @@ export class Engine {
   }
 
   /**
-   * Deletes a conversation and all it holds. A running or paused turn is cancelled first, so no
-   * model call keeps writing and no pending call is left for a deadline to find.
+   * Deletes a conversation and all it holds, in one transaction: a paused turn is closed and every
+   * pending call cancelled first, so no worker, webhook or deadline acts on them. A running turn is
+   * cancelled too, unless `options.whileRunning` is `refuse` (what the faces ask: 409
+   * `conversation_running` naming the turn). Returns the rows removed, by table.
    */
-  async deleteConversation(appId: string, conversationId: string, actor: string | null): Promise<void> {
-    const conversation = await this.getConversation(appId, conversationId);
-    if (conversation.activeTurnId) {
-      await closeTurn(this.context, conversation.activeTurnId, {
-        status: 'cancelled',
-        error: null,
-        syntheticResult: 'Cancelled: the conversation was deleted.',
-        actor,
-      });
-    }
-    await this.context.store.conversations.delete(appId, conversationId);
+  async deleteConversation(
+    appId: string,
+    conversationId: string,
+    actor: string | null,
+    options: DeleteOptions = {},
+  ): Promise<RowCounts> {
+    return this.lifecycle.deleteConversation(appId, conversationId, actor, options);
   }
 
   async getConversation(appId: string, conversationId: string): Promise<ConversationRecord> {

@@ -16,3 +16,6 @@ export type { ServerTools } from './tools/server-tools.ts';
 export type { ToolSources } from './tools/app-tool-catalog.ts';
 export { TOOL_KINDS, ToolKindRegistry } from './tool-kinds/registry.ts';
 export type { ToolKind } from './tool-kinds/tool-kind.ts';
+export { WebhookDelivery } from './webhooks/webhook-delivery.ts';
+export { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks/webhook-settings.ts';
+export type { IssuedEndpoint } from './webhooks/webhook-service.ts';

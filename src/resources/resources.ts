@@ -26,6 +26,7 @@ import { ToolWorkers } from './tools/tool-workers.ts';
 import { toolCollection } from './tools/tool-resource.ts';
 import { toolRequestSchemas } from './tools/tool-schemas.ts';
 import { ToolsetService } from './toolsets/toolset-service.ts';
+import { WebhookService } from './webhooks/webhook-service.ts';
 
 export interface ResourcesOptions {
   store: Store;
@@ -69,6 +70,8 @@ export class Resources {
   readonly pageTokens: PageTokenCodec;
   /** The worker threads untrusted tool work runs in (sandbox, OpenAPI documents). */
   readonly workers: ToolWorkers;
+  /** Webhook endpoints and their deliveries (an app admin's). */
+  readonly webhooks: WebhookService;
   private readonly provider: AppToolProvider | null;
 
   constructor(private readonly options: ResourcesOptions) {
@@ -102,6 +105,7 @@ export class Resources {
     this.keys = new KeyService(store, this.apiKeys);
     this.toolCatalog = new AppToolCatalog(store, options.serverTools ?? provider ?? NO_SERVER_TOOLS, kinds);
     this.pageTokens = keys.pageTokens;
+    this.webhooks = new WebhookService(store, keys, options.egress);
   }
 
   /** `projects/{p}/locations/{l}/apps/{a}` as an app the caller may use, or NOT_FOUND. */

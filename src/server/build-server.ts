@@ -2,6 +2,8 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import type { Engine } from '../engine/index.ts';
 import { BatonError } from '../domain/errors/baton-error.ts';
 import { registerAdminRoutes } from '../faces/admin/admin-routes.ts';
+import { registerWebhookRoutes } from '../faces/webhooks/webhook-routes.ts';
+import { registerLifecycleRoutes } from '../faces/lifecycle/lifecycle-routes.ts';
 import { registerAgentRoutes } from '../faces/agents/agent-routes.ts';
 import { registerLedgerRoutes } from '../faces/ledger/ledger-routes.ts';
 import { registerCesFace } from '../faces/ces/ces-face.ts';
@@ -195,6 +197,8 @@ export async function buildServer(dependencies: ServerDependencies): Promise<Fas
   app.addHook('preClose', async () => tellStreamsToReconnect(face.streams));
   registerConsoleRoutes(app);
   registerAdminRoutes(app, face);
+  registerWebhookRoutes(app, face);
+  registerLifecycleRoutes(app, face);
   registerAgentRoutes(app, face);
   registerThreadRoutes(app, face);
   registerLedgerRoutes(app, face);

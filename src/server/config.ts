@@ -4,6 +4,11 @@ import { z } from 'zod';
 import { DURATION_RANGES, durationNumber } from '../domain/duration-ranges.ts';
 import { agentWireSchema, type AgentWire } from '../resources/agents/agent-config-form.ts';
 import { toolSettingsFileSchema, toolSettingsFrom, type ToolSettings } from '../resources/tools/tool-settings.ts';
+import {
+  webhookSettingsFileSchema,
+  webhookSettingsFrom,
+  type WebhookSettings,
+} from '../resources/webhooks/webhook-settings.ts';
 import { DEFAULT_IDEMPOTENCY_LEASE_SECONDS } from './idempotency.ts';
 import { parseAllowedOrigin } from '../faces/mcp/mcp-origins.ts';
 import { DEFAULT_LIMITS, type LimitSettings } from './limit-settings.ts';
@@ -313,6 +318,7 @@ const fileSchema = z
       ),
     agents: z.array(agentWireSchema).optional().describe('Agents of the default app, created or updated at start.'),
     tools: toolSettingsFileSchema.optional(),
+    webhooks: webhookSettingsFileSchema.optional(),
     metrics: metricsFileSchema.optional(),
   })
   .strict();
@@ -377,6 +383,8 @@ export interface BatonConfig {
   limits: LimitSettings;
   /** `tools:`: worker pools, the timeout cap, OpenAPI limits (resources/tools/tool-settings.ts); defaults when absent. */
   tools?: ToolSettings;
+  /** `webhooks:`: the delivery worker's timeout, retry schedule and limits; defaults when absent. */
+  webhooks?: WebhookSettings;
   /**
    * Prometheus metrics (`metrics:`, `BATON_METRICS_TOKEN`, `BATON_METRICS_LISTEN`) and OpenTelemetry
    * traces (the OTEL_* variables); both off when absent.
@@ -547,6 +555,7 @@ export function checkConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.
     mcpAllowedOrigins: allowedOrigins(file.mcp?.allowed_origins ?? []),
     limits: limitSettings(file.limits),
     tools: toolSettingsFrom(file.tools),
+    webhooks: webhookSettingsFrom(file.webhooks),
     telemetry: telemetry.settings,
     source,
   };

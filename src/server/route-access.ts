@@ -21,12 +21,22 @@ export const ROUTE_ACCESS: Readonly<Record<string, Partial<Record<Method, Capabi
   '/v1/api-keys': { GET: 'manage', POST: 'manage' },
   '/v1/api-keys/:id': { DELETE: 'manage' },
   '/v1/api-keys/:id/rotate': { POST: 'manage' },
+  // Webhook endpoints (issue 20): what the app is told, and where, is an app admin's.
+  '/v1/webhook-endpoints': { GET: 'manage', POST: 'manage' },
+  '/v1/webhook-endpoints/:id': { GET: 'manage', PATCH: 'manage', DELETE: 'manage' },
+  '/v1/webhook-endpoints/:id/rotate-secret': { POST: 'manage' },
+  '/v1/webhook-endpoints/:id/deliveries': { GET: 'manage' },
+  '/v1/webhook-endpoints/:id/deliveries/:delivery/resend': { POST: 'manage' },
+  // Data lifecycle (docs/conversation-export.md): a whole app's data and its audit trail are an app admin's.
+  '/v1/exports/conversations': { GET: 'manage' },
+  '/v1/audit-events': { GET: 'manage' },
   // Native agents.
   '/v1/agents': { GET: 'read', POST: 'manage' },
   '/v1/agents/:name': { GET: 'read', PUT: 'manage', DELETE: 'manage' },
   // Threads: talking to agents is a member's.
   '/v1/threads': { GET: 'read', POST: 'use' },
-  '/v1/threads/:id': { GET: 'read' },
+  '/v1/threads/:id': { GET: 'read', DELETE: 'use' },
+  '/v1/threads/:id/export': { GET: 'read' },
   '/v1/threads/:id/messages': { GET: 'read', POST: 'use' },
   '/v1/threads/:id/cancel': { POST: 'use' },
   // The ledger: answering a call or an approval is a member's.
@@ -46,12 +56,14 @@ export const ROUTE_ACCESS: Readonly<Record<string, Partial<Record<Method, Capabi
   '/v1/responses/:id': { GET: 'read', DELETE: 'use' },
   '/v1/responses/:id/cancel': { POST: 'use' },
   '/v1/responses/:id/input_items': { GET: 'read' },
+  '/v1/responses/:id/export': { GET: 'read' },
   // The same Responses routes in the Nodexa dialect (src/faces/responses/response-dialect.ts).
   '/nodexa/v1/responses': { POST: 'use' },
   '/nodexa/v1/responses/compact': { POST: 'use' },
   '/nodexa/v1/responses/:id': { GET: 'read', DELETE: 'use' },
   '/nodexa/v1/responses/:id/cancel': { POST: 'use' },
   '/nodexa/v1/responses/:id/input_items': { GET: 'read' },
+  '/nodexa/v1/responses/:id/export': { GET: 'read' },
   // Chat Completions, and the models a chat client may name.
   '/v1/chat/completions': { POST: 'use' },
   '/v1/models': { GET: 'read' },

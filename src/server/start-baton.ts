@@ -10,6 +10,8 @@ import {
   serverKeys,
   type ServerTools,
   type ToolKindRegistry,
+  WebhookDelivery,
+  type WebhookSettings,
 } from '../resources/index.ts';
 import { newId } from '../domain/ids.ts';
 import { systemClock, type Clock } from '../domain/clock.ts';
@@ -39,6 +41,8 @@ export interface BatonInstance {
   generatedAdminKey: string | null;
   /** Where this start wrote a new secrets key (to back up), if it did. */
   generatedSecretsKeyFile: string | null;
+  /** The webhook delivery worker (started by `listen`). */
+  webhooks: WebhookDelivery;
   /** The address the server listens on, once `listen` was called. */
   url: string | null;
   /** Where Prometheus scrapes when `/metrics` has an address of its own (`metrics.listen`), once listening. */
@@ -67,6 +71,8 @@ export interface StartOptions {
   toolKinds?: ToolKindRegistry;
   /** WebSocket mode of `/v1/responses` (tests shorten its connection limit). */
   responsesWebSocket?: ResponseWebSocketSettings;
+  /** Webhook delivery settings over the config's (tests shorten the retry schedule). */
+  webhooks?: Partial<WebhookSettings>;
 }
 
 /** Where the config says the data lives: PostgreSQL at `DATABASE_URL`, else SQLite in the data directory. */
@@ -175,6 +181,13 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
     reportScrapeError = (error) => app.log.error({ err: error }, 'a metrics scrape could not read the ledger');
     // Work done for a request logs with the request's ids (request-log-context.ts).
     log = contextualLogger(() => app.log);
+    const webhooks = new WebhookDelivery({
+      store,
+      keys,
+      egress: { allow: config.egressAllow },
+      settings: { ...config.webhooks, ...options.webhooks },
+      logger: { warn: (details, message) => log.warn(details, message) },
+    });
     const sweeper = new DeadlineSweeper(engine, config.sweepIntervalMs, log, sweepChores, () =>
       store.signals.lead('sweeper'),
     );
@@ -192,6 +205,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       engine,
       store,
       defaultAppId,
+      webhooks,
       generatedAdminKey: generated,
       generatedSecretsKeyFile: secretsKey.source === 'generated' && onDisk ? secretsKeyPath(config.dataDir) : null,
       url: null,
@@ -201,6 +215,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
         instance.url = url;
         instance.metricsUrl = await telemetry.listen();
         if (options.sweeper !== false) sweeper.start();
+        webhooks.start();
         return url;
       },
       async drain() {
@@ -209,6 +224,8 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
         engine.workers.stopWaiting();
         // No new expiries, takeovers or recoveries from a process on its way out.
         sweeper.stop();
+        // Sends in flight finish (each bounded by its timeout); the rest waits in the outbox.
+        const webhooksStopped = webhooks.stop();
         await pause(config.drain.delaySeconds * 1000);
         const deadline = Date.now() + config.drain.timeoutSeconds * 1000;
         // Closing stops the listener, closes idle connections and the long-lived streams, and
@@ -225,6 +242,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
         }
         // Background work (resumes, queued input) and turns whose request was cut still run here.
         await within(settled(engine, deadline), deadline - Date.now());
+        await within(webhooksStopped, Math.max(0, deadline - Date.now()));
         const turnsDone = engine.runningTurns() === 0;
         if (!turnsDone)
           app.log.warn({}, 'drain timeout: turns still running stay in_progress for another replica to take over');
@@ -236,6 +254,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       },
       async close() {
         sweeper.stop();
+        await webhooks.stop(true);
         engine.workers.stopWaiting();
         await app.close();
         await engine.idle();

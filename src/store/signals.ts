@@ -13,7 +13,9 @@ export type SignalTopic =
   /** A key stopped authenticating; key: `hash:<sha256>` or `app:<app id>` (all of an app). */
   | 'api-keys'
   /** An agent was created, edited or deleted; key: the app id. */
-  | 'agents';
+  | 'agents'
+  /** A webhook endpoint was created, changed or deleted; key: the app id. */
+  | 'webhooks';
 
 export type SignalListener = (key: string) => void;
 

@@ -33,7 +33,14 @@ import type {
   WindowItem,
   WorkerClaim,
 } from '../domain/queries.ts';
+import type {
+  NewWebhookEvent,
+  WebhookDeliveryRecord,
+  WebhookEndpointRecord,
+  WebhookEventRecord,
+} from '../domain/webhooks.ts';
 import type { Signals } from './signals.ts';
+import type { AuditEventRecord, RowCounts } from '../domain/lifecycle.ts';
 
 /**
  * Repository interfaces. The engine and the faces depend on these only; `store/kysely/`
@@ -379,6 +386,108 @@ export interface ResponseRepo {
   listUnstoredBefore(before: string, limit: number): Promise<ResponseRecord[]>;
 }
 
+/** What a delivery attempt left: the delivery's new status and when to try again. */
+export interface WebhookDeliveryOutcome {
+  status: WebhookDeliveryRecord['status'];
+  nextAttemptAt: string | null;
+  lastAttemptAt: string;
+  lastResponseCode: number | null;
+  lastError: string | null;
+  updatedAt: string;
+}
+
+/** Webhook endpoints, the outbox and its deliveries (docs in src/domain/webhooks.ts). */
+export interface WebhookRepo {
+  /** Throws `DuplicateKeyError` when the id is taken. */
+  insertEndpoint(record: WebhookEndpointRecord): Promise<void>;
+  getEndpoint(appId: string, id: string): Promise<WebhookEndpointRecord | undefined>;
+  /** Oldest first. */
+  listEndpoints(appId: string): Promise<WebhookEndpointRecord[]>;
+  /** Writes the fields of `patch`; undefined when the endpoint is not in this app. */
+  updateEndpoint(
+    appId: string,
+    id: string,
+    patch: Partial<Omit<WebhookEndpointRecord, 'id' | 'appId' | 'createdAt'>> & { updatedAt: string },
+  ): Promise<WebhookEndpointRecord | undefined>;
+  /** Deletes the endpoint and its deliveries. */
+  deleteEndpoint(appId: string, id: string): Promise<boolean>;
+  /** The apps with at least one enabled endpoint: the ones whose changes write events. */
+  appsWithEndpoints(): Promise<string[]>;
+  insertEvents(events: NewWebhookEvent[]): Promise<void>;
+  /**
+   * Events no delivery was written for yet, oldest first. Run it in a transaction: on PostgreSQL
+   * they are locked with SKIP LOCKED, so replicas fanning out at once take different events.
+   */
+  claimUnfannedEvents(limit: number): Promise<WebhookEventRecord[]>;
+  markFannedOut(seqs: readonly number[]): Promise<void>;
+  getEvents(ids: readonly string[]): Promise<WebhookEventRecord[]>;
+  insertDeliveries(deliveries: WebhookDeliveryRecord[]): Promise<void>;
+  /**
+   * Claims at most `limit` pending deliveries due at `now`, oldest event first, none of
+   * `skipEndpoints`: each gets a new token, an attempt, and `next_attempt_at` = `leaseUntil`, when
+   * the claim lapses if its replica dies. SKIP LOCKED on PostgreSQL (run it in a transaction).
+   */
+  claimDeliveries(claim: {
+    now: string;
+    leaseUntil: string;
+    limit: number;
+    skipEndpoints: readonly string[];
+    newToken: () => string;
+  }): Promise<WebhookDeliveryRecord[]>;
+  /** Records an attempt's outcome if the claim `token` still holds; false otherwise. */
+  finishDelivery(id: string, token: string, outcome: WebhookDeliveryOutcome): Promise<boolean>;
+  getDelivery(appId: string, endpointId: string, id: string): Promise<WebhookDeliveryRecord | undefined>;
+  /** Newest event first. */
+  listDeliveries(appId: string, endpointId: string, page: PageRequest): Promise<Page<WebhookDeliveryRecord>>;
+  /** Sends a delivery again from the start of the schedule (a resend by hand). */
+  resendDelivery(
+    appId: string,
+    endpointId: string,
+    id: string,
+    now: string,
+  ): Promise<WebhookDeliveryRecord | undefined>;
+}
+
+/** Which conversations or calls of an app a retention policy covers: some agents, or all but some. */
+export interface RetentionScope {
+  appId: string;
+  /** Only these agents' (absent: every agent). */
+  agentNames?: readonly string[];
+  /** Not these agents' (they have a policy of their own). */
+  exceptAgentNames?: readonly string[];
+}
+
+/** Data lifecycle (issue 21): whole-conversation deletes, the audit trail, retention's reads and removals. */
+export interface LifecycleRepo {
+  /**
+   * Deletes a conversation and every row of it (items, turns, ledger entries, server call claims,
+   * responses, sessions, queued inputs, idempotency records tied to it) in one transaction.
+   * Returns the rows removed by table, or undefined when it does not exist in the app.
+   */
+  purgeConversation(appId: string, id: string): Promise<RowCounts | undefined>;
+  /** Every turn of a conversation, oldest first (an export reads them). */
+  listTurns(conversationId: string): Promise<TurnRecord[]>;
+  /** Every response of a conversation, hidden ones included, in input order (an export reads them). */
+  listResponses(conversationId: string): Promise<ResponseRecord[]>;
+  insertAudit(event: AuditEventRecord): Promise<void>;
+  /** An app's audit events, newest first. */
+  listAudit(appId: string, page: PageRequest): Promise<Page<AuditEventRecord>>;
+  /** Every app's id (the retention job visits each). */
+  listAppIds(): Promise<string[]>;
+  /** Conversations idle since before `before`, with no running turn and no pending call, oldest first. */
+  listIdleConversations(scope: RetentionScope, before: string, limit: number): Promise<string[]>;
+  /**
+   * Removes the arguments and result of at most `limit` resolved calls last changed before `before`
+   * (and the same data in their transcript items), keeping each row's state and timestamps.
+   */
+  removeToolData(
+    scope: RetentionScope,
+    before: string,
+    limit: number,
+    at: string,
+  ): Promise<{ calls: number; items: number }>;
+}
+
 export interface Repositories {
   apps: AppRepo;
   apiKeys: ApiKeyRepo;
@@ -394,6 +503,8 @@ export interface Repositories {
   resources: ResourceRepo;
   secrets: SecretRepo;
   sessions: SessionRepo;
+  webhooks: WebhookRepo;
+  lifecycle: LifecycleRepo;
 }
 
 export interface Store extends Repositories {

@@ -4,6 +4,7 @@ import type {
   CesConversation,
   CesToolCall,
   FunctionCallItem,
+  IssuedWebhookEndpoint,
   LedgerEntry,
   MessageItem,
   MessageResponse,
@@ -12,7 +13,13 @@ import type {
   Thread,
   ThreadMessage,
   ToolCallResolution,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointCreateBody,
+  WebhookEndpointUpdateBody,
+  WebhookSecretRotateBody,
 } from '@baton/client';
+import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { agentToWire } from '../../src/resources/agents/agent-config-form.ts';
 import type { ConversationView } from '../../src/faces/ces/sessions/conversation-views.ts';
@@ -25,6 +32,12 @@ import type {
   threadView,
   toolCallView,
 } from '../../src/faces/threads/thread-views.ts';
+import type {
+  createEndpointRequest,
+  rotateSecretRequest,
+  updateEndpointRequest,
+} from '../../src/resources/webhooks/webhook-requests.ts';
+import type { deliveryView, endpointView } from '../../src/faces/webhooks/webhook-views.ts';
 import { seedStoreAgent, sessionPrograms } from '../faces/ces/sessions/session-fixtures.ts';
 import { APP, SEED, startClientHarness, type ClientHarness } from './client-fixtures.ts';
 
@@ -52,6 +65,16 @@ describe('wire types', () => {
     expectTypeOf<keyof ServerSessionOutput>().toEqualTypeOf<keyof SessionOutput>();
     expectTypeOf<ToolCallWire>().toExtend<CesToolCall>();
     expectTypeOf<ConversationView>().toExtend<CesConversation>();
+    expectTypeOf<ReturnType<typeof endpointView>>().toExtend<WebhookEndpoint>();
+    expectTypeOf<keyof ReturnType<typeof endpointView>>().toEqualTypeOf<keyof WebhookEndpoint>();
+    expectTypeOf<ReturnType<typeof deliveryView>>().toExtend<WebhookDelivery>();
+    expectTypeOf<keyof ReturnType<typeof deliveryView>>().toEqualTypeOf<keyof WebhookDelivery>();
+    // What the SDK sends, the server's request schemas take, field for field.
+    expectTypeOf<WebhookEndpointCreateBody>().toExtend<z.input<typeof createEndpointRequest>>();
+    expectTypeOf<keyof WebhookEndpointCreateBody>().toEqualTypeOf<keyof z.input<typeof createEndpointRequest>>();
+    expectTypeOf<WebhookEndpointUpdateBody>().toExtend<z.input<typeof updateEndpointRequest>>();
+    expectTypeOf<keyof WebhookEndpointUpdateBody>().toEqualTypeOf<keyof z.input<typeof updateEndpointRequest>>();
+    expectTypeOf<WebhookSecretRotateBody>().toExtend<z.input<typeof rotateSecretRequest>>();
   });
 
   describe('real answers parse into the SDK types', () => {
@@ -170,6 +193,40 @@ describe('wire types', () => {
         created_at: R,
         updated_at: R,
       });
+    });
+
+    it('webhook endpoints', async () => {
+      // Only endpoint.disabled: nothing of this suite is ever sent to it.
+      const created = await h.baton.webhooks.create({
+        url: 'https://hooks.example.com/wire',
+        event_types: ['endpoint.disabled'],
+      });
+      const endpoint = {
+        object: R,
+        id: R,
+        url: R,
+        description: R,
+        event_types: R,
+        agents: R,
+        tools: R,
+        include_arguments: R,
+        enabled: R,
+        disabled_reason: R,
+        failing_since: R,
+        previous_secret_expires_at: R,
+        created_at: R,
+        updated_at: R,
+      } as const;
+      expectShape<IssuedWebhookEndpoint>(created, { ...endpoint, secret: R });
+      expectShape<WebhookEndpoint>(await h.baton.webhooks.get(created.id), endpoint);
+      expectShape<WebhookEndpoint>(await h.baton.webhooks.update(created.id, { enabled: false }), endpoint);
+      expect(await h.baton.webhooks.deliveries(created.id)).toEqual({
+        object: 'list',
+        data: [],
+        next_cursor: null,
+        has_more: false,
+      });
+      await h.baton.webhooks.delete(created.id);
     });
 
     it('a paused response and its function_call item', async () => {

@@ -28,6 +28,8 @@ interface Tenant {
   cesToolset: string;
   cesSecret: string;
   conversation: string;
+  /** A webhook endpoint of the app (`whep_…`). */
+  webhook: string;
 }
 
 interface Probe {
@@ -81,6 +83,42 @@ function probes(own: Tenant, other: Tenant): Record<string, Partial<Record<Metho
         foreign: { path: `/v1/api-keys/${other.keyIds.member}/rotate`, body: {} },
       },
     },
+    '/v1/webhook-endpoints': {
+      GET: { own: { path: '/v1/webhook-endpoints' } },
+      POST: { own: { path: '/v1/webhook-endpoints', body: { url: 'ftp://nowhere' } } },
+    },
+    '/v1/webhook-endpoints/:id': {
+      GET: {
+        own: { path: '/v1/webhook-endpoints/whep_missing' },
+        foreign: { path: `/v1/webhook-endpoints/${other.webhook}` },
+      },
+      PATCH: {
+        own: { path: `/v1/webhook-endpoints/${own.webhook}`, body: { event_types: ['nope'] } },
+        foreign: { path: `/v1/webhook-endpoints/${other.webhook}`, body: { enabled: false } },
+      },
+      DELETE: {
+        own: { path: '/v1/webhook-endpoints/whep_missing' },
+        foreign: { path: `/v1/webhook-endpoints/${other.webhook}` },
+      },
+    },
+    '/v1/webhook-endpoints/:id/rotate-secret': {
+      POST: {
+        own: { path: `/v1/webhook-endpoints/${own.webhook}/rotate-secret`, body: { grace_seconds: -1 } },
+        foreign: { path: `/v1/webhook-endpoints/${other.webhook}/rotate-secret`, body: {} },
+      },
+    },
+    '/v1/webhook-endpoints/:id/deliveries': {
+      GET: {
+        own: { path: `/v1/webhook-endpoints/${own.webhook}/deliveries?limit=0` },
+        foreign: { path: `/v1/webhook-endpoints/${other.webhook}/deliveries` },
+      },
+    },
+    '/v1/webhook-endpoints/:id/deliveries/:delivery/resend': {
+      POST: {
+        own: { path: `/v1/webhook-endpoints/${own.webhook}/deliveries/whdl_missing/resend`, body: {} },
+        foreign: { path: `/v1/webhook-endpoints/${other.webhook}/deliveries/whdl_missing/resend`, body: {} },
+      },
+    },
     '/v1/agents': { GET: { own: { path: '/v1/agents' } }, POST: { own: { path: '/v1/agents', body: {} } } },
     '/v1/agents/:name': {
       GET: { own: { path: `/v1/agents/${own.agent}` }, foreign: { path: `/v1/agents/${other.agent}` } },
@@ -102,7 +140,16 @@ function probes(own: Tenant, other: Tenant): Record<string, Partial<Record<Metho
     },
     '/v1/threads/:id': {
       GET: { own: { path: `/v1/threads/${own.threadId}` }, foreign: { path: `/v1/threads/${other.threadId}` } },
+      DELETE: { own: { path: '/v1/threads/thread_missing' }, foreign: { path: `/v1/threads/${other.threadId}` } },
     },
+    '/v1/threads/:id/export': {
+      GET: {
+        own: { path: '/v1/threads/thread_missing/export' },
+        foreign: { path: `/v1/threads/${other.threadId}/export` },
+      },
+    },
+    '/v1/exports/conversations': { GET: { own: { path: '/v1/exports/conversations?bogus=1' } } },
+    '/v1/audit-events': { GET: { own: { path: '/v1/audit-events?limit=0' } } },
     '/v1/threads/:id/messages': {
       GET: {
         own: { path: `/v1/threads/${own.threadId}/messages` },
@@ -185,6 +232,12 @@ function probes(own: Tenant, other: Tenant): Record<string, Partial<Record<Metho
         foreign: { path: `/v1/responses/${other.responseId}/cancel` },
       },
     },
+    '/v1/responses/:id/export': {
+      GET: {
+        own: { path: '/v1/responses/resp_missing/export' },
+        foreign: { path: `/v1/responses/${other.responseId}/export` },
+      },
+    },
     '/v1/responses/:id/input_items': {
       GET: {
         own: { path: `/v1/responses/${own.responseId}/input_items` },
@@ -217,6 +270,12 @@ function probes(own: Tenant, other: Tenant): Record<string, Partial<Record<Metho
       POST: {
         own: { path: '/nodexa/v1/responses/resp_missing/cancel' },
         foreign: { path: `/nodexa/v1/responses/${other.responseId}/cancel` },
+      },
+    },
+    '/nodexa/v1/responses/:id/export': {
+      GET: {
+        own: { path: '/nodexa/v1/responses/resp_missing/export' },
+        foreign: { path: `/nodexa/v1/responses/${other.responseId}/export` },
       },
     },
     '/nodexa/v1/responses/:id/input_items': {
@@ -380,6 +439,12 @@ describe('every route × every role × own and another app', () => {
       inputs: [{ text: 'hello' }],
     });
     expect(session.status, JSON.stringify(session.body)).toBeLessThan(500);
+    // Only endpoint.disabled: nothing is ever sent to this (unreachable) address during the test.
+    const webhook = await send(admin, 'POST', '/v1/webhook-endpoints', {
+      url: 'https://hooks.example.com/baton',
+      event_types: ['endpoint.disabled'],
+    });
+    expect(webhook.status, JSON.stringify(webhook.body)).toBe(201);
     const conversations = await send(admin, 'GET', `/v1/${resource}/conversations`);
     const conversation =
       String(conversations.body.conversations?.[0]?.name ?? '')
@@ -400,6 +465,7 @@ describe('every route × every role × own and another app', () => {
       cesToolset: 'remote',
       cesSecret: 'token',
       conversation,
+      webhook: webhook.body.id,
     };
   }
 
@@ -418,6 +484,7 @@ describe('every route × every role × own and another app', () => {
       `/v1/${t.resource}/secrets`,
       `/v1/${t.resource}/conversations`,
       '/v1/api-keys',
+      `/v1/webhook-endpoints/${t.webhook}`,
     ];
     const bodies = [];
     for (const path of reads) {

@@ -6,6 +6,7 @@ import { CesSessions } from './resources/ces-sessions.ts';
 import { Responses } from './resources/responses.ts';
 import { Threads } from './resources/threads.ts';
 import { ToolCalls } from './resources/tool-calls.ts';
+import { Webhooks } from './resources/webhooks.ts';
 import { Workers } from './workers/workers.ts';
 import { callSettings, type CallOptions } from './resources/call-options.ts';
 import type { Principal } from './wire/common.ts';
@@ -67,6 +68,8 @@ export class Baton {
   readonly apiKeys: ApiKeys;
   /** Creating apps (operator keys). */
   readonly apps: Apps;
+  /** Webhook endpoints and their deliveries (app admin keys); check what arrives with `verifyWebhook`. */
+  readonly webhooks: Webhooks;
   /** Tool workers: claim, run and answer the calls of tools marked `"executor": "worker"`. */
   readonly workers: Workers;
   /** The HTTP layer (auth, retries, idempotency keys), for requests the SDK has no method for. */
@@ -95,6 +98,7 @@ export class Baton {
     this.ces = { sessions: new CesSessions(this.http, this.toolCalls, this.threads, defaults) };
     this.apiKeys = new ApiKeys(this.http);
     this.apps = new Apps(this.http);
+    this.webhooks = new Webhooks(this.http);
     this.workers = new Workers(this.toolCalls);
   }
 

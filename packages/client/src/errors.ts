@@ -109,3 +109,26 @@ export function abortError(signal: AbortSignal | undefined): Error {
 export function isAbortError(error: unknown): boolean {
   return error instanceof Error && error.name === 'AbortError';
 }
+
+/** Why `verifyWebhook` refused a request. */
+export type WebhookVerificationFailure =
+  | 'missing_header'
+  | 'invalid_timestamp'
+  | 'timestamp_too_old'
+  | 'timestamp_too_new'
+  | 'no_matching_signature'
+  | 'invalid_payload';
+
+/**
+ * A webhook request that does not prove it comes from Baton (or came too late): answer it with a
+ * 4xx and do not act on it. `reason` says why; the message says it in words.
+ */
+export class BatonWebhookVerificationError extends Error {
+  readonly reason: WebhookVerificationFailure;
+
+  constructor(reason: WebhookVerificationFailure, message: string) {
+    super(message);
+    this.name = 'BatonWebhookVerificationError';
+    this.reason = reason;
+  }
+}

@@ -14,10 +14,18 @@ export {
   BatonLeaseLostError,
   BatonRunError,
   BatonTimeoutError,
+  BatonWebhookVerificationError,
   isAbortError,
   type BatonRunErrorCode,
   type LeaseLostReason,
+  type WebhookVerificationFailure,
 } from './errors.ts';
+export {
+  DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
+  verifyWebhook,
+  type VerifyWebhookOptions,
+  type WebhookHeaders,
+} from './webhooks/verify-webhook.ts';
 
 export {
   defineTool,
@@ -51,6 +59,7 @@ export type { CesSessions, SessionRunOptions } from './resources/ces-sessions.ts
 export type { ResponseResumeOptions, ResponseRunParams, Responses } from './resources/responses.ts';
 export type { ThreadRunOptions, Threads } from './resources/threads.ts';
 export type { ClaimToolCallsParams, ToolCallEventsOptions, ToolCalls } from './resources/tool-calls.ts';
+export type { Webhooks } from './resources/webhooks.ts';
 
 export type { Workers } from './workers/workers.ts';
 export type {
@@ -74,3 +83,4 @@ export type * from './wire/keys.ts';
 export type * from './wire/ledger.ts';
 export type * from './wire/responses.ts';
 export type * from './wire/threads.ts';
+export type * from './wire/webhooks.ts';

@@ -179,6 +179,14 @@ export const ERROR_CATALOGUE = {
     meaning:
       'No conversation (session) with this id exists in the app. List the conversations of the app and check the id.',
   },
+  conversation_running: {
+    status: 409,
+    grpc: 'ABORTED',
+    faces: ['threads', 'responses', 'ces', 'admin'],
+    meaning:
+      'The conversation is running a turn (in_progress), so it cannot be deleted now; the error names the turn. ' +
+      'Wait for the turn to end or to pause for tool results, or cancel it (POST /v1/threads/{id}/cancel), then delete.',
+  },
   deleting_own_app: {
     status: 400,
     grpc: 'FAILED_PRECONDITION',
@@ -626,6 +634,12 @@ export const ERROR_CATALOGUE = {
       'An input content part is unusable: an image_url or file_url that is not a base64 data URL ' +
       'or an http(s) URL, file_data that is not base64, or a file with neither. Fix the part as the ' +
       'message says.',
+  },
+  invalid_webhook_url: {
+    status: 400,
+    faces: ['admin'],
+    meaning:
+      "A webhook endpoint's `url` is not an absolute http or https URL. Give the full address, such as https://hooks.example.com/baton.",
   },
   item_not_found: {
     status: 400,
@@ -1257,6 +1271,13 @@ export const ERROR_CATALOGUE = {
     meaning:
       'A toolIds entry names no tool of the toolset. Use the ids the message lists, or send no toolIds to get every tool.',
   },
+  unknown_webhook_event_type: {
+    status: 400,
+    faces: ['admin'],
+    meaning:
+      'An entry of `event_types` is not an event Baton sends. Use tool_call.pending, tool_call.resolved, turn.completed, turn.failed, ' +
+      'turn.requires_action, endpoint.disabled, or ["*"] for all.',
+  },
   unknown_worker_tool: {
     status: 400,
     faces: ['ledger'],
@@ -1301,6 +1322,31 @@ export const ERROR_CATALOGUE = {
     meaning:
       'The URL is longer than Baton accepts (8 KiB), or one of its path segments (an id) is longer ' +
       'than 100 characters. Check the URL; send large data in the body instead.',
+  },
+  webhook_delivery_in_flight: {
+    status: 409,
+    faces: ['admin'],
+    meaning:
+      'The delivery is being sent right now, so it cannot be resent: read its outcome in the deliveries list a moment later, ' +
+      'and resend it once it has failed or succeeded.',
+  },
+  webhook_delivery_not_found: {
+    status: 404,
+    faces: ['admin'],
+    meaning:
+      'No delivery with this id belongs to this webhook endpoint of your app. List them with GET /v1/webhook-endpoints/{id}/deliveries.',
+  },
+  webhook_endpoint_not_found: {
+    status: 404,
+    faces: ['admin'],
+    meaning: 'No webhook endpoint with this id exists in your app. List them with GET /v1/webhook-endpoints.',
+  },
+  webhook_url_not_allowed: {
+    status: 422,
+    faces: ['admin'],
+    meaning:
+      "A webhook endpoint's `url` names (or resolves to) a loopback, private, link-local or metadata address, which the egress guard refuses. " +
+      'Use a public address, or have the operator allow it in `egress.allow` (BATON_EGRESS_ALLOW).',
   },
   websocket_connection_limit_reached: {
     status: 400,

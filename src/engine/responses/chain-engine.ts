@@ -3,6 +3,8 @@ import type { ConversationState, QueuedOutcome, RunOptions, UserInput } from '..
 import type { InputItem } from '../input-items.ts';
 import type { ToolResultInput } from '../ledger/result-intake.ts';
 import type { TurnOutcome } from '../turn-runner.ts';
+import type { DeleteOptions } from '../lifecycle/conversation-deletion.ts';
+import type { RowCounts } from '../../domain/lifecycle.ts';
 
 /**
  * The conversation operations response chains are built on: the engine's own methods, named
@@ -33,7 +35,12 @@ export interface ChainEngine {
     optionsPatch?: Partial<TurnOptions>,
   ): Promise<TurnOutcome>;
   forkConversation(appId: string, conversationId: string, uptoSeq: number): Promise<ConversationRecord>;
-  deleteConversation(appId: string, conversationId: string, actor: string | null): Promise<void>;
+  deleteConversation(
+    appId: string,
+    conversationId: string,
+    actor: string | null,
+    options?: DeleteOptions,
+  ): Promise<RowCounts>;
   cancel(
     appId: string,
     conversationId: string,

@@ -353,7 +353,7 @@ export class ResponseChains {
     }
     await store.responses.hide(appId, id);
     if ((await store.responses.countStoredInConversation(record.conversationId)) === 0) {
-      await this.engine.deleteConversation(appId, record.conversationId, actor);
+      await this.engine.deleteConversation(appId, record.conversationId, actor, { audit: true });
     }
   }
 
@@ -410,6 +410,11 @@ export class ResponseChains {
       if (page.length < HISTORY_PAGE || page.some((item) => item.seq > uptoSeq)) return items;
       after = page[page.length - 1]?.seq ?? after;
     }
+  }
+
+  /** The conversation of a stored response (its chain, and the branches that share its conversation). */
+  async conversationOf(appId: string, id: string): Promise<string> {
+    return (await this.stored(appId, id)).conversationId;
   }
 
   private async stored(appId: string, id: string): Promise<ResponseRecord> {

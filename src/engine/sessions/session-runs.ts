@@ -253,10 +253,13 @@ export class SessionRuns {
     return { session, conversation, agent, items };
   }
 
-  /** Deletes the session and its conversation; a paused or running turn is cancelled first. */
+  /**
+   * Deletes the session and its conversation; a paused turn is closed and its calls cancelled
+   * first. A running turn refuses the delete (409 `conversation_running`).
+   */
   async delete(appId: string, sessionId: string, actor: string | null): Promise<void> {
     const session = await this.find(appId, sessionId);
-    await this.engine.deleteConversation(appId, session.conversationId, actor);
+    await this.engine.deleteConversation(appId, session.conversationId, actor, { whileRunning: 'refuse', audit: true });
   }
 
   private async find(appId: string, sessionId: string): Promise<SessionRecord> {

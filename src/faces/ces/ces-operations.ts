@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { conversationExportSchema } from '../kit/conversation-export-view.ts';
 import type { Resources } from '../../resources/index.ts';
 import type { ApiOperation } from '../kit/api-operation.ts';
 import {
@@ -267,10 +268,27 @@ export function cesOperations(services: Resources): ApiOperation[] {
       errors,
     },
     {
+      method: 'GET',
+      route: `${appRoute}/conversations/:conversation`,
+      path: `${appPath}/conversations/{conversation}:export`,
+      operationId: 'exportConversation',
+      summary: 'Export a conversation',
+      description:
+        'The whole conversation as `baton.conversation-export/v1` (docs/conversation-export.md): messages, tool calls ' +
+        'with arguments and results, decisions with who and when, turns. Recorded in the audit trail.',
+      tag: 'CES sessions',
+      pathParams: { ...appParams, conversation: 'The conversation (session) id.' },
+      responses: { 200: { description: 'The export.', schema: conversationExportSchema } },
+      errors,
+    },
+    {
       method: 'DELETE',
       route: `${appRoute}/conversations/:conversation`,
       operationId: 'deleteConversation',
       summary: 'Delete a conversation',
+      description:
+        'Deletes the session and every row of its conversation; a paused turn is closed and its calls cancelled first, ' +
+        'a running turn is refused (409 ABORTED, naming the turn).',
       tag: 'CES sessions',
       pathParams: { ...appParams, conversation: 'The conversation (session) id.' },
       responses: { 200: { description: 'Deleted (an empty object).', schema: z.object({}) } },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { conversationExportSchema } from '../kit/conversation-export-view.ts';
 import type { ApiOperation } from '../kit/api-operation.ts';
 import { OPENAI_ERRORS } from '../kit/error-body-schemas.ts';
 import { DIALECT_BASES, type ResponsesDialect } from './response-dialect.ts';
@@ -101,6 +102,18 @@ function dialectOperations(dialect: ResponsesDialect): ApiOperation[] {
           schema: z.looseObject({ id: z.string(), object: z.string(), deleted: z.literal(true) }),
         },
       },
+    },
+    {
+      ...common,
+      method: 'GET',
+      route: `${route}/:id/export`,
+      operationId: `exportResponseConversation${suffix}`,
+      summary: "Export a response's conversation",
+      description:
+        'The whole conversation the response belongs to (its chain), as `baton.conversation-export/v1` ' +
+        '(docs/conversation-export.md). Recorded in the audit trail.',
+      pathParams: id,
+      responses: { 200: { description: 'The export.', schema: conversationExportSchema } },
     },
     {
       ...common,

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { JsonObject } from '../../domain/records.ts';
+import { conversationExportView } from '../kit/conversation-export-view.ts';
 import type { FaceContext } from '../kit/face-context.ts';
 import { parseRequest } from '../../domain/parse-request.ts';
 import { StreamedReply } from '../kit/streamed-reply.ts';
@@ -91,6 +92,13 @@ function registerDialectRoutes(
   app.delete<ResponseParams>(`${path}/:id`, async (request) =>
     lifecycle.delete(request.principal.appId, request.params.id, request.principal.keyId),
   );
+
+  // The whole conversation the response belongs to, as docs/conversation-export.md describes it.
+  app.get<ResponseParams>(`${path}/:id/export`, async (request) => {
+    const { appId, keyId } = request.principal;
+    const conversationId = await face.engine.responses.conversationOf(appId, request.params.id);
+    return conversationExportView(await face.engine.lifecycle.exportConversation(appId, conversationId, keyId));
+  });
 
   app.post<ResponseParams>(`${path}/:id/cancel`, async (request) =>
     lifecycle.cancel(request.principal.appId, request.params.id, request.principal.keyId),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ApiOperation } from '../kit/api-operation.ts';
 import { NATIVE_ERRORS } from '../kit/error-body-schemas.ts';
 import { listEnvelopeSchema } from '../kit/list-envelope-schema.ts';
+import { conversationExportSchema } from '../kit/conversation-export-view.ts';
 import { messagesQuery, threadsQuery } from './thread-routes.ts';
 import {
   heldResultsSchema,
@@ -49,6 +50,39 @@ export const THREAD_OPERATIONS: readonly ApiOperation[] = [
     tag,
     pathParams: threadId,
     responses: { 200: { description: 'The thread.', schema: threadSchema } },
+    errors: NATIVE_ERRORS,
+  },
+  {
+    method: 'DELETE',
+    route: '/v1/threads/:id',
+    operationId: 'deleteThread',
+    summary: 'Delete a thread',
+    description:
+      'Deletes the thread and everything it holds (messages, turns, tool calls, responses, sessions, queued input, ' +
+      'idempotency records tied to it) in one transaction; a deleted id is a 404 on every face. A paused turn is ' +
+      'closed and its pending calls cancelled first; a running turn is refused with 409 `conversation_running` ' +
+      'naming it (cancel it, or wait). Recorded in the audit trail.',
+    tag,
+    pathParams: threadId,
+    responses: {
+      200: {
+        description: 'Deleted.',
+        schema: z.object({ id: z.string(), object: z.literal('thread.deleted'), deleted: z.literal(true) }),
+      },
+    },
+    errors: NATIVE_ERRORS,
+  },
+  {
+    method: 'GET',
+    route: '/v1/threads/:id/export',
+    operationId: 'exportThread',
+    summary: 'Export a thread',
+    description:
+      'The whole conversation as `baton.conversation-export/v1` (docs/conversation-export.md): messages, tool calls ' +
+      'with arguments and results, decisions with who and when, turns. Recorded in the audit trail.',
+    tag,
+    pathParams: threadId,
+    responses: { 200: { description: 'The export.', schema: conversationExportSchema } },
     errors: NATIVE_ERRORS,
   },
   {

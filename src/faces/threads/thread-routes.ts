@@ -18,6 +18,7 @@ import type { StreamSlots } from '../kit/stream-slots.ts';
 import { createThreadBody, parsePostedMessage, postMessageBody } from './thread-wire.ts';
 import { ledgerEntryView, messageResponseView, messagesView, threadView } from './thread-views.ts';
 import { pageQuerySchema, toPageRequest } from '../kit/page-query.ts';
+import { conversationExportView } from '../kit/conversation-export-view.ts';
 
 type ThreadParams = { Params: { id: string } };
 
@@ -92,6 +93,19 @@ export function registerThreadRoutes(app: FastifyInstance, face: FaceContext): v
 
   app.get<ThreadParams>('/v1/threads/:id', async (request) =>
     threadView(await engine.getConversationState(request.principal.appId, request.params.id)),
+  );
+
+  // Deletes the thread and every row of it; a paused turn's calls are cancelled first, a running turn is a 409.
+  app.delete<ThreadParams>('/v1/threads/:id', async (request) => {
+    const { appId, keyId } = request.principal;
+    await engine.deleteConversation(appId, request.params.id, keyId, { whileRunning: 'refuse', audit: true });
+    return { id: request.params.id, object: 'thread.deleted', deleted: true };
+  });
+
+  app.get<ThreadParams>('/v1/threads/:id/export', async (request) =>
+    conversationExportView(
+      await engine.lifecycle.exportConversation(request.principal.appId, request.params.id, request.principal.keyId),
+    ),
   );
 
   app.get<ThreadParams>('/v1/threads/:id/messages', async (request) => {

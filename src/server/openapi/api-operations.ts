@@ -4,9 +4,11 @@ import { cesOperations } from '../../faces/ces/ces-operations.ts';
 import { CHAT_OPERATIONS } from '../../faces/chat/chat-operations.ts';
 import type { ApiOperation } from '../../faces/kit/api-operation.ts';
 import { LEDGER_OPERATIONS } from '../../faces/ledger/ledger-operations.ts';
+import { LIFECYCLE_OPERATIONS } from '../../faces/lifecycle/lifecycle-operations.ts';
 import { MCP_OPERATIONS } from '../../faces/mcp/mcp-operations.ts';
 import { RESPONSE_OPERATIONS } from '../../faces/responses/response-operations.ts';
 import { THREAD_OPERATIONS } from '../../faces/threads/thread-operations.ts';
+import { WEBHOOK_OPERATIONS } from '../../faces/webhooks/webhook-operations.ts';
 import type { Resources } from '../../resources/index.ts';
 import { SERVER_OPERATIONS } from './server-operations.ts';
 
@@ -17,6 +19,8 @@ export function apiOperations(resources: Resources): ApiOperation[] {
     ...LEDGER_OPERATIONS,
     ...AGENT_OPERATIONS,
     ...ADMIN_OPERATIONS,
+    ...WEBHOOK_OPERATIONS,
+    ...LIFECYCLE_OPERATIONS,
     ...RESPONSE_OPERATIONS,
     ...CHAT_OPERATIONS,
     ...cesOperations(resources),

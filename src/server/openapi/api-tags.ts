@@ -24,6 +24,17 @@ export const API_TAGS: readonly ApiTag[] = [
     description: 'Apps (tenants) and their API keys, with roles reader < member < admin < operator.',
   },
   {
+    name: 'Webhooks',
+    description:
+      'Endpoints the app is told of pending calls, decisions and finished turns: signed as Standard Webhooks says, ' +
+      'written to an outbox with the change, retried with backoff, listed per delivery.',
+  },
+  {
+    name: 'Data lifecycle',
+    description:
+      "Exports and the audit trail: an app's conversations as NDJSON, and its deletions, exports, retention runs and purges.",
+  },
+  {
     name: 'Responses',
     description:
       'OpenAI-compatible Open Responses: the `openai` client works unchanged. Objects and events are the ' +

@@ -85,6 +85,9 @@ export function createAppRepo(db: Kysely<Database>): AppRepo {
         await tx.deleteFrom('secrets').where('app_id', '=', id).execute();
         await tx.deleteFrom('idempotency_keys').where('app_id', '=', id).execute();
         await tx.deleteFrom('api_keys').where('app_id', '=', id).execute();
+        await tx.deleteFrom('webhook_deliveries').where('app_id', '=', id).execute();
+        await tx.deleteFrom('webhook_events').where('app_id', '=', id).execute();
+        await tx.deleteFrom('webhook_endpoints').where('app_id', '=', id).execute();
         return true;
       });
     },

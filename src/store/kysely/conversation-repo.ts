@@ -1,7 +1,7 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { ConversationRecord } from '../../domain/records.ts';
 import type { ConversationPatch, ConversationRepo } from '../store.ts';
-import { atomically } from './atomically.ts';
+import { purgeConversationRows } from './lifecycle-repo.ts';
 import type { ConversationsTable, Database } from './database-schema.ts';
 import { insertOrDuplicate } from './duplicate-key.ts';
 import { fromJsonText, toJsonText } from './json-text.ts';
@@ -119,27 +119,7 @@ export function createConversationRepo(db: Kysely<Database>): ConversationRepo {
     },
 
     async delete(appId, id) {
-      return atomically(db, async (tx) => {
-        // The conversation row goes first: the app-scoped delete is the existence check, and on
-        // Postgres it row-locks the conversation, so a concurrent writer's deferred foreign key
-        // check on a new child row waits for this commit and then fails instead of leaving an
-        // orphan. Foreign keys are deferred, so the children may follow in the same transaction.
-        const deleted = await tx
-          .deleteFrom('conversations')
-          .where('app_id', '=', appId)
-          .where('id', '=', id)
-          .executeTakeFirst();
-        if ((deleted.numDeletedRows ?? 0n) === 0n) return false;
-        // Each by its conversation_id index; turns last of the children, since items, ledger
-        // entries and responses also reference them.
-        await tx.deleteFrom('ces_sessions').where('conversation_id', '=', id).execute();
-        await tx.deleteFrom('responses').where('conversation_id', '=', id).execute();
-        await tx.deleteFrom('ledger_entries').where('conversation_id', '=', id).execute();
-        await tx.deleteFrom('items').where('conversation_id', '=', id).execute();
-        await tx.deleteFrom('queued_inputs').where('conversation_id', '=', id).execute();
-        await tx.deleteFrom('turns').where('conversation_id', '=', id).execute();
-        return true;
-      });
+      return (await purgeConversationRows(db, appId, id)) !== undefined;
     },
   };
 }

@@ -193,6 +193,8 @@ export interface LedgerEntriesTable {
   lease_key_id: string | null;
   leased_at: string | null;
   lease_expires_at: string | null;
+  /** When a retention policy removed the call's arguments and result (migration 0013). */
+  tool_data_removed_at: string | null;
 }
 
 export interface IdempotencyKeysTable {
@@ -242,6 +244,77 @@ export interface ResponsesTable {
   created_at: string;
 }
 
+/** Deletions, exports, retention runs and purges, per app (migration 0013; no foreign key: it outlives its app). */
+export interface AuditEventsTable {
+  id: string;
+  app_id: string;
+  /** The key id that acted, or `baton:retention` for the retention job. */
+  actor: string | null;
+  action: string;
+  target: string | null;
+  /** JSON object of row counts by table. */
+  counts: string;
+  /** JSON object. */
+  details: string;
+  created_at: string;
+}
+
+/** Webhook endpoints of an app (migration 0012); JSON arrays in text, booleans 0/1. */
+export interface WebhookEndpointsTable {
+  id: string;
+  app_id: string;
+  url: string;
+  description: string | null;
+  event_types: string;
+  agents: string | null;
+  tools: string | null;
+  include_arguments: number;
+  enabled: number;
+  secret_ciphertext: string;
+  previous_secret_ciphertext: string | null;
+  previous_secret_expires_at: string | null;
+  failing_since: string | null;
+  disabled_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The webhook outbox (migration 0012). */
+export interface WebhookEventsTable {
+  seq: GeneratedInt8;
+  id: string;
+  app_id: string;
+  type: string;
+  conversation_id: string | null;
+  agent_name: string | null;
+  tool_name: string | null;
+  /** JSON object: the event's payload data. */
+  data: string;
+  /** 0 until the delivery worker wrote the event's deliveries. */
+  fanned_out: Generated<number>;
+  created_at: string;
+}
+
+/** One event to one endpoint (migration 0012). */
+export interface WebhookDeliveriesTable {
+  id: string;
+  app_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_seq: Int8;
+  event_type: string;
+  conversation_id: string | null;
+  status: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  claim_token: string | null;
+  last_attempt_at: string | null;
+  last_response_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   apps: AppsTable;
   api_keys: ApiKeysTable;
@@ -258,4 +331,8 @@ export interface Database {
   app_resources: AppResourcesTable;
   secrets: SecretsTable;
   ces_sessions: CesSessionsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  audit_events: AuditEventsTable;
 }

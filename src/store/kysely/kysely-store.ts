@@ -20,21 +20,38 @@ import { createResourceRepo } from './resource-repo.ts';
 import { createSecretRepo } from './secret-repo.ts';
 import { createSessionRepo } from './session-repo.ts';
 import { createServerCallClaimRepo } from './server-call-claim-repo.ts';
+import { announcingEndpointChanges, WebhookApps } from '../webhook-apps-cache.ts';
+import { createWebhookRepo } from './webhook-repo.ts';
+import { OutboxBuffer, withWebhookOutbox, writeOutbox } from './webhook-outbox.ts';
+import { createLifecycleRepo } from './lifecycle-repo.ts';
 
 /** The repositories bound to `db`, which is either the pool-level Kysely or a transaction. */
 export function createRepositories(
   db: Kysely<Database>,
   ledgerChanged: (appId: string) => void = () => {},
   flavor: MigrationDialect = 'sqlite',
+  webhooks?: { apps: WebhookApps; buffer: OutboxBuffer | null },
 ): Repositories {
+  // Ledger and turn writes add their webhook events (webhook-outbox.ts).
+  const turnsOn = (on: Kysely<Database>) => createTurnRepo(on);
+  const ledgerOn = (on: Kysely<Database>) => createLedgerRepo(on, flavor);
+  const outbox = webhooks
+    ? withWebhookOutbox(
+        db,
+        ledgerOn(db),
+        turnsOn(db),
+        { apps: webhooks.apps, flavor, ledgerOn, turnsOn },
+        webhooks.buffer,
+      )
+    : { ledger: ledgerOn(db), turns: turnsOn(db) };
   return {
     apps: createAppRepo(db),
     apiKeys: createApiKeyRepo(db),
     agents: createAgentRepo(db),
     conversations: createConversationRepo(db),
-    turns: { ...createTurnRepo(db), getWithCalls: (id) => readTurnWithCalls(db, id) },
+    turns: { ...outbox.turns, getWithCalls: (id) => readTurnWithCalls(db, id) },
     items: createItemRepo(db),
-    ledger: announcingChanges(createLedgerRepo(db, flavor), ledgerChanged),
+    ledger: announcingChanges(outbox.ledger, ledgerChanged),
     serverClaims: createServerCallClaimRepo(db),
     idempotency: createIdempotencyRepo(db),
     queuedInputs: createQueuedInputRepo(db),
@@ -42,6 +59,8 @@ export function createRepositories(
     resources: createResourceRepo(db),
     secrets: createSecretRepo(db),
     sessions: createSessionRepo(db),
+    webhooks: createWebhookRepo(db, flavor),
+    lifecycle: createLifecycleRepo(db),
   };
 }
 
@@ -54,17 +73,25 @@ export function createRepositories(
  */
 export function createKyselyStore(db: Kysely<Database>, signals: Signals, flavor: MigrationDialect = 'sqlite'): Store {
   const announce = (appId: string) => signals.publish('ledger', appId);
-  const repositories = createRepositories(db, announce, flavor);
+  const webhookApps = new WebhookApps(signals);
+  const repositories = createRepositories(db, announce, flavor, { apps: webhookApps, buffer: null });
   return {
     ...repositories,
     agents: cachingCurrentAgents(repositories.agents, signals),
+    webhooks: announcingEndpointChanges(repositories.webhooks, webhookApps),
     signals,
     async transaction(work) {
       // Announced once committed: a process that reads on the notice must find the change.
       const changed = new Set<string>();
-      const result = await db
-        .transaction()
-        .execute((trx) => work(createRepositories(trx, (appId) => changed.add(appId), flavor)));
+      const result = await db.transaction().execute(async (trx) => {
+        const buffer = new OutboxBuffer();
+        const done = await work(
+          createRepositories(trx, (appId) => changed.add(appId), flavor, { apps: webhookApps, buffer }),
+        );
+        // The transaction's webhook events, in the same commit as its changes.
+        await writeOutbox(trx, { apps: webhookApps, flavor }, buffer.events);
+        return done;
+      });
       for (const appId of changed) announce(appId);
       return result;
     },

@@ -5,7 +5,7 @@ import type { Database, ResponsesTable } from './database-schema.ts';
 import { insertOrDuplicate } from './duplicate-key.ts';
 import { fromJsonText, toJsonText } from './json-text.ts';
 
-function toRecord(row: Selectable<ResponsesTable>): ResponseRecord {
+export function responseFromRow(row: Selectable<ResponsesTable>): ResponseRecord {
   return {
     id: row.id,
     appId: row.app_id,
@@ -54,7 +54,7 @@ export function createResponseRepo(db: Kysely<Database>): ResponseRepo {
         .where('app_id', '=', appId)
         .where('id', '=', id)
         .executeTakeFirst();
-      return row && toRecord(row);
+      return row && responseFromRow(row);
     },
 
     async nextInConversation(conversationId, afterSeq) {
@@ -67,7 +67,7 @@ export function createResponseRepo(db: Kysely<Database>): ResponseRepo {
         .orderBy('input_first_seq')
         .limit(1)
         .executeTakeFirst();
-      return row && toRecord(row);
+      return row && responseFromRow(row);
     },
 
     async latestInConversation(conversationId) {
@@ -78,7 +78,7 @@ export function createResponseRepo(db: Kysely<Database>): ResponseRepo {
         .orderBy('input_first_seq', 'desc')
         .limit(1)
         .executeTakeFirst();
-      return row && toRecord(row);
+      return row && responseFromRow(row);
     },
 
     async countInConversation(conversationId) {
@@ -130,7 +130,7 @@ export function createResponseRepo(db: Kysely<Database>): ResponseRepo {
         .orderBy('id')
         .limit(limit)
         .execute();
-      return rows.map(toRecord);
+      return rows.map(responseFromRow);
     },
   };
 }

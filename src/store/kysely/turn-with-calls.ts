@@ -35,6 +35,7 @@ const LEDGER_COLUMNS = [
   'lease_key_id',
   'leased_at',
   'lease_expires_at',
+  'tool_data_removed_at',
 ] as const satisfies readonly (keyof LedgerEntriesTable)[];
 
 // A column added to the table and not to the list above fails to compile here.

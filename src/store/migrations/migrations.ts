@@ -10,6 +10,8 @@ import { createServerCallClaimsMigration } from './0008-server-call-claims.ts';
 import { createTurnLeasesMigration } from './0009-turn-leases.ts';
 import { createCallTraceContextMigration } from './0010-call-trace-context.ts';
 import { createToolWorkersMigration } from './0011-tool-workers.ts';
+import { createWebhooksMigration } from './0012-webhooks.ts';
+import { createDataLifecycleMigration } from './0013-data-lifecycle.ts';
 import type { MigrationDialect } from './migration-dialect.ts';
 
 /**
@@ -29,5 +31,7 @@ export function migrationsFor(dialect: MigrationDialect): Record<string, Migrati
     '0009-turn-leases': createTurnLeasesMigration(),
     '0010-call-trace-context': createCallTraceContextMigration(),
     '0011-tool-workers': createToolWorkersMigration(),
+    '0012-webhooks': createWebhooksMigration(dialect),
+    '0013-data-lifecycle': createDataLifecycleMigration(),
   };
 }

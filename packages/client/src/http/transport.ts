@@ -25,7 +25,7 @@ export interface TransportSettings {
 export type QueryValue = string | number | boolean | undefined | null;
 
 export interface RequestOptions {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   query?: Record<string, QueryValue> | undefined;
   body?: unknown;

@@ -9,7 +9,9 @@ import { ToolRegistry } from '../runner/tool-registry.ts';
 import type { Page } from '../wire/common.ts';
 import type {
   CancelledThread,
+  ConversationExport,
   CreateThreadBody,
+  DeletedThread,
   MessageResponse,
   PostMessageBody,
   HeldToolResults,
@@ -103,6 +105,19 @@ export class Threads {
   /** Cancels the running or paused turn; pending calls get synthetic error results. */
   cancel(id: string, options?: CallOptions): Promise<CancelledThread> {
     return this.http.json({ method: 'POST', path: `${this.path(id)}/cancel`, body: {}, ...callSettings(options) });
+  }
+
+  /**
+   * Deletes the thread and everything it holds; a paused turn's pending calls are cancelled first.
+   * A turn still running is refused (`409 conversation_running`, naming the turn): cancel it first.
+   */
+  delete(id: string, options?: CallOptions): Promise<DeletedThread> {
+    return this.http.json({ method: 'DELETE', path: this.path(id), ...callSettings(options) });
+  }
+
+  /** The whole thread as `baton.conversation-export/v1`: messages, calls with their results and decisions, turns. */
+  export(id: string, options?: CallOptions): Promise<ConversationExport> {
+    return this.http.json({ method: 'GET', path: `${this.path(id)}/export`, ...callSettings(options) });
   }
 
   /**

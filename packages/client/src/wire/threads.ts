@@ -112,6 +112,46 @@ export interface CancelledThread extends Thread {
   cancelled_tool_calls: LedgerEntry[];
 }
 
+/** `DELETE /v1/threads/{id}`: the thread and every row of it are gone. */
+export interface DeletedThread {
+  id: string;
+  object: 'thread.deleted';
+  deleted: true;
+}
+
+/** `GET /v1/threads/{id}/export`: `baton.conversation-export/v1` (docs/conversation-export.md). */
+export interface ConversationExport {
+  schema: 'baton.conversation-export/v1';
+  conversation: {
+    id: string;
+    app_id: string;
+    agent: { id: string; name: string };
+    metadata: Record<string, string>;
+    created_at: string;
+    updated_at: string;
+  };
+  session: { id: string; ended: boolean; variables: Record<string, unknown>; turn_count: number } | null;
+  responses: {
+    id: string;
+    turn_id: string;
+    previous_response_id: string | null;
+    stored: boolean;
+    created_at: string;
+  }[];
+  turns: Record<string, unknown>[];
+  items: ({ id: string; seq: number; turn_id: string; group_id: string; type: string; created_at: string } & Record<
+    string,
+    unknown
+  >)[];
+  tool_calls: (Record<string, unknown> & {
+    id: string;
+    state: string;
+    submitted_by: string | null;
+    submitted_at: string | null;
+  })[];
+  queued_inputs: Record<string, unknown>[];
+}
+
 // ---- request bodies ---------------------------------------------------------------------------
 
 /** A tool declared by the client (per message, or on an agent). */

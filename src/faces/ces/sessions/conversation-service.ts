@@ -9,6 +9,7 @@ import { readPageSize } from '../../../resources/aip/page-token.ts';
 import { paginate } from '../../../resources/aip/paginate.ts';
 import { conversationView, type ConversationView } from './conversation-views.ts';
 import { ToolCallNames } from './tool-call-names.ts';
+import { conversationExportView, type ConversationExport } from '../../kit/conversation-export-view.ts';
 
 export interface AppPath {
   project: string;
@@ -77,7 +78,15 @@ export class ConversationService {
     return conversationView(app, found.session, found.conversation.agentName, found.items, names);
   }
 
-  /** Deletes the conversation and its session; a paused or running turn is cancelled first. */
+  /** The conversation as `baton.conversation-export/v1` (`GET …/conversations/{id}:export`), recorded in the audit trail. */
+  async export(principal: Principal, path: AppPath, conversationId: string): Promise<ConversationExport> {
+    const app = await this.resources.resolveApp(principal, path);
+    const found = await this.engine.sessions.get(app.id, conversationId).catch(notFoundIn(app, conversationId));
+    const dump = await this.engine.lifecycle.exportConversation(app.id, found.conversation.id, principal.keyId);
+    return conversationExportView(dump);
+  }
+
+  /** Deletes the conversation and its session; a paused turn's calls are cancelled first, a running turn refuses (409). */
   async delete(principal: Principal, path: AppPath, conversationId: string): Promise<Record<string, never>> {
     const app = await this.resources.resolveApp(principal, path);
     await this.engine.sessions.delete(app.id, conversationId, principal.keyId).catch(notFoundIn(app, conversationId));

@@ -25,6 +25,8 @@ export const conversationListQuery = z
   .strict();
 const emptyQuery = z.object({}).strict();
 
+const EXPORT_METHOD = ':export';
+
 /**
  * `sessions/{id}:runSession` (one JSON response) and `:streamRunSession` (SSE, one
  * `RunSessionResponse` per frame, as Google's `alt=sse`), plus conversations list/get/delete.
@@ -102,7 +104,11 @@ export function registerSessionRoutes(app: FastifyInstance, face: FaceContext): 
     `${APP_PATH}/conversations/:conversation`,
     async (request) => {
       parseRequest(emptyQuery, request.query, 'query string');
-      return conversations.get(request.principal, request.params, request.params.conversation);
+      // `conversations/{id}:export`, a custom method on the same path.
+      const id = request.params.conversation;
+      if (id.endsWith(EXPORT_METHOD))
+        return conversations.export(request.principal, request.params, id.slice(0, -EXPORT_METHOD.length));
+      return conversations.get(request.principal, request.params, id);
     },
   );
   app.delete<{ Params: AppParams & { conversation: string } }>(

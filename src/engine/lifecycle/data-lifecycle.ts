@@ -1,0 +1,95 @@
+import type { AuditEventRecord, RowCounts } from '../../domain/lifecycle.ts';
+import type { Page, PageRequest } from '../../domain/page.ts';
+import type { ConversationRecord } from '../../domain/records.ts';
+import type { EngineContext } from '../engine-context.ts';
+import { auditEvent } from './audit-trail.ts';
+import { deleteConversationData, type DeleteOptions } from './conversation-deletion.ts';
+import { dumpCounts, readConversationDump, type ConversationDump } from './conversation-export.ts';
+
+export type { ConversationDump } from './conversation-export.ts';
+export type { DeleteOptions } from './conversation-deletion.ts';
+
+/** What the lifecycle needs of the engine: a conversation by id (with an unwritten opening written first). */
+export interface LifecycleEngine {
+  getConversation(appId: string, conversationId: string): Promise<ConversationRecord>;
+}
+
+const BULK_PAGE = 50;
+
+/**
+ * Data lifecycle (issue 21): deleting whole conversations, exporting them, and the per-app audit
+ * trail of both. One delete serves every face (Threads, Responses, CES conversations).
+ */
+export class DataLifecycle {
+  constructor(
+    private readonly context: EngineContext,
+    private readonly engine: LifecycleEngine,
+  ) {}
+
+  /** Deletes a conversation and every row of it (see `deleteConversationData`); returns the rows removed. */
+  async deleteConversation(
+    appId: string,
+    conversationId: string,
+    actor: string | null,
+    options: DeleteOptions = {},
+  ): Promise<RowCounts> {
+    await this.engine.getConversation(appId, conversationId);
+    return deleteConversationData(this.context, appId, conversationId, actor, options);
+  }
+
+  /** The whole conversation; the export is recorded in the app's audit trail. */
+  async exportConversation(appId: string, conversationId: string, actor: string | null): Promise<ConversationDump> {
+    const dump = await readConversationDump(this.context, await this.engine.getConversation(appId, conversationId));
+    await this.record(
+      auditEvent(this.context, appId, actor, 'conversation.exported', conversationId, dumpCounts(dump)),
+    );
+    return dump;
+  }
+
+  /**
+   * Every conversation of the app, newest first, one at a time (a bulk export streams them). The
+   * export is recorded once it ends, with how many conversations it handed out and whether it
+   * reached the end (a client that disconnects stops it).
+   */
+  async *exportConversations(appId: string, actor: string | null): AsyncGenerator<ConversationDump> {
+    let exported = 0;
+    let complete = false;
+    try {
+      let cursor: string | null = null;
+      do {
+        const page: Page<ConversationRecord> = await this.context.store.conversations.list(
+          { appId },
+          { limit: BULK_PAGE, cursor },
+        );
+        for (const conversation of page.data) {
+          yield await readConversationDump(this.context, conversation);
+          exported += 1;
+        }
+        cursor = page.nextCursor;
+      } while (cursor);
+      complete = true;
+    } finally {
+      await this.record(
+        auditEvent(
+          this.context,
+          appId,
+          actor,
+          'conversations.exported',
+          null,
+          { conversations: exported },
+          { complete },
+        ),
+      );
+    }
+  }
+
+  /** The app's audit events, newest first. */
+  listAuditEvents(appId: string, page: PageRequest): Promise<Page<AuditEventRecord>> {
+    return this.context.store.lifecycle.listAudit(appId, page);
+  }
+
+  /** Records an event of the app's audit trail (an app purge records its own, which outlives the app). */
+  record(event: AuditEventRecord): Promise<void> {
+    return this.context.store.lifecycle.insertAudit(event);
+  }
+}
