@@ -4,7 +4,7 @@
 export type RowCounts = Record<string, number>;
 
 export type AuditAction =
-  'conversation.deleted' | 'conversation.exported' | 'conversations.exported' | 'retention.run' | 'app.purged';
+  'conversation.deleted' | 'conversation.exported' | 'conversations.exported' | 'retention.applied' | 'app.purged';
 
 export interface AuditEventRecord {
   id: string;

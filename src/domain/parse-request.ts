@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { BatonError } from './errors/baton-error.ts';
+import { isErrorCode } from './errors/error-catalogue.ts';
 
 /** Formats a zod path like the request body: `content[0].tool_call_id`. */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -52,7 +53,10 @@ export function parseRequest<Schema extends z.ZodType>(
     );
   }
   const message = issue?.message ?? 'invalid value';
-  throw new BatonError('invalid_request', `Invalid ${what}${path ? ` at '${path}'` : ''}: ${message}.`, {
+  // A custom check may name its own code (`params.code`, e.g. `invalid_retention`); the field is still named.
+  const named = issue?.code === 'custom' ? (issue.params as { code?: unknown } | undefined)?.code : undefined;
+  const code = typeof named === 'string' && isErrorCode(named) ? named : 'invalid_request';
+  throw new BatonError(code, `Invalid ${what}${path ? ` at '${path}'` : ''}: ${message}.`, {
     param: path || null,
   });
 }

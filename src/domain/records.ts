@@ -6,6 +6,7 @@
 
 import type { JsonObject, JsonValue } from './json.ts';
 import type { ProviderOptions, ProviderState } from './provider-state.ts';
+import type { RetentionPolicy } from './retention.ts';
 
 export type { JsonObject, JsonValue } from './json.ts';
 export type { ProviderOptions, ProviderState } from './provider-state.ts';
@@ -138,6 +139,8 @@ export interface AgentDefinition {
   displayName?: string;
   /** Fields of the CES Agent Baton stores and returns but does not act on (childAgents, callbacks, …). */
   extras?: JsonObject;
+  /** The agent's retention policy; each field set overrides the app's (domain/retention.ts). */
+  retention?: RetentionPolicy;
 }
 
 export interface AppRecord {

@@ -67,7 +67,12 @@ import { SessionRuns } from './sessions/session-runs.ts';
 import { TurnSlots } from './turn-slots.ts';
 import { writeUnwrittenOpening } from './run-opening.ts';
 import { openTurn } from './turn-start.ts';
-import { DataLifecycle, type DeleteOptions } from './lifecycle/data-lifecycle.ts';
+import {
+  DataLifecycle,
+  type DeleteOptions,
+  type RetentionOptions,
+  type RetentionRun,
+} from './lifecycle/data-lifecycle.ts';
 import type { RowCounts } from '../domain/lifecycle.ts';
 
 export * from './engine-types.ts';
@@ -471,6 +476,15 @@ export class Engine {
     }
     this.dispatch.drainQueueLater(appId, conversationId);
     return { turn: closed.turn, cancelledCalls: closed.closedCalls };
+  }
+
+  /**
+   * Applies every app's retention policy now, at the engine clock's time, to completion in bounded
+   * batches (see `applyRetention` in lifecycle/retention.ts). The sweeper's leader starts runs on
+   * its own (`lifecycle.startRetentionWhenDue`); tests call this after moving the clock.
+   */
+  applyRetention(options?: RetentionOptions): Promise<RetentionRun> {
+    return this.lifecycle.applyRetention(options);
   }
 
   /** Applies due deadlines (see `deadlines.ts`); resumes and queued input run in the background. */

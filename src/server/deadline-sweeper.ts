@@ -43,6 +43,8 @@ export class DeadlineSweeper {
       await this.engine.recoverStaleTurns();
       await this.engine.recoverStaleClaims();
       await this.engine.resumeStrandedTurns();
+      // Retention runs in the background, at most every RETENTION_INTERVAL_MS, so deadlines never wait for it.
+      this.engine.lifecycle.startRetentionWhenDue();
       for (const chore of this.chores) await chore();
     } catch (error) {
       this.logger.error({ err: error }, 'deadline sweep failed');

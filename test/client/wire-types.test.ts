@@ -190,6 +190,7 @@ describe('wire types', () => {
         temperature: R,
         max_output_tokens: R,
         provider_options: R,
+        retention: O,
         created_at: R,
         updated_at: R,
       });

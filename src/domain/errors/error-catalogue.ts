@@ -517,6 +517,15 @@ export const ERROR_CATALOGUE = {
       'A resource name does not have the expected form, such as projects/{project}/locations/{location}/apps/{app}/tools/{tool}. ' +
       'Use the name as create or list returned it.',
   },
+  invalid_retention: {
+    status: 400,
+    grpc: 'INVALID_ARGUMENT',
+    faces: ['ces', 'mcp', 'agents'],
+    meaning:
+      "A retention duration (an agent's `retention.conversations_after_days` or `retention.tool_data_after_days`, an app's " +
+      '`retention.conversationsAfterDays` or `retention.toolDataAfterDays`) is not a whole number of days from 1 to 3650. ' +
+      'The message and `param` name the field; nothing was changed.',
+  },
   invalid_role: {
     status: 400,
     faces: ['threads'],

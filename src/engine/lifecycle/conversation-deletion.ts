@@ -1,6 +1,6 @@
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { RowCounts } from '../../domain/lifecycle.ts';
-import type { LedgerEntryRecord } from '../../domain/records.ts';
+import type { ConversationRecord, LedgerEntryRecord } from '../../domain/records.ts';
 import type { Repositories } from '../../store/store.ts';
 import { nowIso, type EngineContext } from '../engine-context.ts';
 import { conversationNotFound } from '../engine-errors.ts';
@@ -42,11 +42,33 @@ export async function deleteConversationData(
   actor: string | null,
   options: DeleteOptions = {},
 ): Promise<RowCounts> {
+  const counts = await deleteConversationIf(context, appId, conversationId, actor, async () => true, options);
+  if (!counts) throw conversationNotFound(conversationId);
+  return counts;
+}
+
+/** Whether a conversation may still be deleted, asked inside the deleting transaction. */
+export type DeleteGuard = (conversation: ConversationRecord, tx: Repositories) => Promise<boolean>;
+
+/**
+ * `deleteConversationData`, but only if `guard` still holds of the conversation as the deleting
+ * transaction reads it (the retention job: still idle, no turn open, no call pending). Otherwise
+ * nothing changes and the answer is null.
+ */
+export async function deleteConversationIf(
+  context: EngineContext,
+  appId: string,
+  conversationId: string,
+  actor: string | null,
+  guard: DeleteGuard,
+  options: DeleteOptions = {},
+): Promise<RowCounts | null> {
   const now = nowIso(context);
   let closedTurnId: string | null = null;
   const counts = await context.store.transaction(async (tx) => {
     const conversation = await tx.conversations.get(appId, conversationId);
     if (!conversation) throw conversationNotFound(conversationId);
+    if (!(await guard(conversation, tx))) return null;
     if (conversation.activeTurnId) {
       const turn = await tx.turns.get(conversation.activeTurnId);
       if (turn?.status === 'in_progress' && (options.whileRunning ?? 'cancel') === 'refuse')

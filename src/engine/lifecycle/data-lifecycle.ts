@@ -1,13 +1,15 @@
 import type { AuditEventRecord, RowCounts } from '../../domain/lifecycle.ts';
 import type { Page, PageRequest } from '../../domain/page.ts';
 import type { ConversationRecord } from '../../domain/records.ts';
-import type { EngineContext } from '../engine-context.ts';
+import { runInBackground, type EngineContext } from '../engine-context.ts';
+import { applyRetention, type RetentionOptions, type RetentionRun } from './retention.ts';
 import { auditEvent } from './audit-trail.ts';
 import { deleteConversationData, type DeleteOptions } from './conversation-deletion.ts';
 import { dumpCounts, readConversationDump, type ConversationDump } from './conversation-export.ts';
 
 export type { ConversationDump } from './conversation-export.ts';
 export type { DeleteOptions } from './conversation-deletion.ts';
+export type { RetentionAppResult, RetentionOptions, RetentionRun } from './retention.ts';
 
 /** What the lifecycle needs of the engine: a conversation by id (with an unwritten opening written first). */
 export interface LifecycleEngine {
@@ -15,6 +17,8 @@ export interface LifecycleEngine {
 }
 
 const BULK_PAGE = 50;
+/** How often the sweeper's leader starts a retention run (policies are in days; a run catches up on everything due). */
+export const RETENTION_INTERVAL_MS = 15 * 60_000;
 
 /**
  * Data lifecycle (issue 21): deleting whole conversations, exporting them, and the per-app audit
@@ -87,6 +91,36 @@ export class DataLifecycle {
   listAuditEvents(appId: string, page: PageRequest): Promise<Page<AuditEventRecord>> {
     return this.context.store.lifecycle.listAudit(appId, page);
   }
+
+  /**
+   * Applies every app's retention policy now, to completion, in bounded batches (see
+   * `applyRetention`); tests call it after moving the clock.
+   */
+  applyRetention(options: RetentionOptions = {}): Promise<RetentionRun> {
+    return applyRetention(this.context, options);
+  }
+
+  /**
+   * The sweeper's chore (its leader only): starts a retention run in the background when the last
+   * one started `RETENTION_INTERVAL_MS` ago or more and none is running, so the deadline sweep
+   * never waits for it. Returns at once.
+   */
+  startRetentionWhenDue(): void {
+    const now = this.context.clock.now().getTime();
+    if (this.retentionRunning || now < this.nextRetentionAt) return;
+    this.retentionRunning = true;
+    this.nextRetentionAt = now + RETENTION_INTERVAL_MS;
+    runInBackground(this.context, 'retention', async () => {
+      try {
+        await applyRetention(this.context);
+      } finally {
+        this.retentionRunning = false;
+      }
+    });
+  }
+
+  private retentionRunning = false;
+  private nextRetentionAt = 0;
 
   /** Records an event of the app's audit trail (an app purge records its own, which outlives the app). */
   record(event: AuditEventRecord): Promise<void> {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { agentToWire, toolWireSchema } from '../../resources/agents/agent-config-form.ts';
 import { viewFits } from '../kit/view-fits.ts';
+import { retentionWireSchema } from '../../domain/retention.ts';
 
 /** An agent as `/v1/agents` shows it (`agentToWire`): its current version's definition, every default filled in. */
 export const agentSchema = z
@@ -24,6 +25,9 @@ export const agentSchema = z
     temperature: z.number().nullable(),
     max_output_tokens: z.number().int().nullable(),
     provider_options: z.record(z.string(), z.record(z.string(), z.unknown())),
+    retention: retentionWireSchema
+      .optional()
+      .describe("The agent's own retention policy, when it has one; absent fields (or none) follow the app's."),
     created_at: z.string(),
     updated_at: z.string(),
   })

@@ -16,7 +16,7 @@ const auditEventSchema = z
       'conversation.deleted',
       'conversation.exported',
       'conversations.exported',
-      'retention.run',
+      'retention.applied',
       'app.purged',
     ]),
     target: z.string().nullable().describe('The conversation or app acted on; null for app-wide runs.'),

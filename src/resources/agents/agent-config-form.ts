@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DURATION_RANGES, durationNumber } from '../../domain/duration-ranges.ts';
+import { retentionFromWire, retentionToWire, retentionWireSchema } from '../../domain/retention.ts';
 import { AGENT_DEFAULTS, type AgentInput } from './agent-definition.ts';
 import { TOOL_NAME_PATTERN } from '../../engine/index.ts';
 import type { AgentRecord, ClientToolDefinition, ProviderOptions } from '../../domain/records.ts';
@@ -131,6 +132,7 @@ export const agentWireSchema = z
       .record(z.string(), z.record(z.string(), z.unknown()))
       .optional()
       .describe('Options passed to the provider, by provider name (such as openai: { reasoningEffort: low }).'),
+    retention: retentionWireSchema.optional(),
   })
   .strict()
   .describe('An agent: its model, instructions and client-executed tools.');
@@ -183,6 +185,7 @@ export function agentFromWire(agent: AgentWire): AgentInput {
   if (agent.temperature !== undefined) input.temperature = agent.temperature;
   if (agent.max_output_tokens !== undefined) input.maxOutputTokens = agent.max_output_tokens;
   if (agent.provider_options !== undefined) input.providerOptions = agent.provider_options as ProviderOptions;
+  if (agent.retention !== undefined) input.retention = retentionFromWire(agent.retention);
   return input;
 }
 
@@ -208,6 +211,7 @@ export function agentToWire(agent: AgentRecord) {
     temperature: definition.temperature ?? null,
     max_output_tokens: definition.maxOutputTokens ?? null,
     provider_options: definition.providerOptions ?? {},
+    ...(definition.retention ? { retention: retentionToWire(definition.retention) } : {}),
     created_at: agent.createdAt,
     updated_at: agent.updatedAt,
   };

@@ -10,6 +10,7 @@ import { BatonError } from '../../domain/errors/baton-error.ts';
 import { DURATION_RANGES, describeDurationRange, inDurationRange } from '../../domain/duration-ranges.ts';
 import { assertValidToolSet, TOOL_NAME_PATTERN } from '../../engine/index.ts';
 import { checkProviderOptions } from './provider-options.ts';
+import { checkRetention } from '../../domain/retention.ts';
 
 export const AGENT_DEFAULTS = {
   maxSteps: 10,
@@ -102,6 +103,10 @@ export function buildAgentDefinition(input: AgentInput, validateModel: (modelId:
     definition.pausedResponseStatus = input.pausedResponseStatus;
   }
   if (input.extras !== undefined) definition.extras = input.extras;
+  if (input.retention !== undefined) {
+    const retention = checkRetention(input.retention, 'retention', 'camel');
+    if (Object.keys(retention).length > 0) definition.retention = retention;
+  }
   if (!Number.isInteger(definition.maxSteps) || definition.maxSteps < 1 || definition.maxSteps > 100) {
     throw new BatonError(
       'invalid_max_steps',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { listRequestFields } from '../aip/list-resources.ts';
+import { retentionSettingsSchema } from '../../domain/retention.ts';
 
 /** The CES App message as Baton keeps it (in AppRecord.settings), and the request messages of its methods. */
 
@@ -46,6 +47,7 @@ export const appSchema = z.strictObject({
     )
     .optional(),
   metadata: z.record(z.string(), z.string()).optional(),
+  retention: retentionSettingsSchema.optional(),
   createTime: outputOnly('RFC 3339 creation time'),
   updateTime: outputOnly('RFC 3339 time of the last update'),
   etag: outputOnly('changes on every update'),

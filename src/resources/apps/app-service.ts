@@ -44,6 +44,7 @@ const MASK: MaskSpec = {
     'globalInstruction',
     'variableDeclarations',
     'metadata',
+    'retention',
   ],
   outputOnly: [
     'name',

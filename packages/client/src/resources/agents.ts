@@ -1,6 +1,6 @@
 import { BatonError } from '../errors.ts';
 import type { Transport } from '../http/transport.ts';
-import type { Agent } from '../wire/agents.ts';
+import type { Agent, AgentRetention } from '../wire/agents.ts';
 import type { Page, TimeoutPolicy } from '../wire/common.ts';
 import type { ToolDeclaration } from '../wire/threads.ts';
 import { callSettings, type CallOptions } from './call-options.ts';
@@ -41,6 +41,8 @@ export interface AgentBody {
    * docs/provider-options.md for what each provider accepts.
    */
   provider_options?: Record<string, Record<string, unknown>>;
+  /** How long Baton keeps this agent's conversations and tool data (whole days, 1 to 3650); overrides the app's. */
+  retention?: AgentRetention;
 }
 
 /** `PUT /v1/agents/{name}`: the whole new definition (the name is the path's); `expected_version` refuses a stale edit. */

@@ -25,6 +25,19 @@ export interface Agent {
   max_output_tokens: number | null;
   /** Options passed to the provider, by provider namespace (`{}` when none). */
   provider_options: Record<string, Record<string, unknown>>;
+  /** The agent's own retention policy; absent when it has none (the app's applies). */
+  retention?: AgentRetention;
   created_at: string;
   updated_at: string;
+}
+
+/**
+ * How long Baton keeps an agent's data, in whole days from 1 to 3650; each field set overrides
+ * the app's (CES App `retention`). Absent fields follow the app's policy.
+ */
+export interface AgentRetention {
+  /** Delete a conversation this many days after its last activity, once no turn runs and no call is pending. */
+  conversations_after_days?: number;
+  /** Remove tool calls' arguments and results this many days after they resolved; state and timestamps stay. */
+  tool_data_after_days?: number;
 }
