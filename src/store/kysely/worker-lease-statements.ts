@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { LedgerRepo } from '../store.ts';
 import type { MigrationDialect } from '../migrations/migration-dialect.ts';
 import type { Database } from './database-schema.ts';
@@ -8,6 +8,18 @@ type LeaseStatements = Pick<
   LedgerRepo,
   'claim' | 'renewLease' | 'releaseLease' | 'listLapsedLeases' | 'clearLapsedLease' | 'hasWorkerCalls'
 >;
+
+/** A pending call whose live lease `token` holds at `now`: what a renewal or a release changes. */
+function heldLiveBy(appId: string, id: string, token: string, now: string) {
+  return (eb: ExpressionBuilder<Database, 'ledger_entries'>) =>
+    eb.and([
+      eb('app_id', '=', appId),
+      eb('id', '=', id),
+      eb('state', '=', 'pending'),
+      eb('lease_token', '=', token),
+      eb('lease_expires_at', '>=', now),
+    ]);
+}
 
 /**
  * The ledger's worker leases (docs/tool-workers.md). A lease lives on the call's row: who holds it,
@@ -62,11 +74,7 @@ export function createWorkerLeaseStatements(db: Kysely<Database>, flavor: Migrat
       const row = await db
         .updateTable('ledger_entries')
         .set({ lease_expires_at: expiresAt })
-        .where('app_id', '=', appId)
-        .where('id', '=', id)
-        .where('state', '=', 'pending')
-        .where('lease_token', '=', token)
-        .where('lease_expires_at', '>=', now)
+        .where(heldLiveBy(appId, id, token, now))
         .returningAll()
         .executeTakeFirst();
       return row && ledgerEntryFromRow(row);
@@ -84,11 +92,7 @@ export function createWorkerLeaseStatements(db: Kysely<Database>, flavor: Migrat
           // An unstarted claim given back was no attempt.
           attempts: eb('attempts', '-', 1),
         }))
-        .where('app_id', '=', appId)
-        .where('id', '=', id)
-        .where('state', '=', 'pending')
-        .where('lease_token', '=', token)
-        .where('lease_expires_at', '>=', now)
+        .where(heldLiveBy(appId, id, token, now))
         .returningAll()
         .executeTakeFirst();
       return row && ledgerEntryFromRow(row);
