@@ -45,12 +45,16 @@ export function invalidRetention(field: string, value: unknown): BatonError {
  * JSON Schema says integer, 1 to 3650.
  */
 export function retentionDays(description: string) {
+  // `unknown` refined, not `z.custom`: a custom type has no JSON Schema, and every request schema
+  // must convert to one (the API document, editors' baton.schema.json). Records are built by
+  // `checkRetention`, which narrows the value to a number.
   return z
-    .custom<number>(isRetentionDays, {
-      error: (issue) => describeDays(issue.input),
-      params: { code: 'invalid_retention' },
+    .unknown()
+    .superRefine((value, context) => {
+      if (!isRetentionDays(value))
+        context.addIssue({ code: 'custom', message: describeDays(value), params: { code: 'invalid_retention' } });
     })
-    .meta({ type: 'integer', minimum: 1, maximum: RETENTION_MAX_DAYS, description });
+    .meta({ type: 'integer', minimum: 1, maximum: RETENTION_MAX_DAYS, description }) as unknown as z.ZodType<number>;
 }
 
 const CONVERSATIONS_DESCRIPTION =
