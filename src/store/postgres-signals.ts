@@ -125,7 +125,8 @@ export class PostgresSignals implements Signals {
     }
     this.client = client;
     if (this.everConnected)
-      for (const topic of ['ledger', 'api-keys', 'agents', 'webhooks'] as const) this.local.publish(topic, '*');
+      for (const topic of ['ledger', 'api-keys', 'agents', 'webhooks', 'webhook-events'] as const)
+        this.local.publish(topic, '*');
     this.everConnected = true;
     return client;
   }

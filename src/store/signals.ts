@@ -15,7 +15,12 @@ export type SignalTopic =
   /** An agent was created, edited or deleted; key: the app id. */
   | 'agents'
   /** A webhook endpoint was created, changed or deleted; key: the app id. */
-  | 'webhooks';
+  | 'webhooks'
+  /**
+   * Webhook events were committed to the outbox; key: the app id. The delivery worker looks at
+   * once; apps without endpoints write none, so their changes never wake it.
+   */
+  | 'webhook-events';
 
 export type SignalListener = (key: string) => void;
 

@@ -43,6 +43,11 @@ export class WebhookApps {
     this.signals.publish('webhooks', appId);
   }
 
+  /** Events of these apps were committed to the outbox: every process's delivery worker looks now. */
+  eventsWritten(appIds: Iterable<string>): void {
+    for (const appId of new Set(appIds)) this.signals.publish('webhook-events', appId);
+  }
+
   private forget(): void {
     this.apps = null;
     this.generation += 1;

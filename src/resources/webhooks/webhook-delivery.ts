@@ -67,8 +67,9 @@ export class WebhookDelivery {
     this.cut = new AbortController();
     this.timer = setInterval(() => this.wake(), this.settings.pollIntervalMs);
     this.timer.unref();
-    // Most events come with a ledger change: look at once instead of at the next tick.
-    this.unsubscribe = this.options.store.signals.subscribe('ledger', () => this.wake());
+    // Events just committed (by any replica on PostgreSQL): look at once instead of at the next
+    // tick. Only outbox writes notify, so changes of apps without endpoints never wake it.
+    this.unsubscribe = this.options.store.signals.subscribe('webhook-events', () => this.wake());
     this.wake();
   }
 

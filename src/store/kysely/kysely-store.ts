@@ -83,16 +83,18 @@ export function createKyselyStore(db: Kysely<Database>, signals: Signals, flavor
     async transaction(work) {
       // Announced once committed: a process that reads on the notice must find the change.
       const changed = new Set<string>();
+      let written: string[] = [];
       const result = await db.transaction().execute(async (trx) => {
         const buffer = new OutboxBuffer();
         const done = await work(
           createRepositories(trx, (appId) => changed.add(appId), flavor, { apps: webhookApps, buffer }),
         );
         // The transaction's webhook events, in the same commit as its changes.
-        await writeOutbox(trx, { apps: webhookApps, flavor }, buffer.events);
+        written = await writeOutbox(trx, { apps: webhookApps, flavor }, buffer.events);
         return done;
       });
       for (const appId of changed) announce(appId);
+      webhookApps.eventsWritten(written);
       return result;
     },
     async readiness() {

@@ -106,12 +106,12 @@ export async function writeOutbox(
   db: Kysely<Database>,
   options: Pick<OutboxOptions, 'apps' | 'flavor'>,
   events: readonly NewWebhookEvent[],
-): Promise<void> {
-  if (events.length === 0) return;
+): Promise<string[]> {
+  if (events.length === 0) return [];
   const repo = createWebhookRepo(db, options.flavor);
   const apps = await options.apps.current(() => repo.appsWithEndpoints());
   const kept = events.filter((event) => apps.has(event.appId));
-  if (kept.length === 0) return;
+  if (kept.length === 0) return [];
   const isTurn = (event: NewWebhookEvent) => event.type.startsWith('turn.');
   const ordered = [...kept.filter((event) => !isTurn(event)), ...kept.filter(isTurn)];
   const unnamed = [
@@ -129,6 +129,7 @@ export async function writeOutbox(
     }
   }
   await repo.insertEvents(ordered);
+  return ordered.map((event) => event.appId);
 }
 
 /**
@@ -156,11 +157,15 @@ export function withWebhookOutbox(
     // Outside a transaction: no app with endpoints, no transaction and no extra statement.
     const apps = await options.apps.current(() => createWebhookRepo(db, options.flavor).appsWithEndpoints());
     if (apps.size === 0) return direct();
-    return atomically(db, async (trx) => {
-      const result = await bound(options.ledgerOn(trx), options.turnsOn(trx));
-      await writeOutbox(trx, options, eventsOf(result));
-      return result;
+    let written: string[] = [];
+    const result = await atomically(db, async (trx) => {
+      const changed = await bound(options.ledgerOn(trx), options.turnsOn(trx));
+      written = await writeOutbox(trx, options, eventsOf(changed));
+      return changed;
     });
+    // Told once committed, so the delivery worker that looks finds the events.
+    options.apps.eventsWritten(written);
+    return result;
   }
 
   return {
