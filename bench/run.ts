@@ -16,6 +16,7 @@ import { measureReplicas, replicasReport, type ReplicasResult } from './replicas
 import { measureTelemetry, telemetryReport, type TelemetryResult } from './telemetry.ts';
 import { sdkRunnerReport } from './sdk-runner-report.ts';
 import { measureWorkers, workersReport, type WorkersResult } from './workers.ts';
+import { floorReport, measureFloor, type FloorResult } from './floor.ts';
 import type { SqlStat } from './sql-stats.ts';
 
 /**
@@ -25,14 +26,15 @@ import type { SqlStat } from './sql-stats.ts';
  * the @baton/client runner's overhead beside the hand-written round trip (bench/sdk-runner.ts), and
  * how much a noisy tenant (looping jsFunction tools, hostile OpenAPI documents) slows another app
  * (bench/noisy-neighbour.ts), and tool workers' claim → submit round trips beside the direct
- * Threads round trip (bench/workers.ts).
+ * Threads round trip (bench/workers.ts), and Baton beside the floor, a hand-written server doing the
+ * least work the same durable pause needs (bench/floor.ts, issue 22's targets as ratios).
  * Servers run in child processes (bench/servers/*.ts); this process only generates load, so it
  * never shares an event loop with the server it measures. Writes bench/results.json.
  *
  * Environment knobs (defaults in brackets): BENCH_WARMUP_S [2], BENCH_DURATION_S [8],
  * BENCH_LEVELS [1,10,50], BENCH_HEAP_TARGET [100000], BENCH_HEAP_BUDGET_S [45],
  * BENCH_PROFILE [1] (CPU-profile Baton at 10 clients), BENCH_QUICK [0] (a short smoke run),
- * BENCH_ONLY [] (`noisy-neighbour`, `replicas`, `telemetry` or `workers`: run that phase alone and merge its figures into results.json).
+ * BENCH_ONLY [] (`noisy-neighbour`, `replicas`, `telemetry`, `workers` or `floor`: run that phase alone and merge its figures into results.json).
  */
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
@@ -397,6 +399,7 @@ async function main(): Promise<void> {
   const replicas = await runReplicas();
   const telemetry = await runTelemetry();
   const workers = await runWorkers();
+  const floor = await runFloor();
 
   const at = (results: LoadResult[], clients: number) => results.find((result) => result.clients === clients);
   const echo10 = at(echo, 10);
@@ -440,6 +443,8 @@ async function main(): Promise<void> {
     telemetryRatios: telemetryRatios(telemetry),
     /** Tool-workers phase, per worker count: claim → submit rt/s over the direct Threads round trip's. */
     workersToDirect: workers.workersToDirect,
+    /** Floor phase (thread per client): Baton over the floor (rt/s at 10, p50 at 1, p99 at 10) and Baton's CPU ms per round trip. */
+    floorRatios: floor.ratios.threadPerClient,
   };
   const verdict = {
     ratioAt10: summary.ratioAt10 >= TARGETS.ratioAt10,
@@ -542,6 +547,7 @@ async function main(): Promise<void> {
   report.push(...replicasReport(replicas));
   report.push(...telemetryReport(telemetry));
   report.push(...workersReport(workers));
+  report.push(...floorReport(floor));
   report.push('', `Total bench time ${fmt((performance.now() - began) / 1000, 0)} s.`);
   console.log(report.join('\n'));
 
@@ -572,6 +578,7 @@ async function main(): Promise<void> {
     replicas,
     telemetry,
     workers,
+    floor,
     totalSeconds: (performance.now() - began) / 1000,
   };
   writeFileSync(join(BENCH_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
@@ -775,7 +782,55 @@ async function mainWorkersOnly(): Promise<void> {
   log('wrote the workers entry of bench/results.json');
 }
 
-const ONLY = ['noisy-neighbour', 'replicas', 'telemetry', 'workers'];
+/** The floor phase at 1 and 10 clients (about 4 minutes; a minute with BENCH_QUICK=1). */
+function runFloor(): Promise<FloorResult> {
+  return measureFloor({
+    warmupMs: config.warmupMs,
+    durationMs: config.durationMs,
+    slices: quick ? 2 : 4,
+    countedRoundTrips: quick ? 20 : 200,
+    pendingThreads: quick ? 1_000 : 10_000,
+    starts: quick ? 1 : 3,
+    profileDir: config.profile ? join(BENCH_DIR, '.tmp', 'profiles') : null,
+    log,
+  });
+}
+
+/**
+ * `BENCH_ONLY=floor`: that phase alone. Its figures replace the `floor` entry of
+ * bench/results.json, with their own date, code and load average; the rest of the file is kept.
+ */
+async function mainFloorOnly(): Promise<void> {
+  const git = gitState();
+  const loadAtStart = loadavg();
+  log(`config ${JSON.stringify(config)}; floor phase only`);
+  const result = await runFloor();
+  const loadAtEnd = loadavg();
+  console.log(
+    [
+      `Code ${git ? `${git.commit}${git.modifiedSrcFiles ? ` + ${git.modifiedSrcFiles} modified file(s) under src/` : ''}` : 'unknown'}; ` +
+        `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; Node ${process.version}; load average at start ` +
+        `${loadAtStart.map((v) => v.toFixed(2)).join(' ')}, at end ${loadAtEnd.map((v) => v.toFixed(2)).join(' ')}.`,
+      ...floorReport(result),
+    ].join('\n'),
+  );
+  const file = join(BENCH_DIR, 'results.json');
+  const results = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+  results.floor = {
+    date: new Date().toISOString(),
+    code: git,
+    loadAverage: { start: loadAtStart, end: loadAtEnd },
+    config: { warmupMs: config.warmupMs, durationMs: config.durationMs },
+    ...result,
+  };
+  const summary = (results.summary ?? {}) as Record<string, unknown>;
+  summary.floorRatios = result.ratios.threadPerClient;
+  results.summary = summary;
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  log('wrote the floor entry of bench/results.json');
+}
+
+const ONLY = ['noisy-neighbour', 'replicas', 'telemetry', 'workers', 'floor'];
 if (only !== '' && !ONLY.includes(only))
   throw new Error(`BENCH_ONLY=${only}: the phases that run alone are ${ONLY.join(', ')}`);
 
@@ -787,7 +842,9 @@ if (only !== '' && !ONLY.includes(only))
       ? mainTelemetryOnly()
       : only === 'workers'
         ? mainWorkersOnly()
-        : main()
+        : only === 'floor'
+          ? mainFloorOnly()
+          : main()
 ).catch((error: unknown) => {
   console.error(error);
   process.exitCode = 1;

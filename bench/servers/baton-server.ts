@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBaton } from '../../src/server/start-baton.ts';
@@ -10,7 +11,7 @@ import { SERVER_TOOLS_PROGRAM, SERVER_TOOLS_PROGRAM_NAME } from '../server-tools
 import { createThread, engineRoundTrip } from '../engine-driver.ts';
 import { ThreadCloner } from '../sqlite-clone.ts';
 import { startSqlStats, stopSqlStats } from '../sql-stats.ts';
-import { countStatements, statementsSoFar } from '../statement-counter.ts';
+import { commitsSoFar, countStatements, statementsSoFar } from '../statement-counter.ts';
 
 /**
  * Baton as benchmarked: the real server (createBaton → Fastify, engine, scripted:auto demo agent)
@@ -37,6 +38,9 @@ import { countStatements, statementsSoFar } from '../statement-counter.ts';
  *                                       written as a .cpuprofile (same format as --cpu-prof)
  *   sql-stats-start {} / sql-stats-stop {}   time inside SQLite per statement in between
  *   statements {}                       SQL statements sent so far (with BENCH_COUNT_STATEMENTS=1)
+ *   commits {}                          SQLite commits so far (with BENCH_COUNT_STATEMENTS=1)
+ *   wal-frames { reset }                pages in the SQLite WAL now (reset: checkpointed and
+ *                                       truncated first), read on a second connection
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-bench-'));
@@ -57,7 +61,8 @@ const limits = {
 const noisy = process.env.BENCH_NOISY === '1' ? { scripted: { [NOISY_PROGRAM_NAME]: NOISY_PROGRAM } } : {};
 // BENCH_DATABASE_URL (the replicas phase): PostgreSQL, several of these children on one database.
 const databaseUrl = process.env.BENCH_DATABASE_URL;
-// BENCH_COUNT_STATEMENTS=1 (the replicas phase): every SQL statement is counted (IPC `statements`).
+// BENCH_COUNT_STATEMENTS=1 (the replicas and floor phases): every SQL statement is counted (IPC
+// `statements`), and every SQLite commit (IPC `commits`).
 if (process.env.BENCH_COUNT_STATEMENTS === '1') countStatements();
 // The telemetry phase: BENCH_METRICS_TOKEN serves /metrics on the API port to that token;
 // BENCH_OTLP_TRACES_URL exports traces there (OTLP/HTTP, protobuf), as OTEL_EXPORTER_OTLP_ENDPOINT would.
@@ -82,7 +87,9 @@ type Request =
   | { id: number; cmd: 'profile-stop'; file: string }
   | { id: number; cmd: 'sql-stats-start' }
   | { id: number; cmd: 'sql-stats-stop' }
-  | { id: number; cmd: 'statements' };
+  | { id: number; cmd: 'statements' }
+  | { id: number; cmd: 'commits' }
+  | { id: number; cmd: 'wal-frames'; reset?: boolean };
 
 let inspector: Session | null = null;
 
@@ -130,6 +137,17 @@ async function handle(request: Request): Promise<unknown> {
       return stopSqlStats();
     case 'statements':
       return statementsSoFar();
+    case 'commits':
+      return commitsSoFar();
+    case 'wal-frames': {
+      const reader = new Database(filename);
+      try {
+        if (request.reset) reader.pragma('wal_checkpoint(TRUNCATE)');
+        return (reader.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>)[0]!.log;
+      } finally {
+        reader.close();
+      }
+    }
   }
 }
 

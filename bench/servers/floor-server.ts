@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import Fastify from 'fastify';
-import { ADMIN_KEY } from '../../test/helpers/test-baton.ts';
 
 /**
  * The floor: the least work the same durable pause needs, hand-written, to measure Baton against.
@@ -14,7 +14,22 @@ import { ADMIN_KEY } from '../../test/helpers/test-baton.ts';
  * key checked on every request and a compare-and-set of the ledger row. No model, no validation
  * beyond that, no idempotency, no streams. Reports its address over IPC as the other bench
  * servers do, and answers `create-threads` (fresh idle threads) like Baton's child.
+ *
+ * For the floor phase (bench/floor.ts) it also answers, as bench/servers/baton-server.ts does:
+ * `memory`, `profile-start` / `profile-stop { file }`, `sql-stats-start` / `sql-stats-stop`,
+ * `wal-frames { reset }`, and with BENCH_COUNT_STATEMENTS=1 `statements` and `commits`
+ * (bench/statement-counter.ts). PORT
+ * sets its port (default: any free one), for the start-up timing, which spawns it without IPC.
  */
+
+/**
+ * The bench's admin key (test/helpers/test-baton.ts's ADMIN_KEY), written out: importing it would
+ * load Baton's whole server into the floor and count it in the floor's start-up and memory.
+ */
+const ADMIN_KEY = 'bk_test_admin_key_0123456789';
+// The bench's own modules (pg comes with the counter) only when asked for, for the same reason.
+const counter = process.env.BENCH_COUNT_STATEMENTS === '1' ? await import('../statement-counter.ts') : null;
+counter?.countStatements();
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-floor-'));
 const db = new Database(join(dir, 'floor.db'));
@@ -130,20 +145,67 @@ app.post<{ Params: { id: string }; Body: { content: unknown } }>('/v1/threads/:i
   return { ...base, choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }] };
 });
 
-const url = await app.listen({ host: '127.0.0.1', port: 0 });
+const url = await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 0) });
 
-process.on('message', (request: { id: number; cmd: string; count?: number }) => {
-  if (request.cmd !== 'create-threads') {
-    process.send?.({ id: request.id, error: `unknown command ${request.cmd}` });
-    return;
+let inspector: Session | null = null;
+
+async function handle(request: {
+  id: number;
+  cmd: string;
+  count?: number;
+  file?: string;
+  reset?: boolean;
+}): Promise<unknown> {
+  switch (request.cmd) {
+    case 'create-threads': {
+      const ids: string[] = [];
+      for (let i = 0; i < (request.count ?? 1); i++) {
+        const id = newId('thread');
+        insertThread.run(id, 'app_floor');
+        ids.push(id);
+      }
+      return ids;
+    }
+    case 'memory':
+      return process.memoryUsage();
+    case 'profile-start':
+      inspector = new Session();
+      inspector.connect();
+      await inspector.post('Profiler.enable');
+      await inspector.post('Profiler.setSamplingInterval', { interval: 500 });
+      await inspector.post('Profiler.start');
+      return null;
+    case 'profile-stop': {
+      if (!inspector || !request.file) throw new Error('profile-stop without profile-start or file');
+      const { profile } = await inspector.post('Profiler.stop');
+      inspector.disconnect();
+      inspector = null;
+      writeFileSync(request.file, JSON.stringify(profile));
+      return request.file;
+    }
+    case 'sql-stats-start':
+      (await import('../sql-stats.ts')).startSqlStats();
+      return null;
+    case 'sql-stats-stop':
+      return (await import('../sql-stats.ts')).stopSqlStats();
+    case 'statements':
+      return counter?.statementsSoFar() ?? null;
+    case 'commits':
+      return counter?.commitsSoFar() ?? null;
+    case 'wal-frames':
+      if (request.reset) db.pragma('wal_checkpoint(TRUNCATE)');
+      return (db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>)[0]!.log;
+    default:
+      throw new Error(`unknown command ${request.cmd}`);
   }
-  const ids: string[] = [];
-  for (let i = 0; i < (request.count ?? 1); i++) {
-    const id = newId('thread');
-    insertThread.run(id, 'app_floor');
-    ids.push(id);
-  }
-  process.send?.({ id: request.id, result: ids });
+}
+
+process.on('message', (request: Parameters<typeof handle>[0]) => {
+  handle(request).then(
+    (result) => process.send?.({ id: request.id, result }),
+    (error: unknown) =>
+      process.send?.({ id: request.id, error: error instanceof Error ? error.message : String(error) }),
+  );
 });
 process.send?.({ type: 'ready', url, pid: process.pid });
 
