@@ -1,16 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsMentioning, tableReadingBackends, type Tables } from './table-reading-backends.ts';
 import type { ContentPart, ItemPayload } from '../../src/domain/records.ts';
 import type { ProviderState } from '../../src/domain/provider-state.ts';
 
 /** Provider state never leaves Baton: both sides of the comparison get this instead. */
 const NO_PROVIDER = {} as ProviderState;
-import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/postgres-database.ts';
-import { startTestBaton, type TestBaton } from '../helpers/test-baton.ts';
+import { type TestBaton } from '../helpers/test-baton.ts';
 
 /**
  * Data lifecycle (issue 21) on SQLite and PostgreSQL: a delete leaves no row of the conversation
@@ -20,92 +15,7 @@ import { startTestBaton, type TestBaton } from '../helpers/test-baton.ts';
  */
 
 const REFUND = 'I need approval to process a $500 refund';
-/** The audit trail keeps the id of what it records being deleted; it holds no conversation data. */
-const KEEPS_IDS = new Set(['audit_events']);
-
-interface Backend {
-  name: string;
-  start(): Promise<{ server: TestBaton; tables: () => Promise<Record<string, unknown[]>>; close(): Promise<void> }>;
-}
-
-const postgresReason = await postgresUnavailable();
-
-const backends: Backend[] = [
-  {
-    name: 'sqlite',
-    async start() {
-      const dir = mkdtempSync(join(tmpdir(), 'baton-lifecycle-'));
-      const filename = join(dir, 'baton.db');
-      const server = await startTestBaton({}, { store: { kind: 'sqlite', filename } });
-      const reader = new Database(filename, { readonly: true });
-      return {
-        server,
-        async tables() {
-          const names = reader
-            .prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'")
-            .all() as { name: string }[];
-          return Object.fromEntries(names.map(({ name }) => [name, reader.prepare(`select * from "${name}"`).all()]));
-        },
-        async close() {
-          reader.close();
-          await server.close();
-          rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  },
-  ...(postgresReason === null
-    ? [
-        {
-          name: 'postgres',
-          async start() {
-            const database: TestDatabase = await createTestDatabase('baton_lifecycle');
-            // A Postgres store needs the secrets key every replica shares.
-            process.env.BATON_SECRETS_KEY ??= 'ab'.repeat(32);
-            const server = await startTestBaton(
-              {},
-              { store: { kind: 'postgres', connectionString: database.url, preparedStatements: false } },
-            );
-            const client = new pg.Client({ connectionString: database.url });
-            await client.connect();
-            return {
-              server,
-              async tables() {
-                const names = await client.query<{ tablename: string }>(
-                  'select tablename from pg_tables where schemaname = current_schema()',
-                );
-                const entries = await Promise.all(
-                  names.rows.map(
-                    async ({ tablename }) =>
-                      [tablename, (await client.query(`select * from "${tablename}"`)).rows] as const,
-                  ),
-                );
-                return Object.fromEntries(entries);
-              },
-              async close() {
-                await client.end();
-                await server.close();
-                await database.drop();
-              },
-            };
-          },
-        } satisfies Backend,
-      ]
-    : []),
-];
-
-/** Every table row that mentions one of `ids`, as `table: row`. */
-async function rowsMentioning(tables: Record<string, unknown[]>, ids: readonly string[]): Promise<string[]> {
-  const found: string[] = [];
-  for (const [table, rows] of Object.entries(tables)) {
-    if (KEEPS_IDS.has(table)) continue;
-    for (const row of rows) {
-      const text = JSON.stringify(row, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value));
-      if (ids.some((id) => text.includes(id))) found.push(`${table}: ${text.slice(0, 200)}`);
-    }
-  }
-  return found;
-}
+const backends = await tableReadingBackends('baton-lifecycle');
 
 function partFromExport(part: Record<string, unknown>): ContentPart {
   if (part.type === 'text') return { type: 'text', text: part.text as string };
@@ -163,7 +73,7 @@ function withoutProvider(payload: ItemPayload): ItemPayload {
 
 describe.each(backends)('data lifecycle on $name', (backend) => {
   let server: TestBaton;
-  let tables: () => Promise<Record<string, unknown[]>>;
+  let tables: () => Promise<Tables>;
   let close: () => Promise<void>;
 
   beforeAll(async () => {
@@ -201,7 +111,7 @@ describe.each(backends)('data lifecycle on $name', (backend) => {
       .filter((turn) => turn.conversation_id === threadId)
       .map((turn) => turn.id);
     expect(turnIds.length).toBeGreaterThanOrEqual(2);
-    expect((await rowsMentioning(before, [threadId])).length).toBeGreaterThan(0);
+    expect(rowsMentioning(before, [threadId]).length).toBeGreaterThan(0);
     const idempotency = before.idempotency_keys as { key: string }[];
     expect(idempotency.map((row) => row.key)).toEqual(
       expect.arrayContaining([`answer-${threadId}`, `second-${threadId}`]),
@@ -211,7 +121,7 @@ describe.each(backends)('data lifecycle on $name', (backend) => {
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({ id: threadId, object: 'thread.deleted', deleted: true });
 
-    expect(await rowsMentioning(await tables(), [threadId, ...turnIds, ...callIds])).toEqual([]);
+    expect(rowsMentioning(await tables(), [threadId, ...turnIds, ...callIds])).toEqual([]);
     expect((await tables()).idempotency_keys).not.toContainEqual(
       expect.objectContaining({ key: `answer-${threadId}` }),
     );
@@ -242,7 +152,7 @@ describe.each(backends)('data lifecycle on $name', (backend) => {
     expect((await server.request('DELETE', `/v1/threads/${conversationId}`)).status).toBe(200);
     expect((await server.request('GET', `/v1/responses/${response.body.id}`)).status).toBe(404);
     expect((await server.request('GET', `/v1/responses/${response.body.id}/export`)).status).toBe(404);
-    expect(await rowsMentioning(await tables(), [conversationId, response.body.id])).toEqual([]);
+    expect(rowsMentioning(await tables(), [conversationId, response.body.id])).toEqual([]);
   });
 
   it('an export round-trips every item, with the calls, their decisions and the turns', async () => {
@@ -298,7 +208,7 @@ describe.each(backends)('data lifecycle on $name', (backend) => {
     const { threadId } = await busyThread();
     const created = await server.request('POST', '/v1/apps', { name: `other-${backend.name}` });
     const otherKey = created.body.api_key.key as string;
-    const snapshot = JSON.stringify(await rowsMentioning(await tables(), [threadId]));
+    const snapshot = JSON.stringify(rowsMentioning(await tables(), [threadId]));
 
     const foreign = await server.request('DELETE', `/v1/threads/${threadId}`, undefined, {
       authorization: `Bearer ${otherKey}`,
@@ -327,7 +237,7 @@ describe.each(backends)('data lifecycle on $name', (backend) => {
     expect(refused.body.error.message).toContain(turnId);
     await store.turns.update(turnId, ['in_progress'], { status: 'requires_action', updatedAt: now });
 
-    const after = JSON.parse(JSON.stringify(await rowsMentioning(await tables(), [threadId]))) as string[];
+    const after = JSON.parse(JSON.stringify(rowsMentioning(await tables(), [threadId]))) as string[];
     // Only the turn's own updated_at moved (the test's status flip); nothing was deleted or cancelled.
     expect(after.length).toBe((JSON.parse(snapshot) as string[]).length);
     expect((await server.request('GET', `/v1/threads/${threadId}`)).body.status).toBe('pending');

@@ -1,12 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsMentioning, tableReadingBackends, type Tables } from './table-reading-backends.ts';
 import { DEMO_AGENT } from '../../src/server/config.ts';
-import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/postgres-database.ts';
-import { ManualClock, startTestBaton, type TestBaton } from '../helpers/test-baton.ts';
+import { ManualClock, type TestBaton } from '../helpers/test-baton.ts';
 
 /**
  * Retention (issue 21) on SQLite and PostgreSQL, across a simulated clock: the app's policy (CES
@@ -19,95 +14,7 @@ import { ManualClock, startTestBaton, type TestBaton } from '../helpers/test-bat
 const REFUND = 'I need approval to process a $500 refund';
 const APP = 'projects/default/locations/global/apps/default';
 const DAY = 86_400;
-/** The audit trail keeps the ids of what it records; it holds no conversation data. */
-const KEEPS_IDS = new Set(['audit_events']);
-
-type Tables = Record<string, Record<string, unknown>[]>;
-
-interface Backend {
-  name: string;
-  start(clock: ManualClock): Promise<{ server: TestBaton; tables: () => Promise<Tables>; close(): Promise<void> }>;
-}
-
-const postgresReason = await postgresUnavailable();
-
-const backends: Backend[] = [
-  {
-    name: 'sqlite',
-    async start(clock) {
-      const dir = mkdtempSync(join(tmpdir(), 'baton-retention-'));
-      const filename = join(dir, 'baton.db');
-      const server = await startTestBaton({}, { store: { kind: 'sqlite', filename }, clock });
-      const reader = new Database(filename, { readonly: true });
-      return {
-        server,
-        async tables() {
-          const names = reader
-            .prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'")
-            .all() as { name: string }[];
-          return Object.fromEntries(
-            names.map(({ name }) => [
-              name,
-              reader.prepare(`select * from "${name}"`).all() as Record<string, unknown>[],
-            ]),
-          );
-        },
-        async close() {
-          reader.close();
-          await server.close();
-          rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  },
-  ...(postgresReason === null
-    ? [
-        {
-          name: 'postgres',
-          async start(clock: ManualClock) {
-            const database: TestDatabase = await createTestDatabase('baton_retention');
-            process.env.BATON_SECRETS_KEY ??= 'ab'.repeat(32);
-            const server = await startTestBaton(
-              {},
-              { store: { kind: 'postgres', connectionString: database.url, preparedStatements: false }, clock },
-            );
-            const client = new pg.Client({ connectionString: database.url });
-            await client.connect();
-            return {
-              server,
-              async tables() {
-                const names = await client.query<{ tablename: string }>(
-                  'select tablename from pg_tables where schemaname = current_schema()',
-                );
-                const all: Tables = {};
-                for (const { tablename } of names.rows)
-                  all[tablename] = (await client.query(`select * from "${tablename}"`)).rows;
-                return all;
-              },
-              async close() {
-                await client.end();
-                await server.close();
-                await database.drop();
-              },
-            };
-          },
-        } satisfies Backend,
-      ]
-    : []),
-];
-
-/** Every row (outside the audit trail) that mentions one of `ids`. */
-function rowsMentioning(tables: Tables, ids: readonly string[]): string[] {
-  const found: string[] = [];
-  for (const [table, rows] of Object.entries(tables)) {
-    if (KEEPS_IDS.has(table)) continue;
-    for (const row of rows) {
-      const text = JSON.stringify(row, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value));
-      if (ids.some((id) => text.includes(id))) found.push(`${table}: ${text.slice(0, 160)}`);
-    }
-  }
-  return found;
-}
+const backends = await tableReadingBackends('baton-retention');
 
 describe.each(backends)('retention on $name', (backend) => {
   const clock = new ManualClock(new Date('2026-03-01T09:00:00.000Z'));
