@@ -11,6 +11,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'turn.completed',
   'turn.failed',
   'turn.requires_action',
+  'response.completed',
+  'response.failed',
   'endpoint.disabled',
 ] as const;
 

@@ -1,3 +1,4 @@
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../helpers/postgres-database.ts';
 import { ADMIN_KEY, startTestBaton, type TestBaton } from '../helpers/test-baton.ts';
@@ -102,6 +103,34 @@ for (const flavor of ['sqlite', 'postgres'] as const) {
       expect(deliveries.status).toBe(200);
       expect(deliveries.body.data).toHaveLength(4);
       expect(deliveries.body.data[0]).toMatchObject({ status: 'succeeded', attempts: 1, last_response_code: 200 });
+      await server.request('DELETE', `/v1/webhook-endpoints/${created.id}`);
+    });
+
+    it('sends response.completed for a background response only, linked to the response', async () => {
+      const target = await receiver();
+      const created = await endpoint(target, { event_types: ['response.completed', 'response.failed'] });
+      const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: ADMIN_KEY, maxRetries: 0 });
+      const foreground = await client.responses.create({ model: 'scripted:auto', input: 'Hello there' });
+      expect(foreground.status).toBe('completed');
+      const background = await client.responses.create({
+        model: 'scripted:auto',
+        input: 'Hello there',
+        background: true,
+      });
+      expect(background.background).toBe(true);
+      await target.waitFor((received) => received.length >= 1);
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the foreground one sends nothing
+      expect(target.events()).toHaveLength(1);
+      const [event] = target.events();
+      expect(event!.type).toBe('response.completed');
+      expect(event!.data).toMatchObject({
+        object: 'response',
+        id: background.id,
+        status: 'completed',
+        requires_action: false,
+        links: { response: `/v1/responses/${background.id}` },
+      });
+      expect((await client.responses.retrieve(background.id)).status).toBe('completed');
       await server.request('DELETE', `/v1/webhook-endpoints/${created.id}`);
     });
 
@@ -288,3 +317,56 @@ for (const flavor of ['sqlite', 'postgres'] as const) {
     });
   });
 }
+
+// The disabling path on its own server (one process: on a shared PostgreSQL database another
+// server's worker would take some of the attempts with its own five-day limit).
+describe('webhooks: an endpoint failing for too long', () => {
+  const receivers: WebhookReceiver[] = [];
+  afterAll(async () => {
+    for (const receiver of receivers) await receiver.close();
+  });
+
+  it("disables an endpoint failing for too long and tells the app's other endpoints", async () => {
+    // A server of its own: "too long" is a quarter of a second here, five days by default.
+    const quick = await startTestBaton(
+      { egressAllow: ['127.0.0.1'] },
+      {
+        store: { kind: 'sqlite', filename: ':memory:' },
+        webhooks: { ...FAST, disableAfterMs: 250 },
+      },
+    );
+    try {
+      const failing = await new WebhookReceiver().start();
+      receivers.push(failing);
+      failing.answer = () => 500;
+      const watcher = await new WebhookReceiver().start();
+      receivers.push(watcher);
+      const broken = await quick.request('POST', '/v1/webhook-endpoints', {
+        url: failing.url,
+        event_types: ['tool_call.pending'],
+      });
+      const told = await quick.request('POST', '/v1/webhook-endpoints', {
+        url: watcher.url,
+        event_types: ['endpoint.disabled'],
+      });
+      watcher.secrets = [told.body.secret];
+      const thread = await quick.request('POST', '/v1/threads', { agent: 'refund-desk' });
+      await quick.request('POST', `/v1/threads/${thread.body.id}/messages`, { content: 'refund of $20' });
+      await watcher.waitFor((received) => received.length >= 1, 5_000);
+      const [event] = watcher.events();
+      expect(event!.type).toBe('endpoint.disabled');
+      expect(event!.data).toMatchObject({ object: 'webhook_endpoint', id: broken.body.id, enabled: false });
+      expect(event!.data.disabled_reason).toMatch(/^every delivery failed since .* \(more than 250 ms\)$/);
+      const shown = await quick.request('GET', `/v1/webhook-endpoints/${broken.body.id}`);
+      expect(shown.body).toMatchObject({ enabled: false, disabled_reason: event!.data.disabled_reason });
+      // Disabled: nothing more is sent to it.
+      const attempts = failing.received.length;
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(failing.received).toHaveLength(attempts);
+      await quick.request('DELETE', `/v1/webhook-endpoints/${broken.body.id}`);
+      await quick.request('DELETE', `/v1/webhook-endpoints/${told.body.id}`);
+    } finally {
+      await quick.close();
+    }
+  });
+});

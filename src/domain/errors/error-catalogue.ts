@@ -1285,7 +1285,7 @@ export const ERROR_CATALOGUE = {
     faces: ['admin'],
     meaning:
       'An entry of `event_types` is not an event Baton sends. Use tool_call.pending, tool_call.resolved, turn.completed, turn.failed, ' +
-      'turn.requires_action, endpoint.disabled, or ["*"] for all.',
+      'turn.requires_action, response.completed, response.failed, endpoint.disabled, or ["*"] for all.',
   },
   unknown_worker_tool: {
     status: 400,

@@ -247,8 +247,7 @@ export class WebhookDelivery {
       return;
     }
     if (at.getTime() - Date.parse(endpoint.failingSince) < this.settings.disableAfterMs) return;
-    const hours = Math.round(this.settings.disableAfterMs / 3_600_000);
-    const reason = `every delivery failed since ${endpoint.failingSince} (more than ${hours} h)`;
+    const reason = `every delivery failed since ${endpoint.failingSince} (more than ${spanOf(this.settings.disableAfterMs)})`;
     await store.transaction(async (tx: Repositories) => {
       const disabled = await tx.webhooks.updateEndpoint(endpoint.appId, endpoint.id, {
         enabled: false,
@@ -368,6 +367,18 @@ export function payloadOf(event: WebhookEventRecord, includeArguments: boolean):
   const { arguments: args, ...rest } = event.data;
   const data = includeArguments && args !== undefined ? { ...rest, arguments: args } : rest;
   return { id: event.id, type: event.type, timestamp: event.createdAt, sequence: event.seq, data };
+}
+
+/** `5 d`, `36 h`, `250 ms`: the largest unit that states the span exactly. */
+function spanOf(ms: number): string {
+  const units: [number, string][] = [
+    [86_400_000, 'd'],
+    [3_600_000, 'h'],
+    [60_000, 'min'],
+    [1_000, 's'],
+  ];
+  const unit = units.find(([size]) => ms % size === 0);
+  return unit ? `${ms / unit[0]} ${unit[1]}` : `${ms} ms`;
 }
 
 function jittered(ms: number): number {

@@ -185,7 +185,7 @@ function checkEventTypes(types: readonly string[]): string[] {
       throw new BatonError(
         'unknown_webhook_event_type',
         `event_types[${index}] '${type.slice(0, 100)}' is not an event Baton sends; use tool_call.pending, tool_call.resolved, ` +
-          'turn.completed, turn.failed, turn.requires_action, endpoint.disabled, or ["*"].',
+          'turn.completed, turn.failed, turn.requires_action, response.completed, response.failed, endpoint.disabled, or ["*"].',
         { param: `event_types[${index}]` },
       );
   });

@@ -8,6 +8,7 @@ import type { LedgerRepo, TurnRepo } from '../store.ts';
 import type { WebhookApps } from '../webhook-apps-cache.ts';
 import { atomically } from './atomically.ts';
 import type { Database } from './database-schema.ts';
+import { fromJsonText } from './json-text.ts';
 import { createWebhookRepo } from './webhook-repo.ts';
 
 /**
@@ -128,8 +129,69 @@ export async function writeOutbox(
       event.data = { ...event.data, agent: name };
     }
   }
+  ordered.push(...(await backgroundResponseEvents(db, ordered)));
   await repo.insertEvents(ordered);
   return ordered.map((event) => event.appId);
+}
+
+/** Turn statuses that end a background response's run: it is done, or waits for the client's outputs. */
+const RESPONSE_EVENTS: Partial<Record<string, WebhookEventType>> = {
+  completed: 'response.completed',
+  requires_action: 'response.completed',
+  failed: 'response.failed',
+};
+
+/**
+ * `response.completed` / `response.failed` for the turns that ran a Responses `background: true`
+ * request, as OpenAI's webhooks send them: nobody holds such a request open, so the app learns it
+ * is done here. A turn may carry several responses (a continuation answering its calls); the
+ * latest is the one that ran. The request's `background` flag is kept in the response's echo.
+ */
+async function backgroundResponseEvents(
+  db: Kysely<Database>,
+  events: readonly NewWebhookEvent[],
+): Promise<NewWebhookEvent[]> {
+  const ended = events.filter(
+    (event) => event.data['object'] === 'turn' && RESPONSE_EVENTS[String(event.data['status'])],
+  );
+  if (ended.length === 0) return [];
+  const rows = await db
+    .selectFrom('responses')
+    .select(['id', 'turn_id', 'echo', 'created_at'])
+    .where(
+      'turn_id',
+      'in',
+      ended.map((event) => String(event.data['id'])),
+    )
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  const latest = new Map(rows.map((row) => [row.turn_id, row]));
+  const found: NewWebhookEvent[] = [];
+  for (const event of ended) {
+    const response = latest.get(String(event.data['id']));
+    if (!response || fromJsonText<JsonObject>(response.echo)['background'] !== true) continue;
+    const status = String(event.data['status']);
+    found.push({
+      ...event,
+      id: newId('evt'),
+      type: RESPONSE_EVENTS[status] ?? 'response.completed',
+      data: {
+        object: 'response',
+        id: response.id,
+        status: status === 'failed' ? 'failed' : 'completed',
+        requires_action: status === 'requires_action',
+        agent: event.agentName,
+        conversation_id: event.conversationId,
+        turn_id: event.data['id'] ?? null,
+        error: event.data['error'] ?? null,
+        created_at: response.created_at,
+        completed_at: event.createdAt,
+        links: { response: `/v1/responses/${response.id}` },
+      },
+    });
+  }
+  return found;
 }
 
 /**

@@ -7,6 +7,8 @@ export type WebhookEventType =
   | 'turn.completed'
   | 'turn.failed'
   | 'turn.requires_action'
+  | 'response.completed'
+  | 'response.failed'
   | 'endpoint.disabled';
 
 /** A webhook endpoint as the API shows it: never with its secret. */
