@@ -2,12 +2,16 @@ import type {
   AgentSummary,
   AnswerOutcome,
   CesResource,
+  IssuedWebhookEndpoint,
   ListPage,
   Principal,
   Thread,
   ThreadMessage,
   ToolCall,
   ToolDefinition,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointCreate,
 } from './api-types.ts';
 
 /** An error the server answered with, carrying its own message so the page can show it verbatim. */
@@ -16,6 +20,8 @@ export class ApiError extends Error {
     readonly status: number,
     message: string,
     readonly code: string | null,
+    /** The request field at fault (native errors name it), so a form can mark that field. */
+    readonly param: string | null = null,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -29,11 +35,14 @@ export class ApiError extends Error {
 export async function errorFromResponse(response: Response): Promise<ApiError> {
   const text = await response.text().catch(() => '');
   try {
-    const body = JSON.parse(text) as { error?: { message?: unknown; code?: unknown; status?: unknown } };
+    const body = JSON.parse(text) as {
+      error?: { message?: unknown; code?: unknown; status?: unknown; param?: unknown };
+    };
     const error = body.error;
     if (error && typeof error.message === 'string') {
       const code = typeof error.code === 'string' ? error.code : typeof error.status === 'string' ? error.status : null;
-      return new ApiError(response.status, error.message, code);
+      const param = typeof error.param === 'string' ? error.param : null;
+      return new ApiError(response.status, error.message, code, param);
     }
   } catch {
     // Not JSON: a proxy page or a plain-text answer; fall through to the status line.
@@ -157,6 +166,44 @@ export class ApiClient {
     return this.request('GET', withQuery('/v1/agents', query));
   }
 
+  /** The app's webhook endpoints, oldest first (one list: the API does not page them). App admins only. */
+  listWebhookEndpoints(): Promise<{ object: 'list'; data: WebhookEndpoint[] }> {
+    return this.request('GET', '/v1/webhook-endpoints');
+  }
+
+  getWebhookEndpoint(id: string): Promise<WebhookEndpoint> {
+    return this.request('GET', webhookPath(id));
+  }
+
+  /** A new endpoint; the answer carries its signing secret, which the server never shows again. */
+  createWebhookEndpoint(body: WebhookEndpointCreate): Promise<IssuedWebhookEndpoint> {
+    return this.request('POST', '/v1/webhook-endpoints', body);
+  }
+
+  /** `enabled: true` also re-enables an endpoint Baton disabled, and forgets its failures. */
+  setWebhookEndpointEnabled(id: string, enabled: boolean): Promise<WebhookEndpoint> {
+    return this.request('PATCH', webhookPath(id), { enabled });
+  }
+
+  /** Deletes the endpoint; its pending deliveries are dropped. */
+  deleteWebhookEndpoint(id: string): Promise<WebhookEndpoint & { deleted: true }> {
+    return this.request('DELETE', webhookPath(id));
+  }
+
+  /** A new secret, shown once; the old one keeps signing beside it for `graceSeconds`. */
+  rotateWebhookSecret(id: string, graceSeconds: number): Promise<IssuedWebhookEndpoint> {
+    return this.request('POST', `${webhookPath(id)}/rotate-secret`, { grace_seconds: graceSeconds });
+  }
+
+  listWebhookDeliveries(id: string, query: Query): Promise<ListPage<WebhookDelivery>> {
+    return this.request('GET', withQuery(`${webhookPath(id)}/deliveries`, query));
+  }
+
+  /** Sends a delivery again now; 409 `webhook_delivery_in_flight` while an attempt is under way. */
+  resendWebhookDelivery(id: string, deliveryId: string): Promise<WebhookDelivery> {
+    return this.request('POST', `${webhookPath(id)}/deliveries/${encodeURIComponent(deliveryId)}/resend`);
+  }
+
   /** CES collections (`tools`, `toolsets`) of the signed-in app, Google-style pages. */
   listCes(
     appResource: string,
@@ -165,4 +212,8 @@ export class ApiClient {
   ): Promise<{ tools?: CesResource[]; toolsets?: CesResource[]; nextPageToken?: string }> {
     return this.request('GET', withQuery(`/v1/${appResource}/${collection}`, { pageSize: 100, pageToken }));
   }
+}
+
+function webhookPath(id: string): string {
+  return `/v1/webhook-endpoints/${encodeURIComponent(id)}`;
 }

@@ -161,3 +161,62 @@ export interface CesResource {
   openApiToolset?: { url?: string };
   updateTime?: string;
 }
+
+/** A webhook endpoint (GET /v1/webhook-endpoints): never with its secret. */
+export interface WebhookEndpoint {
+  object: 'webhook_endpoint';
+  id: string;
+  url: string;
+  description: string | null;
+  /** Event types, or `['*']` for every one. */
+  event_types: string[];
+  /** Only events of these agents; null for every agent. */
+  agents: string[] | null;
+  /** Only call events of these tools; null for every tool. */
+  tools: string[] | null;
+  include_arguments: boolean;
+  enabled: boolean;
+  /** Why Baton disabled the endpoint (its deliveries kept failing); null when it did not. */
+  disabled_reason: string | null;
+  failing_since: string | null;
+  /** While a rotated-out secret still signs deliveries beside the new one, until when. */
+  previous_secret_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An endpoint as creation and rotation answer: the signing secret, shown this once. */
+export interface IssuedWebhookEndpoint extends WebhookEndpoint {
+  secret: string;
+}
+
+export interface WebhookEndpointCreate {
+  url: string;
+  description?: string;
+  event_types: string[];
+  agents?: string[];
+  tools?: string[];
+  include_arguments: boolean;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+/** One event's delivery to one endpoint (GET /v1/webhook-endpoints/{id}/deliveries). */
+export interface WebhookDelivery {
+  object: 'webhook_delivery';
+  id: string;
+  endpoint_id: string;
+  /** Also the `webhook-id` header, the same on every attempt. */
+  event_id: string;
+  event_type: string;
+  sequence: number;
+  thread_id: string | null;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_attempt_at: string | null;
+  last_response_code: number | null;
+  /** A short excerpt of the last answer or error; bodies are never stored whole. */
+  last_error: string | null;
+  created_at: string;
+}

@@ -7,12 +7,15 @@ import { useSession } from './session-context.ts';
 import { ThreadPage } from './thread-page.tsx';
 import { ThreadsPage } from './threads-page.tsx';
 import { ToolsPage } from './tools-page.tsx';
+import { WebhookEndpointPage } from './webhooks-endpoint-page.tsx';
+import { WebhooksPage } from './webhooks-page.tsx';
 
 const NAV: { label: string; target: string; pages: Route['page'][] }[] = [
   { label: 'Inbox', target: href.inbox(), pages: ['inbox', 'call'] },
   { label: 'Threads', target: href.threads(), pages: ['threads', 'thread'] },
   { label: 'Agents', target: href.agents(), pages: ['agents'] },
   { label: 'Tools', target: href.tools(), pages: ['tools'] },
+  { label: 'Webhooks', target: href.webhooks(), pages: ['webhooks', 'webhook'] },
 ];
 
 function routeKey(route: Route): string {
@@ -88,6 +91,10 @@ function Page({ route }: { route: Route }) {
       return <AgentsPage />;
     case 'tools':
       return <ToolsPage />;
+    case 'webhooks':
+      return <WebhooksPage />;
+    case 'webhook':
+      return <WebhookEndpointPage key={route.id} id={route.id} />;
     case 'not-found':
       return (
         <>

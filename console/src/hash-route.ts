@@ -12,6 +12,8 @@ export type Route =
   | { page: 'thread'; id: string }
   | { page: 'agents' }
   | { page: 'tools' }
+  | { page: 'webhooks' }
+  | { page: 'webhook'; id: string }
   | { page: 'not-found'; path: string };
 
 export function parseRoute(hash: string): Route {
@@ -27,6 +29,8 @@ export function parseRoute(hash: string): Route {
   if (first === 'threads' && id !== undefined && parts.length === 2) return { page: 'thread', id };
   if (first === 'agents' && parts.length === 1) return { page: 'agents' };
   if (first === 'tools' && parts.length === 1) return { page: 'tools' };
+  if (first === 'webhooks' && parts.length === 1) return { page: 'webhooks' };
+  if (first === 'webhooks' && id !== undefined && parts.length === 2) return { page: 'webhook', id };
   return { page: 'not-found', path };
 }
 
@@ -45,6 +49,8 @@ export const href = {
   thread: (id: string) => `#/threads/${encodeURIComponent(id)}`,
   agents: () => '#/agents',
   tools: () => '#/tools',
+  webhooks: () => '#/webhooks',
+  webhook: (id: string) => `#/webhooks/${encodeURIComponent(id)}`,
 };
 
 export function useHashRoute(): Route {

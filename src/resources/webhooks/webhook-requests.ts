@@ -22,7 +22,8 @@ const endpointFields = {
     .min(1, 'event_types must name at least one event type, or be ["*"]')
     .max(20)
     .describe(
-      'Event types, or ["*"] for all: tool_call.pending, tool_call.resolved, turn.completed, turn.failed, turn.requires_action, response.completed, response.failed, endpoint.disabled.',
+      'Event types, or ["*"] for all: tool_call.pending, tool_call.resolved, turn.completed, turn.failed, ' +
+        'turn.requires_action, response.completed, response.failed, endpoint.disabled.',
     ),
   agents: names('agents').nullable().describe('Only events of these agents (absent or null: all).'),
   tools: names('tools')
