@@ -62,6 +62,8 @@ export interface ResultsResume {
   turnOptions: TurnOptions | undefined;
   /** The agent's history window: the first step's history is read here, once. */
   historyLimit: number;
+  /** The conversation's version the results were checked against (its history is that version's). */
+  conversationVersion: number;
 }
 
 /**
@@ -80,7 +82,11 @@ export async function openResultsResume(context: EngineContext, resume: ResultsR
   const resumed: TurnRecord = { ...turn, ...patch, ...(turnOptions ? { options: turnOptions } : {}) };
   // Nothing else writes the items of a turn that waits for results; the guarded update below
   // refuses the resume if another request got there first.
-  const window = await context.store.items.listWindow(turn.conversationId, resume.historyLimit + 1);
+  const window = await context.store.items.listWindow(
+    turn.conversationId,
+    resume.historyLimit + 1,
+    resume.conversationVersion,
+  );
   const answeredCalls = answeredInWindow(window, entries) ?? (await answeredInTurn(context, turn.id));
   const items = [
     ...missingOutputs(context, resumed, entries, answeredCalls, now),

@@ -78,6 +78,7 @@ export async function submitResultsMessage(
         onAccepted: options.onAccepted,
         turnOptions,
         historyLimit: agent.historyLimit,
+        conversationVersion: conversation.version,
       });
       return { opening, agent };
     },

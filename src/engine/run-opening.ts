@@ -61,6 +61,8 @@ export class RunOpening {
     private storedWindow?: readonly WindowItem[],
     /** A resume's: the turn's ledger rows as the results leave them. Null for a start. */
     readonly resumedCalls: readonly LedgerEntryRecord[] | null = null,
+    /** The conversation's version the opening was made at: its history, read before it is written, is that version's. */
+    readonly conversationVersion?: number,
   ) {}
 
   /** The stored history window read with the opening, once (later steps read their own). */

@@ -415,7 +415,9 @@ async function readWindow(
   // Read with the opening, before it was written: it holds none of the opening's items.
   const prefetched = opening?.takeStoredWindow();
   const unwrittenAtRead = opening !== undefined && !opening.written;
-  const stored = prefetched ?? (await context.store.items.listWindow(conversationId, limit + 1));
+  // Read before the opening is written, the history is that of the version the opening was made at.
+  const atVersion = unwrittenAtRead ? opening.conversationVersion : undefined;
+  const stored = prefetched ?? (await context.store.items.listWindow(conversationId, limit + 1, atVersion));
   const unwritten = opening && (prefetched || unwrittenAtRead) ? opening.items : [];
   // Written alone while the read ran (its items commit together), the read may have them already.
   const groups = new Set(unwritten.map((item) => item.groupId));

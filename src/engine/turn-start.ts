@@ -3,7 +3,7 @@ import { bumpConversation } from './conversation-version.ts';
 import { nowIso, type EngineContext } from './engine-context.ts';
 import type { RunOptions, UserInput } from './engine-types.ts';
 import { toNewItems } from './input-items.ts';
-import { refusing, RunOpening } from './run-opening.ts';
+import { refusing, RunOpening, type OpeningWriter } from './run-opening.ts';
 import { endsTurn, writeEntries } from './step-writes.ts';
 
 /** What a new turn starts from. */
@@ -60,7 +60,7 @@ export function openTurn(context: EngineContext, start: TurnStart): RunOpening {
   const items = inputs.flatMap((input) => toNewItems(context, turn, input.items, now));
   // With the first step folded in, the turn is written as the step leaves it, the conversation
   // moved on once, and the input and the step's items appended together.
-  return new RunOpening(context.store, turn, items, async (tx, step) => {
+  const write: OpeningWriter = async (tx, step) => {
     const ends = step !== null && endsTurn(step.patch.status);
     await refusing(async () => {
       if (start.isNewConversation) await tx.conversations.insert(conversation);
@@ -80,5 +80,6 @@ export function openTurn(context: EngineContext, start: TurnStart): RunOpening {
     const inputItems = appended.slice(0, items.length);
     if (start.onAccepted) await start.onAccepted(tx, { turn, inputItems });
     return { turn: written, appended: appended.slice(items.length) };
-  });
+  };
+  return new RunOpening(context.store, turn, items, write, undefined, null, conversation.version);
 }

@@ -125,7 +125,7 @@ export class PostgresSignals implements Signals {
     }
     this.client = client;
     if (this.everConnected)
-      for (const topic of ['ledger', 'api-keys', 'agents', 'webhooks', 'webhook-events'] as const)
+      for (const topic of ['ledger', 'api-keys', 'agents', 'webhooks', 'webhook-events', 'history'] as const)
         this.local.publish(topic, '*');
     this.everConnected = true;
     return client;

@@ -20,7 +20,9 @@ export type SignalTopic =
    * Webhook events were committed to the outbox; key: the app id. The delivery worker looks at
    * once; apps without endpoints write none, so their changes never wake it.
    */
-  | 'webhook-events';
+  | 'webhook-events'
+  /** Stored items were rewritten (retention blanked tool data); key: `*`. Kept history windows go. */
+  | 'history';
 
 export type SignalListener = (key: string) => void;
 

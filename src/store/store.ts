@@ -237,9 +237,10 @@ export interface ItemRepo {
   /**
    * The latest `limit` items of a conversation, oldest first, with only what a model prompt needs.
    * Its cost does not depend on the history's length, and reading fewer columns per row is most
-   * of a turn's cost once the history is long.
+   * of a turn's cost once the history is long. Given `atVersion`, the conversation's version the
+   * caller read, the store may answer from the windows it keeps (history-windows.ts).
    */
-  listWindow(conversationId: string, limit: number): Promise<WindowItem[]>;
+  listWindow(conversationId: string, limit: number, atVersion?: number): Promise<WindowItem[]>;
   listByTurn(turnId: string): Promise<ItemRecord[]>;
   /** The items of one group (an assistant step, a results message), oldest first, in any conversation. */
   listByGroup(groupId: string): Promise<ItemRecord[]>;

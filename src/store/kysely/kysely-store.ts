@@ -24,6 +24,8 @@ import { announcingEndpointChanges, WebhookApps } from '../webhook-apps-cache.ts
 import { createWebhookRepo } from './webhook-repo.ts';
 import { OutboxBuffer, withWebhookOutbox, writeOutbox } from './webhook-outbox.ts';
 import { createLifecycleRepo } from './lifecycle-repo.ts';
+import { HistoryWindows } from '../history-windows.ts';
+import { HistoryWrites, withHistoryWindows } from '../history-window-tracking.ts';
 
 /** The repositories bound to `db`, which is either the pool-level Kysely or a transaction. */
 export function createRepositories(
@@ -74,7 +76,12 @@ export function createRepositories(
 export function createKyselyStore(db: Kysely<Database>, signals: Signals, flavor: MigrationDialect = 'sqlite'): Store {
   const announce = (appId: string) => signals.publish('ledger', appId);
   const webhookApps = new WebhookApps(signals);
-  const repositories = createRepositories(db, announce, flavor, { apps: webhookApps, buffer: null });
+  const windows = new HistoryWindows();
+  const repositories = withHistoryWindows(
+    createRepositories(db, announce, flavor, { apps: webhookApps, buffer: null }),
+    windows,
+    signals,
+  );
   return {
     ...repositories,
     agents: cachingCurrentAgents(repositories.agents, signals),
@@ -84,15 +91,17 @@ export function createKyselyStore(db: Kysely<Database>, signals: Signals, flavor
       // Announced once committed: a process that reads on the notice must find the change.
       const changed = new Set<string>();
       let written: string[] = [];
+      const history = new HistoryWrites();
       const result = await db.transaction().execute(async (trx) => {
         const buffer = new OutboxBuffer();
         const done = await work(
-          createRepositories(trx, (appId) => changed.add(appId), flavor, { apps: webhookApps, buffer }),
+          history.track(createRepositories(trx, (appId) => changed.add(appId), flavor, { apps: webhookApps, buffer })),
         );
         // The transaction's webhook events, in the same commit as its changes.
         written = await writeOutbox(trx, { apps: webhookApps, flavor }, buffer.events);
         return done;
       });
+      history.apply(windows, signals);
       for (const appId of changed) announce(appId);
       webhookApps.eventsWritten(written);
       return result;

@@ -1,0 +1,155 @@
+import type { WindowItem } from '../domain/queries.ts';
+
+/** Items kept across every conversation: about 20 MB of parsed history at 1 kB an item. */
+const DEFAULT_BUDGET_ITEMS = 20_000;
+/**
+ * How long a window read from the database may be extended and served before it is read again.
+ * The one change to stored items is the retention job blanking old tool data; its notice clears
+ * every window, and this bounds what a process that missed the notice may still show the model.
+ */
+const DEFAULT_MAX_AGE_MS = 5 * 60_000;
+/** Items kept of a conversation created in this process, until a read says how many a window takes. */
+const NEW_CAPACITY = 1_001;
+
+interface CachedWindow {
+  /** The conversation's version these items are the history of. */
+  version: number;
+  /** The latest items, oldest first, with their `seq`. */
+  items: WindowItem[];
+  /** Whether `items` is the whole history (a shorter history than any window asked for). */
+  whole: boolean;
+  /** The most items kept: as many as the read asked for (a new conversation's: `NEW_CAPACITY`). */
+  capacity: number;
+  /** When these items were last read from the database (extensions keep it). */
+  readAt: number;
+}
+
+/** What one committed transaction did to a conversation. */
+export interface ConversationWrites {
+  /** The conversation was created by the transaction (its whole history is what it appended). */
+  inserted: number | null;
+  /** The versions its bumps returned, in order. */
+  versions: number[];
+  appended: WindowItem[];
+}
+
+/**
+ * The latest history of recently active conversations, parsed, keyed by the conversation's
+ * version, per process. A turn's start and a resume read the window their first model step sends;
+ * reading 200 rows and parsing their JSON again at every request was the largest cost of a round
+ * trip on a long thread. The rule that makes it safe: every write that appends a conversation's
+ * items and ends, pauses, starts or resumes a turn moves the conversation's version on in the
+ * same transaction (conversation-version.ts). So a window is served only for the exact version it
+ * was read or extended at, and:
+ * - a transaction of this process that moved the version on by one extends the window of the
+ *   version before with what it appended (deduplicated by `seq`: a read that raced the commit may
+ *   already hold those items);
+ * - any other change (items appended without a version bump, as a running turn's intermediate
+ *   steps do, several bumps, a deletion) forgets the conversation;
+ * - a change made by another process moves the version in the database: the stale window is
+ *   never asked for again.
+ */
+export class HistoryWindows {
+  private readonly windows = new Map<string, CachedWindow>();
+  private items = 0;
+
+  constructor(
+    private readonly budgetItems = DEFAULT_BUDGET_ITEMS,
+    private readonly maxAgeMs = DEFAULT_MAX_AGE_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The latest `count` items at `version`, oldest first, when known; undefined otherwise. */
+  get(conversationId: string, version: number, count: number): WindowItem[] | undefined {
+    const window = this.windows.get(conversationId);
+    if (!window || window.version !== version) return undefined;
+    if (this.now() - window.readAt > this.maxAgeMs) {
+      this.drop(conversationId, window);
+      return undefined;
+    }
+    if (window.items.length < count && !window.whole) return undefined;
+    // Most recently used last, so the oldest is evicted first.
+    this.windows.delete(conversationId);
+    this.windows.set(conversationId, window);
+    return window.items.slice(-count);
+  }
+
+  /**
+   * Keeps `items` (the latest `asked` items read at `version`, oldest first). A window already
+   * kept at a later version stays: this read may have started before that commit.
+   */
+  remember(conversationId: string, version: number, items: readonly WindowItem[], asked: number): void {
+    const current = this.windows.get(conversationId);
+    if (current && current.version > version) return;
+    this.store(conversationId, {
+      version,
+      items: [...items],
+      whole: items.length < asked,
+      capacity: asked,
+      readAt: this.now(),
+    });
+  }
+
+  /** Applies a committed transaction's writes of one conversation (see the class comment). */
+  committed(conversationId: string, writes: ConversationWrites): void {
+    const { inserted, versions, appended } = writes;
+    if (inserted !== null && versions.length <= 1) {
+      // A new conversation: its history is exactly what the transaction appended.
+      const version = versions[0] ?? inserted;
+      this.store(conversationId, {
+        version,
+        items: appended.slice(-NEW_CAPACITY),
+        whole: appended.length <= NEW_CAPACITY,
+        capacity: NEW_CAPACITY,
+        readAt: this.now(),
+      });
+      return;
+    }
+    const window = this.windows.get(conversationId);
+    if (!window) return;
+    const [version] = versions;
+    if (versions.length !== 1 || version === undefined || window.version !== version - 1) {
+      if (versions.length > 0 || appended.length > 0) this.drop(conversationId, window);
+      return;
+    }
+    const last = window.items[window.items.length - 1]?.seq ?? 0;
+    const items = [...window.items, ...appended.filter((item) => item.seq > last)];
+    // As many items as the read asked for: the window stays servable, and memory stays flat.
+    const full = items.length > window.capacity;
+    this.store(conversationId, {
+      ...window,
+      version,
+      items: full ? items.slice(-window.capacity) : items,
+      whole: window.whole && !full,
+    });
+  }
+
+  /** Forgets a conversation's window (changed outside any tracked transaction, or deleted). */
+  forget(conversationId: string): void {
+    const window = this.windows.get(conversationId);
+    if (window) this.drop(conversationId, window);
+  }
+
+  /** Forgets every window (stored items were rewritten: retention blanked tool data). */
+  clear(): void {
+    this.windows.clear();
+    this.items = 0;
+  }
+
+  private store(conversationId: string, window: CachedWindow): void {
+    const previous = this.windows.get(conversationId);
+    if (previous) this.drop(conversationId, previous);
+    if (window.items.length > this.budgetItems) return;
+    this.windows.set(conversationId, window);
+    this.items += window.items.length;
+    for (const [id, oldest] of this.windows) {
+      if (this.items <= this.budgetItems) break;
+      this.drop(id, oldest);
+    }
+  }
+
+  private drop(conversationId: string, window: CachedWindow): void {
+    this.windows.delete(conversationId);
+    this.items -= window.items.length;
+  }
+}

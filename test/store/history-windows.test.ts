@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { HistoryWindows } from '../../src/store/history-windows.ts';
+import type { WindowItem } from '../../src/domain/queries.ts';
+
+const item = (seq: number): WindowItem => ({
+  seq,
+  groupId: `g${seq}`,
+  payload: { type: 'message', role: 'user', content: [{ type: 'text', text: `m${seq}` }] },
+});
+const items = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => item(from + index));
+const seqs = (window: readonly WindowItem[] | undefined) => window?.map((entry) => entry.seq);
+
+describe('history windows kept per conversation version', () => {
+  it('serves a window only at the version it was read at, and only as long as it was read', () => {
+    const windows = new HistoryWindows();
+    windows.remember('c', 3, items(11, 15), 5);
+    expect(seqs(windows.get('c', 3, 5))).toEqual([11, 12, 13, 14, 15]);
+    expect(seqs(windows.get('c', 3, 2))).toEqual([14, 15]);
+    expect(windows.get('c', 4, 5)).toBeUndefined();
+    expect(windows.get('c', 3, 6)).toBeUndefined(); // a longer window than was read
+    // A short history is the whole one: any window is served.
+    windows.remember('short', 1, items(1, 2), 5);
+    expect(seqs(windows.get('short', 1, 100))).toEqual([1, 2]);
+  });
+
+  it('extends a window by a commit that moved the version on by one, deduplicating by seq', () => {
+    const windows = new HistoryWindows();
+    windows.remember('c', 3, items(11, 15), 5);
+    windows.committed('c', { inserted: null, versions: [4], appended: [item(15), item(16), item(17)] });
+    expect(windows.get('c', 3, 5)).toBeUndefined();
+    expect(seqs(windows.get('c', 4, 5))).toEqual([13, 14, 15, 16, 17]);
+    // A bump without items (a metadata change) keeps the items at the new version.
+    windows.committed('c', { inserted: null, versions: [5], appended: [] });
+    expect(seqs(windows.get('c', 5, 5))).toEqual([13, 14, 15, 16, 17]);
+  });
+
+  it('forgets a window on any other change: items without a bump, two bumps, a gap, a deletion', () => {
+    const windows = new HistoryWindows();
+    windows.remember('a', 3, items(1, 3), 10);
+    windows.committed('a', { inserted: null, versions: [], appended: [item(4)] });
+    expect(windows.get('a', 3, 10)).toBeUndefined();
+
+    windows.remember('b', 3, items(1, 3), 10);
+    windows.committed('b', { inserted: null, versions: [4, 5], appended: [item(4)] });
+    expect(windows.get('b', 5, 10)).toBeUndefined();
+
+    windows.remember('c', 3, items(1, 3), 10);
+    windows.committed('c', { inserted: null, versions: [5], appended: [item(4)] }); // another process bumped to 4
+    expect(windows.get('c', 5, 10)).toBeUndefined();
+
+    windows.remember('d', 3, items(1, 3), 10);
+    windows.forget('d');
+    expect(windows.get('d', 3, 10)).toBeUndefined();
+  });
+
+  it('keeps a new conversation whole, and never replaces a later window by an earlier read', () => {
+    const windows = new HistoryWindows();
+    windows.committed('c', { inserted: 0, versions: [1], appended: items(1, 2) });
+    expect(seqs(windows.get('c', 1, 201))).toEqual([1, 2]);
+    windows.remember('c', 0, [], 201); // a read that started before the commit
+    expect(seqs(windows.get('c', 1, 201))).toEqual([1, 2]);
+  });
+
+  it('stays within its item budget, evicting the least recently used, and drops windows read too long ago', () => {
+    let now = 0;
+    const windows = new HistoryWindows(10, 1_000, () => now);
+    windows.remember('a', 1, items(1, 5), 5);
+    windows.remember('b', 1, items(1, 5), 5);
+    windows.get('a', 1, 5); // a is now the most recent
+    windows.remember('c', 1, items(1, 5), 5);
+    expect(windows.get('b', 1, 5)).toBeUndefined();
+    expect(windows.get('a', 1, 5)).toBeDefined();
+    now = 1_001;
+    expect(windows.get('a', 1, 5)).toBeUndefined();
+    windows.remember('d', 1, items(1, 5), 5);
+    windows.clear();
+    expect(windows.get('d', 1, 5)).toBeUndefined();
+  });
+});
