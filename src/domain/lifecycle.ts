@@ -4,7 +4,12 @@
 export type RowCounts = Record<string, number>;
 
 export type AuditAction =
-  'conversation.deleted' | 'conversation.exported' | 'conversations.exported' | 'retention.applied' | 'app.purged';
+  | 'conversation.deleted'
+  | 'conversation.exported'
+  | 'conversations.exported'
+  | 'retention.applied'
+  | 'app.deletion_requested'
+  | 'app.purged';
 
 export interface AuditEventRecord {
   id: string;

@@ -21,6 +21,7 @@ export type { EngineLogger, EngineSettings } from './engine-context.ts';
 export type { EngineEvent, EngineEventListener } from './events.ts';
 export type { TurnOutcome } from './turn-runner.ts';
 export type { ConversationDump, DeleteOptions } from './lifecycle/data-lifecycle.ts';
+export { purgeApp, requestAppDeletion } from './lifecycle/app-purge.ts';
 export { checkInputItems, type InputItem, type ParamOf } from './input-items.ts';
 export type { SubmissionActor } from './ledger/ledger-transitions.ts';
 export type { ToolResultInput } from './ledger/result-intake.ts';

@@ -14,4 +14,6 @@ export interface ResourceDependencies {
   /** Forgets cached keys of a deleted app, so they stop authenticating at once. */
   keyCache: ApiKeyCache;
   openApi: OpenApiCompiler;
+  /** Where a service reports what failed after its answer was decided (an app purge the sweeper will resume). */
+  logger: { warn(details: object, message: string): void };
 }

@@ -93,7 +93,15 @@ export class Resources {
         });
     this.provider = provider;
     this.apiKeys = new ApiKeyCache(store);
-    const deps: ResourceDependencies = { store, agents, keys, kinds, keyCache: this.apiKeys, openApi: workers.openApi };
+    const deps: ResourceDependencies = {
+      store,
+      agents,
+      keys,
+      kinds,
+      keyCache: this.apiKeys,
+      openApi: workers.openApi,
+      logger: options.logger,
+    };
     const writer = new AgentWriter(agents);
     this.apps = new AppService(deps);
     this.agents = new AgentResourceService(deps, writer);

@@ -45,6 +45,8 @@ export class DeadlineSweeper {
       await this.engine.resumeStrandedTurns();
       // Retention runs in the background, at most every RETENTION_INTERVAL_MS, so deadlines never wait for it.
       this.engine.lifecycle.startRetentionWhenDue();
+      // Beside it, deleted apps whose purge a dead process or a failure left unfinished.
+      this.engine.lifecycle.startPurgesWhenDue();
       for (const chore of this.chores) await chore();
     } catch (error) {
       this.logger.error({ err: error }, 'deadline sweep failed');

@@ -27,7 +27,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, Partial<Record<Method, Capabi
   '/v1/webhook-endpoints/:id/rotate-secret': { POST: 'manage' },
   '/v1/webhook-endpoints/:id/deliveries': { GET: 'manage' },
   '/v1/webhook-endpoints/:id/deliveries/:delivery/resend': { POST: 'manage' },
-  // Data lifecycle (docs/conversation-export.md): a whole app's data and its audit trail are an app admin's.
+  // Data lifecycle (docs/conversation-export.md): a whole app's data and its audit trail are an app admin's;
+  // an operator also lists any app's trail with ?app_id=, a deleted app's included (engine/lifecycle/audit-trail.ts).
   '/v1/exports/conversations': { GET: 'manage' },
   '/v1/audit-events': { GET: 'manage' },
   // Native agents.

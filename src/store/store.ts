@@ -50,9 +50,10 @@ import type { AuditEventRecord, RowCounts } from '../domain/lifecycle.ts';
 
 export interface AppRepo {
   insert(app: AppRecord): Promise<void>;
+  /** A live app (a deleted one, still being purged, is not found: see `tombstone`). */
   get(id: string): Promise<AppRecord | undefined>;
   getByName(name: string): Promise<AppRecord | undefined>;
-  /** Every app of a project (apps are few; callers filter and page in memory). */
+  /** Every live app of a project (apps are few; callers filter and page in memory). */
   listByProject(project: string): Promise<AppRecord[]>;
   /** Replaces the settings when the stored revision is `expectedRevision`; undefined on a lost race. */
   updateSettings(
@@ -62,11 +63,77 @@ export interface AppRepo {
     updatedAt: string,
   ): Promise<AppRecord | undefined>;
   /**
-   * Deletes the app and everything it owns: conversations and their turns, items, ledger entries
-   * and responses, sessions, agents, tools, toolsets, secrets, idempotency records and API keys.
+   * Deletes a live app in one short transaction, with `deletion.audit` (issue 21): a tombstone.
+   * From its commit the app is not found by id or name, not listed, its keys do not authenticate
+   * (`ApiKeyRepo.findByHash`) and its name is free for a new app; its rows stay until purged
+   * (`purgeBatch`, `finishPurge`). False when no live app has this id.
+   */
+  tombstone(id: string, deletion: AppDeletion): Promise<boolean>;
+  /** Deleted apps whose purge has not finished, oldest deletion first. */
+  listTombstones(): Promise<AppTombstone[]>;
+  /**
+   * Deletes at most `limit` rows of a deleted app from the first of its tables (in purge order,
+   * from `fromTable` on) that still holds some, in one transaction that adds them to the app's
+   * purge progress. Null when those tables hold none, or the app is not deleted (a live app's rows
+   * are never touched).
+   */
+  purgeBatch(appId: string, batch: { limit: number; at: string; fromTable?: string }): Promise<AppPurgeBatch | null>;
+  /**
+   * Ends a deleted app's purge in one transaction: if no table holds a row of it any more, its row
+   * goes and the audit event `event` makes of the final tombstone is written. Otherwise names a
+   * table written to behind the purge (`rows_left`), or says the purge was finished already (`gone`).
+   */
+  finishPurge(appId: string, event: (tombstone: AppTombstone) => AuditEventRecord | null): Promise<AppPurgeFinish>;
+  /**
+   * Deletes the app and everything it owns now, tombstone and batches included, without an audit
+   * event (the app service and the engine record who deleted; this is the store's own shortcut).
    */
   delete(id: string): Promise<boolean>;
 }
+
+/** Who deletes an app, when, and the audit event written in the tombstone's transaction. */
+export interface AppDeletion {
+  by: string | null;
+  at: string;
+  audit: AuditEventRecord | null;
+}
+
+/** What an app's purge removed so far, kept on its tombstone (written in each batch's transaction). */
+export interface AppPurgeProgress {
+  /** When its first batch ran, and its latest. */
+  startedAt: string;
+  updatedAt: string;
+  /** Transactions that removed rows. */
+  batches: number;
+  /** Rows removed, by table. */
+  counts: RowCounts;
+}
+
+/** A deleted app whose rows are being purged. */
+export interface AppTombstone {
+  id: string;
+  /** Its name before deletion. */
+  name: string;
+  project: string;
+  location: string;
+  deletedAt: string;
+  /** The key id that deleted it. */
+  deletedBy: string | null;
+  /** Null until the first batch. */
+  progress: AppPurgeProgress | null;
+}
+
+/** One batch of a purge: the table it took rows from, how many, and the progress after it. */
+export interface AppPurgeBatch {
+  table: string;
+  removed: number;
+  progress: AppPurgeProgress;
+}
+
+export type AppPurgeFinish =
+  | { status: 'purged'; tombstone: AppTombstone; event: AuditEventRecord | null }
+  | { status: 'rows_left'; table: string }
+  | { status: 'gone' };
 
 /** Tools and toolsets: CES-shaped bodies, compare-and-set on `revision`. */
 export interface ResourceRepo {
@@ -473,7 +540,7 @@ export interface LifecycleRepo {
   insertAudit(event: AuditEventRecord): Promise<void>;
   /** An app's audit events, newest first. */
   listAudit(appId: string, page: PageRequest): Promise<Page<AuditEventRecord>>;
-  /** Every app's id (the retention job visits each). */
+  /** Every live app's id (the retention job visits each; deleted ones are being purged). */
   listAppIds(): Promise<string[]>;
   /** Conversations idle since before `before`, with no running turn and no pending call, oldest first. */
   listIdleConversations(scope: RetentionScope, before: string, limit: number): Promise<string[]>;

@@ -11,12 +11,16 @@ const auditEventSchema = z
     object: z.literal('audit_event'),
     id: z.string(),
     app_id: z.string(),
-    actor: z.string().nullable().describe('The key id that acted, or `baton:retention`.'),
+    actor: z
+      .string()
+      .nullable()
+      .describe('The key id that acted (for `app.purged`, the key that deleted the app), or `baton:retention`.'),
     action: z.enum([
       'conversation.deleted',
       'conversation.exported',
       'conversations.exported',
       'retention.applied',
+      'app.deletion_requested',
       'app.purged',
     ]),
     target: z.string().nullable().describe('The conversation or app acted on; null for app-wide runs.'),
@@ -49,7 +53,9 @@ export const LIFECYCLE_OPERATIONS: readonly ApiOperation[] = [
     operationId: 'listAuditEvents',
     summary: 'List audit events',
     description:
-      "The app's deletions, exports, retention runs and purges, newest first: who (key id), what, when and how many rows.",
+      "The app's deletions, exports, retention runs and purges, newest first: who (key id), what, when and how many rows. " +
+      "An operator key lists another app's with `app_id`, a deleted app's included: its `app.deletion_requested` and " +
+      '`app.purged` events (rows removed by table, who deleted it, when it was asked, started and finished) outlive it.',
     tag,
     query: auditEventsQuery,
     responses: { 200: { description: 'A page of audit events.', schema: listEnvelopeSchema(auditEventSchema) } },

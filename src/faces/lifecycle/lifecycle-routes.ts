@@ -10,6 +10,14 @@ import { pageQuerySchema, toPageRequest } from '../kit/page-query.ts';
 export const auditEventsQuery = pageQuerySchema
   .extend({
     limit: z.coerce.number().int().min(1, 'limit must be at least 1').max(100, 'limit must be at most 100').optional(),
+    app_id: z
+      .string()
+      .min(1, 'app_id must be an app id')
+      .optional()
+      .describe(
+        "Operator keys only: another app's id, a deleted one included (its `app.deletion_requested` and `app.purged` " +
+          'events outlive it). Other keys list their own app and get 404 `app_not_found` for another.',
+      ),
   })
   .strict();
 export const bulkExportQuery = z.object({}).strict();
@@ -28,7 +36,10 @@ export function auditEventView(event: AuditEventRecord) {
   };
 }
 
-/** Data lifecycle for app admins: the bulk NDJSON export and the audit trail (issue 21). */
+/**
+ * Data lifecycle for app admins: the bulk NDJSON export and the audit trail (issue 21); an
+ * operator key also lists another app's trail, a deleted app's included, with `?app_id=`.
+ */
 export function registerLifecycleRoutes(app: FastifyInstance, face: FaceContext): void {
   const { engine } = face;
 
@@ -45,7 +56,7 @@ export function registerLifecycleRoutes(app: FastifyInstance, face: FaceContext)
 
   app.get('/v1/audit-events', async (request) => {
     const query = parseRequest(auditEventsQuery, request.query, 'query');
-    const page = await engine.lifecycle.listAuditEvents(request.principal.appId, toPageRequest(query, 20));
+    const page = await engine.lifecycle.listAuditEvents(request.principal, query.app_id, toPageRequest(query, 20));
     return {
       object: 'list',
       data: page.data.map(auditEventView),

@@ -1,4 +1,7 @@
+import { systemClock } from '../../domain/clock.ts';
 import { BatonError } from '../../domain/errors/baton-error.ts';
+import { newId } from '../../domain/ids.ts';
+import { purgeApp, requestAppDeletion } from '../../engine/index.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { newAppRecord } from './app-records.ts';
 import type { AppRecord, JsonObject } from '../../domain/records.ts';
@@ -211,9 +214,17 @@ export class AppService {
   }
 
   /**
-   * DeleteAppRequest `{name, etag?}` → Operation (done, Empty). Deletes everything the app owns,
-   * keys included (they stop authenticating at once in this process); only an operator may, and
-   * not the operator key's own app (the key would die mid-request and leave the server unmanaged).
+   * DeleteAppRequest `{name, etag?}` → Operation (done, Empty). Only an operator may, and not the
+   * operator key's own app (the key would die mid-request and leave the server unmanaged).
+   *
+   * One short transaction tombstones the app with an `app.deletion_requested` audit event: from
+   * its commit the name is a 404 (and free for a new app), the app's keys get 401 on every
+   * replica and nothing new of it starts. Then this request purges its rows, inline and awaited,
+   * batch by batch (`purgeApp`), and answers once the last row went with the `app.purged` audit
+   * event: CES clients take a done Operation as the end of the work and never poll, so done means
+   * the data is gone. If the purge fails or this process dies midway, the app stays deleted and
+   * the sweeper's leader resumes the purge where it stopped (`DataLifecycle.startPurgesWhenDue`);
+   * the answer is then the same done Operation, since the deletion itself is committed.
    */
   async delete(principal: Principal, request: unknown): Promise<JsonObject> {
     const { name, etag } = parseCesRequest(deleteAppRequestSchema, request);
@@ -228,8 +239,19 @@ export class AppService {
       );
     }
     assertFreshEtag(etag, computeEtag([app.id, app.revision]), fullName, 'etag');
-    await this.deps.store.apps.delete(app.id);
+    const purge = { store: this.deps.store, clock: systemClock, newId };
+    if (!(await requestAppDeletion(purge, app, principal.keyId))) {
+      // Deleted meanwhile by another request: not found, as it would be a moment later...
+      await resolveApp(this.deps.store, principal, path.project, path.location, path.app);
+      // ...unless a new app took the name since: that one was not what the caller meant to delete.
+      throw concurrentUpdate(fullName);
+    }
     this.deps.keyCache.forgetApp(app.id);
+    try {
+      await purgeApp(purge, app.id);
+    } catch (error) {
+      this.deps.logger.warn({ err: error, appId: app.id }, 'app purge failed; the sweeper resumes it');
+    }
     return doneOperation(path, 'google.protobuf.Empty');
   }
 }

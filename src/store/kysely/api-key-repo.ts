@@ -43,8 +43,16 @@ export function createApiKeyRepo(db: Kysely<Database>): ApiKeyRepo {
       );
     },
 
+    // Only a live app's keys: a deleted app's stop authenticating on every replica as soon as its
+    // tombstone commits, though the purge deletes them later (migration 0014).
     async findByHash(keyHash) {
-      const row = await db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+      const row = await db
+        .selectFrom('api_keys')
+        .innerJoin('apps', 'apps.id', 'api_keys.app_id')
+        .selectAll('api_keys')
+        .where('api_keys.key_hash', '=', keyHash)
+        .where('apps.deleted_at', 'is', null)
+        .executeTakeFirst();
       return row && toRecord(row);
     },
 

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AppRecord, JsonObject } from '../../domain/records.ts';
 import type { AppRepo } from '../store.ts';
-import { atomically } from './atomically.ts';
+import { finishAppPurge, listTombstones, purgeAppBatch, purgeAppNow, tombstoneApp } from './app-purge.ts';
 import type { AppsTable, Database } from './database-schema.ts';
 import { insertOrDuplicate } from './duplicate-key.ts';
 import { fromJsonText, toJsonText } from './json-text.ts';
@@ -39,18 +39,35 @@ export function createAppRepo(db: Kysely<Database>): AppRepo {
       );
     },
 
+    // Reads and writes see live apps only: a tombstone is a deleted app whose rows are being purged.
     async get(id) {
-      const row = await db.selectFrom('apps').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await db
+        .selectFrom('apps')
+        .selectAll()
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
       return row && toRecord(row);
     },
 
     async getByName(name) {
-      const row = await db.selectFrom('apps').selectAll().where('name', '=', name).executeTakeFirst();
+      const row = await db
+        .selectFrom('apps')
+        .selectAll()
+        .where('name', '=', name)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
       return row && toRecord(row);
     },
 
     async listByProject(project) {
-      const rows = await db.selectFrom('apps').selectAll().where('project', '=', project).orderBy('name').execute();
+      const rows = await db
+        .selectFrom('apps')
+        .selectAll()
+        .where('project', '=', project)
+        .where('deleted_at', 'is', null)
+        .orderBy('name')
+        .execute();
       return rows.map(toRecord);
     },
 
@@ -60,36 +77,16 @@ export function createAppRepo(db: Kysely<Database>): AppRepo {
         .set((eb) => ({ settings: toJsonText(settings), revision: eb('revision', '+', 1), updated_at: updatedAt }))
         .where('id', '=', id)
         .where('revision', '=', expectedRevision)
+        .where('deleted_at', 'is', null)
         .returningAll()
         .executeTakeFirst();
       return row && toRecord(row);
     },
 
-    async delete(id) {
-      return atomically(db, async (tx) => {
-        const deleted = await tx.deleteFrom('apps').where('id', '=', id).executeTakeFirst();
-        if ((deleted.numDeletedRows ?? 0n) === 0n) return false;
-        // Children by conversation first (items have no app_id), then everything keyed by app.
-        const conversations = tx.selectFrom('conversations').select('id').where('app_id', '=', id);
-        await tx.deleteFrom('ces_sessions').where('app_id', '=', id).execute();
-        await tx.deleteFrom('responses').where('app_id', '=', id).execute();
-        await tx.deleteFrom('ledger_entries').where('app_id', '=', id).execute();
-        await tx.deleteFrom('items').where('conversation_id', 'in', conversations).execute();
-        await tx.deleteFrom('queued_inputs').where('app_id', '=', id).execute();
-        await tx.deleteFrom('turns').where('app_id', '=', id).execute();
-        await tx.deleteFrom('conversations').where('app_id', '=', id).execute();
-        const agents = tx.selectFrom('agents').select('id').where('app_id', '=', id);
-        await tx.deleteFrom('agent_versions').where('agent_id', 'in', agents).execute();
-        await tx.deleteFrom('agents').where('app_id', '=', id).execute();
-        await tx.deleteFrom('app_resources').where('app_id', '=', id).execute();
-        await tx.deleteFrom('secrets').where('app_id', '=', id).execute();
-        await tx.deleteFrom('idempotency_keys').where('app_id', '=', id).execute();
-        await tx.deleteFrom('api_keys').where('app_id', '=', id).execute();
-        await tx.deleteFrom('webhook_deliveries').where('app_id', '=', id).execute();
-        await tx.deleteFrom('webhook_events').where('app_id', '=', id).execute();
-        await tx.deleteFrom('webhook_endpoints').where('app_id', '=', id).execute();
-        return true;
-      });
-    },
+    tombstone: (id, deletion) => tombstoneApp(db, id, deletion),
+    listTombstones: () => listTombstones(db),
+    purgeBatch: (appId, batch) => purgeAppBatch(db, appId, batch),
+    finishPurge: (appId, event) => finishAppPurge(db, appId, event),
+    delete: (id) => purgeAppNow(db, id),
   };
 }

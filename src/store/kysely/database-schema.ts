@@ -27,6 +27,14 @@ export interface AppsTable {
   revision: number;
   created_at: string;
   updated_at: string | null;
+  /** When the app was deleted (migration 0014): a tombstone whose rows the purge is removing. */
+  deleted_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The key id that deleted it. */
+  deleted_by: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Its name before deletion (`name` is then `deleted:{id}`, freeing the name). */
+  deleted_name: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON of the purge's running totals (`PurgeProgress` in app-purge.ts), or null before its first batch. */
+  purge_progress: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AppResourcesTable {

@@ -169,7 +169,7 @@ export function createLifecycleRepo(db: Kysely<Database>): LifecycleRepo {
     },
 
     async listAppIds() {
-      const rows = await db.selectFrom('apps').select('id').orderBy('id').execute();
+      const rows = await db.selectFrom('apps').select('id').where('deleted_at', 'is', null).orderBy('id').execute();
       return rows.map((row) => row.id);
     },
 

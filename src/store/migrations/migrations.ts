@@ -12,6 +12,7 @@ import { createCallTraceContextMigration } from './0010-call-trace-context.ts';
 import { createToolWorkersMigration } from './0011-tool-workers.ts';
 import { createWebhooksMigration } from './0012-webhooks.ts';
 import { createDataLifecycleMigration } from './0013-data-lifecycle.ts';
+import { createAppTombstonesMigration } from './0014-app-tombstones.ts';
 import type { MigrationDialect } from './migration-dialect.ts';
 
 /**
@@ -33,5 +34,6 @@ export function migrationsFor(dialect: MigrationDialect): Record<string, Migrati
     '0011-tool-workers': createToolWorkersMigration(),
     '0012-webhooks': createWebhooksMigration(dialect),
     '0013-data-lifecycle': createDataLifecycleMigration(),
+    '0014-app-tombstones': createAppTombstonesMigration(),
   };
 }
