@@ -1,3 +1,4 @@
+import { siblingModule } from '../workers/sibling-module.ts';
 import { WorkerPool, type WorkerPoolStats } from '../workers/worker-pool.ts';
 import { WorkerPoolError } from '../workers/worker-pool-error.ts';
 import { OpenApiError } from './openapi-error.ts';
@@ -44,7 +45,7 @@ export class OpenApiPool implements OpenApiCompiler {
     this.limits = options.limits;
     this.pool = new WorkerPool({
       name: 'OpenAPI',
-      module: new URL('./openapi-worker.ts', import.meta.url),
+      module: siblingModule(import.meta.url, 'openapi-worker'),
       size: options.size,
       maxHeapMb: WORKER_HEAP_MB,
     });

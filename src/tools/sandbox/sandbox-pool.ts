@@ -1,3 +1,4 @@
+import { siblingModule } from '../workers/sibling-module.ts';
 import { WorkerPool, type WorkerPoolStats } from '../workers/worker-pool.ts';
 import { WorkerPoolError } from '../workers/worker-pool-error.ts';
 import { prepareSandboxCall, type PreparedSandboxCall, type SandboxCall, type SandboxResult } from './js-sandbox.ts';
@@ -38,7 +39,7 @@ export class SandboxPool implements SandboxRunner {
   constructor(options: SandboxPoolOptions) {
     this.pool = new WorkerPool({
       name: 'sandbox',
-      module: new URL('./sandbox-worker.ts', import.meta.url),
+      module: siblingModule(import.meta.url, 'sandbox-worker'),
       size: options.size,
       ...(options.maxRunningPerApp === undefined ? {} : { maxRunningPerOwner: options.maxRunningPerApp }),
     });

@@ -1,6 +1,7 @@
 import { readlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { setPriority } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { HostMessage, TaskMessage } from './worker-messages.ts';
 
@@ -9,33 +10,45 @@ import type { HostMessage, TaskMessage } from './worker-messages.ts';
  * for its optional `ready` promise (a module to load ahead, say), says it is ready, then runs one
  * task at a time with the module's default export and posts back its value or its error's message.
  *
- * Why `require`: the pool starts workers with tsx's CommonJS hook (`--require tsx/cjs`), because on
- * Node 20 the ESM loader hooks that `--import tsx` installs do not reach worker threads; the task
- * module is TypeScript source and is compiled by that hook.
+ * How the module is loaded follows how the server runs. From dist/ this file is an ES module and
+ * imports the compiled task module. As source, the pool starts the worker with tsx's CommonJS hook
+ * (`--require tsx/cjs`), because on Node 20 the ESM loader hooks that `--import tsx` installs do not
+ * reach worker threads: the `.ts` task module is `require`d and compiled by that hook.
+ * (No top-level await: as source this file is itself compiled to CommonJS.)
  */
 
 const port = parentPort;
-if (!port) throw new Error('worker-host.ts runs inside a worker thread started by WorkerPool');
+if (!port) throw new Error('worker-host runs inside a worker thread started by WorkerPool');
 const { module, niceness } = workerData as { module: string; niceness: number };
-const loaded = createRequire(import.meta.url)(module) as { default?: unknown; ready?: unknown };
-const handler = loaded.default;
-if (typeof handler !== 'function') throw new Error(`${module} has no default export to run tasks with`);
-const run = handler as (task: unknown) => unknown;
 
-port.on('message', (message: TaskMessage) => {
-  void answer(message);
-});
-// A failed warm-up is not fatal: the first task meets the same failure and reports it.
-// Loading runs at the server's priority (it is bounded work, and a slow start delays the first
-// task); the tasks, which may spin, run at the lower one.
-void Promise.resolve(loaded.ready)
-  .catch(() => undefined)
-  .then(() => {
-    lowerPriority(niceness);
-    port.postMessage({ type: 'ready' } satisfies HostMessage);
+// A module that cannot be loaded rejects unhandled: the worker dies with that error before saying it
+// is ready, and the pool fails the waiting tasks with it.
+void load(module).then(({ run, ready }) => {
+  port.on('message', (message: TaskMessage) => {
+    void answer(run, message);
   });
+  // A failed warm-up is not fatal: the first task meets the same failure and reports it.
+  // Loading runs at the server's priority (it is bounded work, and a slow start delays the first
+  // task); the tasks, which may spin, run at the lower one.
+  return Promise.resolve(ready)
+    .catch(() => undefined)
+    .then(() => {
+      lowerPriority(niceness);
+      port.postMessage({ type: 'ready' } satisfies HostMessage);
+    });
+});
 
-async function answer({ id, task }: TaskMessage): Promise<void> {
+async function load(path: string): Promise<{ run: (task: unknown) => unknown; ready: unknown }> {
+  type TaskModule = { default?: unknown; ready?: unknown };
+  const loaded: TaskModule = /\.[cm]?ts$/.test(path)
+    ? (createRequire(import.meta.url)(path) as TaskModule)
+    : ((await import(pathToFileURL(path).href)) as TaskModule);
+  const handler = loaded.default;
+  if (typeof handler !== 'function') throw new Error(`${path} has no default export to run tasks with`);
+  return { run: handler as (task: unknown) => unknown, ready: loaded.ready };
+}
+
+async function answer(run: (task: unknown) => unknown, { id, task }: TaskMessage): Promise<void> {
   let reply: HostMessage;
   try {
     reply = { type: 'done', id, ok: true, value: await run(task) };

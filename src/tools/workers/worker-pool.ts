@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { HostMessage, TaskMessage } from './worker-messages.ts';
 import { WorkerPoolError, type WorkerPoolFailure } from './worker-pool-error.ts';
+import { isTypeScriptModule, siblingModule } from './sibling-module.ts';
 
 /**
  * A bounded pool of worker threads for work that must not run on the server's event loop:
@@ -11,10 +12,10 @@ import { WorkerPoolError, type WorkerPoolFailure } from './worker-pool-error.ts'
  * replaced at once, so nothing a task does can hold the server or the pool.
  *
  * Budgets. A task's run budget (`runMs`) counts from the moment a worker takes it, so a task
- * never pays for a worker that was still starting (a cold worker loads its modules through tsx,
- * about a second) or for the tasks ahead of it. The wait for a worker is bounded separately
- * (`waitMs`, stretched by up to a minute while workers are still starting) and by the caller's
- * signal (the tool call's own deadline, a cancelled turn).
+ * never pays for a worker that was still starting (a cold worker loads its modules: about a
+ * second through tsx when running sources, less from dist/) or for the tasks ahead of it. The
+ * wait for a worker is bounded separately (`waitMs`, stretched by up to a minute while workers
+ * are still starting) and by the caller's signal (the tool call's own deadline, a cancelled turn).
  *
  * Fairness. Each task names its owner (an app). One owner may have at most `maxRunningPerOwner`
  * tasks in workers at once, by default one fewer than the pool's size, so a tenant that floods
@@ -31,7 +32,10 @@ import { WorkerPoolError, type WorkerPoolFailure } from './worker-pool-error.ts'
 export interface WorkerPoolOptions {
   /** Names the pool in messages, e.g. `sandbox`. */
   readonly name: string;
-  /** The task module: TypeScript whose default export runs one task (structured-clone in and out). */
+  /**
+   * The task module, whose default export runs one task (structured-clone in and out): a `.ts`
+   * source (run through tsx) or its compiled `.js`; name it with `siblingModule`.
+   */
   readonly module: URL;
   /** Worker threads, at least 1. */
   readonly size: number;
@@ -100,12 +104,14 @@ const STARTUP_ALLOWANCE_MS = 60_000;
 const DEFAULT_MAX_WAITING_PER_OWNER = 32;
 
 /**
- * The worker's entry. Node 20 cannot start a worker on a .ts file (its ESM loader hooks do not
- * reach workers), so the entry is a line of CommonJS that requires the host through tsx's
- * CommonJS hook, given in `execArgv`.
+ * The worker's entry. Compiled (dist/), it is worker-host.js itself, an ES module Node runs as is.
+ * As source (tsx, vitest), Node 20 cannot start a worker on a .ts file (its ESM loader hooks do not
+ * reach workers), so the entry is a line of CommonJS that requires the host through tsx's CommonJS
+ * hook, given in `execArgv`.
  */
+const HOST = siblingModule(import.meta.url, 'worker-host');
+const HOST_NEEDS_TSX = isTypeScriptModule(HOST);
 const BOOTSTRAP = "require(require('node:worker_threads').workerData.host);";
-const HOST = fileURLToPath(new URL('./worker-host.ts', import.meta.url));
 let tsxHook: string | undefined;
 
 export class WorkerPool {
@@ -186,7 +192,7 @@ export class WorkerPool {
 
   /**
    * Bounds a task's wait. Time spent while a worker is still starting does not count (a cold
-   * worker loads its modules through tsx: about a second, far more on a loaded machine), up to
+   * worker loads its modules: about a second through tsx, far more on a loaded machine), up to
    * `STARTUP_ALLOWANCE_MS`; a worker that fails to start fails the waiting tasks itself (onExit).
    */
   private armWait(job: Job, delayMs: number): void {
@@ -205,14 +211,22 @@ export class WorkerPool {
   }
 
   private spawn(): void {
-    tsxHook ??= createRequire(import.meta.url).resolve('tsx/cjs');
-    const worker = new Worker(BOOTSTRAP, {
-      eval: true,
-      // Explicit, so the parent's flags (--import tsx, --inspect, --expose-gc) are not inherited.
-      execArgv: ['--require', tsxHook],
-      workerData: { host: HOST, module: fileURLToPath(this.options.module), niceness: this.options.niceness ?? 10 },
+    const options = {
+      workerData: {
+        host: fileURLToPath(HOST),
+        module: fileURLToPath(this.options.module),
+        niceness: this.options.niceness ?? 10,
+      },
       ...(this.options.maxHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: this.options.maxHeapMb } } : {}),
-    });
+    };
+    // execArgv is explicit, so the parent's flags (--import tsx, --inspect, --expose-gc) are not inherited.
+    let worker: Worker;
+    if (HOST_NEEDS_TSX) {
+      tsxHook ??= createRequire(import.meta.url).resolve('tsx/cjs');
+      worker = new Worker(BOOTSTRAP, { eval: true, execArgv: ['--require', tsxHook], ...options });
+    } else {
+      worker = new Worker(HOST, { execArgv: [], ...options });
+    }
     worker.unref();
     const slot: Slot = { worker, ready: false, job: undefined, lastError: undefined };
     this.slots.push(slot);
