@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { stringify as stringifyYaml } from 'yaml';
 import { DEMO_AGENT } from '../src/server/config.ts';
 import { ADMIN_KEY } from '../test/helpers/test-baton.ts';
@@ -516,7 +517,9 @@ async function measureStartup(server: FloorServer, options: FloorOptions): Promi
   let rssAfterStart = NaN;
   let rssAfterPending = NaN;
   let fillSeconds = NaN;
-  const command = server === 'baton' ? 'npm start' : `node --import tsx ${FLOOR_SCRIPT.slice(REPO_ROOT.length)}`;
+  if (server === 'baton') await ensureCompiled(options);
+  const command =
+    server === 'baton' ? 'npm start (dist/, compiled)' : `node --import tsx ${FLOOR_SCRIPT.slice(REPO_ROOT.length)}`;
   try {
     for (let start = 0; start < options.starts; start++) {
       const port = await freePort();
@@ -574,6 +577,20 @@ async function measureStartup(server: FloorServer, options: FloorOptions): Promi
     pendingThreads: options.pendingThreads,
     fillSeconds,
   };
+}
+
+/**
+ * `npm start` runs dist/ only when it is current with the sources (bin/build-state.mjs), else the
+ * sources through tsx: build first, so the start-up measured is the compiled one.
+ */
+async function ensureCompiled(options: FloorOptions): Promise<void> {
+  const stateModule = pathToFileURL(join(REPO_ROOT, 'bin/build-state.mjs')).href;
+  const { buildState } = (await import(stateModule)) as { buildState: () => { current: boolean; reason?: string } };
+  const state = buildState();
+  if (state.current) return;
+  options.log(`floor phase: building dist/ first (${state.reason})`);
+  const built = spawnSync('npm', ['run', 'build:server', '--silent'], { cwd: REPO_ROOT, stdio: 'inherit' });
+  if (built.status !== 0 || !buildState().current) throw new Error('npm run build:server failed: dist/ is not current');
 }
 
 /** Resolves at the first `POST /v1/threads` answered 200; fails if the process exits or 60 s pass. */
