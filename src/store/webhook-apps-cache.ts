@@ -54,10 +54,12 @@ export class WebhookApps {
   }
 }
 
-/** The webhook repository, telling every process when an app's endpoints change. */
+/** The webhook repository, telling every process when an app's endpoints change, and answering which apps have any from the kept list. */
 export function announcingEndpointChanges(repo: WebhookRepo, apps: WebhookApps): WebhookRepo {
   return {
     ...repo,
+    // The list the outbox keeps: the delivery worker asks it on every tick.
+    appsWithEndpoints: async () => [...(await apps.current(() => repo.appsWithEndpoints()))],
     async insertEndpoint(record) {
       try {
         await repo.insertEndpoint(record);

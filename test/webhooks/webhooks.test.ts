@@ -370,3 +370,39 @@ describe('webhooks: an endpoint failing for too long', () => {
     }
   });
 });
+
+// The worker's timer costs nothing on a server without webhooks: no transaction while no app has
+// an enabled endpoint and nothing is left to send (new events wake it by their notice).
+describe('webhooks: the delivery worker idle without endpoints', () => {
+  it('runs no transaction on its ticks until an endpoint exists', async () => {
+    const quiet = await startTestBaton(
+      { egressAllow: ['127.0.0.1'] },
+      { store: { kind: 'sqlite', filename: ':memory:' }, webhooks: { ...FAST, pollIntervalMs: 20 } },
+    );
+    const receiver = await new WebhookReceiver().start();
+    try {
+      const store = quiet.baton.store;
+      const original = store.transaction.bind(store);
+      let transactions = 0;
+      store.transaction = ((work: Parameters<typeof original>[0]) => {
+        transactions += 1;
+        return original(work);
+      }) as typeof store.transaction;
+      await new Promise((resolve) => setTimeout(resolve, 400)); // the first passes find nothing
+      transactions = 0;
+      await new Promise((resolve) => setTimeout(resolve, 600)); // 30 ticks
+      expect(transactions).toBe(0);
+      const created = await quiet.request('POST', '/v1/webhook-endpoints', {
+        url: receiver.url,
+        event_types: ['tool_call.pending'],
+      });
+      expect(created.status).toBe(201);
+      transactions = 0;
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(transactions).toBeGreaterThan(5); // an app has an endpoint: every tick passes again
+    } finally {
+      await quiet.close();
+      await receiver.close();
+    }
+  });
+});

@@ -55,6 +55,8 @@ export class WebhookDelivery {
   private readonly sends = new Set<Promise<void>>();
   private unsubscribe: (() => void) | null = null;
   private stopped = false;
+  /** Whether the last pass fanned out and claimed nothing, with no send in flight. */
+  private lastPassIdle = false;
   /** Aborts the sends in flight when the process closes without draining. */
   private cut = new AbortController();
 
@@ -65,7 +67,7 @@ export class WebhookDelivery {
   start(): void {
     this.stopped = false;
     this.cut = new AbortController();
-    this.timer = setInterval(() => this.wake(), this.settings.pollIntervalMs);
+    this.timer = setInterval(() => this.tick(), this.settings.pollIntervalMs);
     this.timer.unref();
     // Events just committed (by any replica on PostgreSQL): look at once instead of at the next
     // tick. Only outbox writes notify, so changes of apps without endpoints never wake it.
@@ -106,10 +108,31 @@ export class WebhookDelivery {
       });
   }
 
+  /**
+   * The timer's pass, for retries falling due and claims lapsing: skipped while no app has an
+   * enabled endpoint and the last pass found nothing, so a server without webhooks runs no
+   * transaction for them (new events wake the worker by their notice).
+   */
+  private tick(): void {
+    if (!this.lastPassIdle) return this.wake();
+    this.options.store.webhooks
+      .appsWithEndpoints()
+      .then((apps) => {
+        if (apps.length > 0) this.wake();
+      })
+      .catch((error: unknown) => this.options.logger.warn({ err: error }, 'webhook delivery tick failed'));
+  }
+
   /** One pass: fan out, claim, send (not awaited). Tests call it and wait with `idle()`. */
   async pass(): Promise<void> {
-    while ((await this.fanOut()) === FAN_OUT_BATCH);
-    await this.claimAndSend();
+    let fanned = 0;
+    let batch: number;
+    do {
+      batch = await this.fanOut();
+      fanned += batch;
+    } while (batch === FAN_OUT_BATCH);
+    const claimed = await this.claimAndSend();
+    this.lastPassIdle = fanned === 0 && claimed === 0 && this.sends.size === 0;
   }
 
   /** Resolves when no send is in flight. */
@@ -139,9 +162,10 @@ export class WebhookDelivery {
     });
   }
 
-  private async claimAndSend(): Promise<void> {
+  /** Claims due deliveries and schedules their sends; how many it claimed. */
+  private async claimAndSend(): Promise<number> {
     const free = this.settings.maxConcurrent - this.total;
-    if (free <= 0) return;
+    if (free <= 0) return 0;
     const now = Date.now();
     const full = [...this.inFlight].filter(([, count]) => count >= this.settings.maxPerEndpoint).map(([id]) => id);
     const claimed = await this.options.store.transaction((tx) =>
@@ -153,13 +177,14 @@ export class WebhookDelivery {
         newToken: () => newId('claim'),
       }),
     );
-    if (claimed.length === 0) return;
+    if (claimed.length === 0) return 0;
     const events = new Map(
       (await this.options.store.webhooks.getEvents([...new Set(claimed.map((delivery) => delivery.eventId))])).map(
         (event) => [event.id, event],
       ),
     );
     for (const delivery of claimed) this.schedule(delivery, events.get(delivery.eventId));
+    return claimed.length;
   }
 
   /** A claim outlives an attempt that timed out, with room to record it. */
