@@ -69,12 +69,11 @@ export async function runTurn(
   opening?: RunOpening,
 ): Promise<TurnOutcome> {
   const emit: EngineEventListener = listener ?? (() => {});
-  const controller = new AbortController();
-  context.running.set(startingTurn.id, controller);
   let turn = startingTurn;
   let replyGroupId = context.newId('msg');
   let lastText: string | null = null;
   let invalidRounds = 0;
+  // Read before the run registers: a refusal here (tools that cannot be prepared now) leaves nothing behind.
   const referenced = await context.tools.listTools(turn.appId, agent);
   const tools = toolsForTurn(agent, turn, referenced);
   const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -84,6 +83,8 @@ export async function runTurn(
   const maxToolCalls = turn.options.maxToolCalls;
   // Calls already made by this turn (before a pause) count against its `maxToolCalls` budget.
   let callsMade = maxToolCalls === undefined ? 0 : (await context.store.ledger.listByTurn(turn.id)).length;
+  const controller = new AbortController();
+  context.running.set(startingTurn.id, controller);
   // Every write of this run is guarded on its lease: once another process took the turn over,
   // none of them applies (see `TurnRecord.leaseToken`).
   const lease = startingTurn.leaseToken ?? undefined;

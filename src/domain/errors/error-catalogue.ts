@@ -970,6 +970,14 @@ export const ERROR_CATALOGUE = {
       'A function_call_output answers a call Baton executes itself (a server tool, or a call waiting ' +
       'for approval), which needs no output. Send function_call_output only for function_call items.',
   },
+  server_tools_unavailable: {
+    status: 503,
+    grpc: 'UNAVAILABLE',
+    faces: ['threads', 'responses', 'chat', 'ces', 'mcp', 'ledger'],
+    meaning:
+      "The server tools of one of the agent's toolsets could not be prepared now: the workers that read OpenAPI " +
+      'documents are busy or restarting (tools.openapi.workers). Nothing was written; send the request again shortly.',
+  },
   session_busy: {
     status: 409,
     grpc: 'ABORTED',

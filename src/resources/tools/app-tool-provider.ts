@@ -6,6 +6,8 @@ import { AuthError } from '../../tools/auth/auth-error.ts';
 import type { EgressPolicy } from '../../tools/http/address-policy.ts';
 import type { OpenApiCompiler } from '../../tools/openapi/openapi-pool.ts';
 import { SandboxError } from '../../tools/sandbox/sandbox-error.ts';
+import { WorkerPoolError } from '../../tools/workers/worker-pool-error.ts';
+import { BatonError } from '../../domain/errors/baton-error.ts';
 import type { SandboxRunner } from '../../tools/sandbox/sandbox-runner.ts';
 import type { ToolKindRegistry } from '../tool-kinds/registry.ts';
 import type { ToolsetInspection } from '../tool-kinds/tool-kind.ts';
@@ -140,7 +142,9 @@ export class AppToolProvider implements ServerTools, ToolsetInspector {
 
   /**
    * The server tools a resource offers, with its common settings. A resource that cannot be
-   * compiled (it was valid when stored) costs its tools, not the turn.
+   * compiled (it was valid when stored) costs its tools, not the turn. Workers too busy to compile
+   * it now are another matter: a turn without its tools would run (and answer) as if they did not
+   * exist, so the request is refused as retryable instead.
    */
   private async definitions(record: AppResourceRecord): Promise<ClientToolDefinition[]> {
     const found = this.options.kinds.kindOf(record);
@@ -149,6 +153,13 @@ export class AppToolProvider implements ServerTools, ToolsetInspector {
       const common = commonSettings(record, this.options.maxTimeoutSeconds);
       return (await found.kind.definitions(found, this.runtime)).map((definition) => ({ ...common, ...definition }));
     } catch (error) {
+      if (error instanceof WorkerPoolError && error.reason !== 'task_failed' && error.reason !== 'deadline')
+        throw new BatonError(
+          'server_tools_unavailable',
+          `The tools of ${record.collection}/${record.id} could not be prepared now (${error.message}); ` +
+            'nothing was written. Send the request again shortly.',
+          { retryAfterSeconds: 1 },
+        );
       this.options.logger.warn(
         { err: error, resource: `${record.collection}/${record.id}` },
         'server tools unavailable',
