@@ -1,3 +1,4 @@
+import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
 import type { Capability } from '../../domain/access.ts';
 import type { BatonError } from '../../domain/errors/baton-error.ts';
 import type { Principal } from '../../domain/principal.ts';
@@ -55,3 +56,18 @@ export interface AcceptedArguments {
 
 /** Renders an error as the JSON body a tool error carries, e.g. a google.rpc.Status `{error:{code,message,status,details}}`. */
 export type McpErrorRenderer = (error: BatonError) => object;
+
+/** What one MCP server instance (one per HTTP request) serves. */
+export interface McpServerOptions {
+  /**
+   * The tools, read on every tools/list and tools/call (so a list that changes is served as it is
+   * now). Receives the caller, so a face may hide tools a key's role cannot use.
+   */
+  tools: (principal: Principal) => readonly McpTool[];
+  /** Returned by `initialize`. */
+  serverInfo: Implementation;
+  /** Renders EngineErrors: the body of tool errors, and `error.data` of HTTP-level JSON-RPC errors. */
+  renderError: McpErrorRenderer;
+  /** Optional guidance the client may show the model after `initialize`. */
+  instructions?: string;
+}

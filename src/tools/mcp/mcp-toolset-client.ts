@@ -1,5 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { createHash } from 'node:crypto';
 import type { ContentPart, JsonSchema } from '../../domain/records.ts';
 import type { EgressPolicy } from '../http/address-policy.ts';
@@ -27,6 +26,27 @@ export interface McpToolDescription {
 }
 
 const IDLE_CLOSE_MS = 60_000;
+
+/**
+ * The MCP SDK's client side, loaded with the first MCP toolset call: a server whose apps have no
+ * MCP toolsets never loads it (start-up time and memory).
+ */
+let mcpClientModules:
+  | Promise<{
+      Client: typeof import('@modelcontextprotocol/sdk/client/index.js').Client;
+      StreamableHTTPClientTransport: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport;
+    }>
+  | undefined;
+function loadMcpClient() {
+  mcpClientModules ??= Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ]).then(([client, transport]) => ({
+    Client: client.Client,
+    StreamableHTTPClientTransport: transport.StreamableHTTPClientTransport,
+  }));
+  return mcpClientModules;
+}
 
 interface PooledClient {
   client: Client;
@@ -102,6 +122,7 @@ export class McpToolsetClients {
     let pooled = this.pool.get(key);
     if (!pooled) {
       pooled = (async () => {
+        const { Client, StreamableHTTPClientTransport } = await loadMcpClient();
         const headers = { ...target.headers, ...(bearerToken ? { authorization: `Bearer ${bearerToken}` } : {}) };
         const transport = new StreamableHTTPClientTransport(new URL(target.serverAddress), {
           fetch: guardedFetch(target.policy, {
