@@ -1,8 +1,5 @@
-import { runChat } from './chat.ts';
-import { runConfig } from './config-check.ts';
-import { runKeys } from './keys.ts';
-import { runMigrate } from './migrate.ts';
-import { runServe } from './serve.ts';
+// Each command is loaded when it runs: `baton serve` does not load the chat client, and `baton
+// help` or `baton keys` do not load the server.
 
 const USAGE = `Usage:
   baton serve                 start the server (config: ./baton.yaml or BATON_CONFIG; HOST, PORT, BATON_DATA_DIR,
@@ -19,15 +16,15 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
-      return runServe();
+      return (await import('./serve.ts')).runServe();
     case 'chat':
-      return runChat(rest);
+      return (await import('./chat.ts')).runChat(rest);
     case 'keys':
-      return runKeys(rest);
+      return (await import('./keys.ts')).runKeys(rest);
     case 'migrate':
-      return runMigrate();
+      return (await import('./migrate.ts')).runMigrate();
     case 'config':
-      return runConfig(rest);
+      return (await import('./config-check.ts')).runConfig(rest);
     case undefined:
     case 'help':
     case '--help':
