@@ -96,13 +96,15 @@ export function toModelPrompt(
  * in the window (some local servers number calls per step, `call_0`, and would repeat them).
  */
 function providerCallIds(items: readonly WindowItem[], model: string): Map<string, string> {
-  const byProviderId = new Map<string, string[]>();
+  // Provider id → Baton's call id, or null once a second call shows the provider id repeats.
+  const byProviderId = new Map<string, string | null>();
   for (const { payload } of items) {
     if (payload.type !== 'function_call' || payload.provider?.model !== model || !payload.provider.callId) continue;
-    byProviderId.set(payload.provider.callId, [...(byProviderId.get(payload.provider.callId) ?? []), payload.callId]);
+    const providerId = payload.provider.callId;
+    byProviderId.set(providerId, byProviderId.has(providerId) ? null : payload.callId);
   }
   const ids = new Map<string, string>();
-  for (const [providerId, callIds] of byProviderId) if (callIds.length === 1) ids.set(callIds[0] ?? '', providerId);
+  for (const [providerId, callId] of byProviderId) if (callId !== null) ids.set(callId, providerId);
   return ids;
 }
 
