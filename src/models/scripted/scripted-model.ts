@@ -8,6 +8,7 @@ import type {
   LanguageModelV3Prompt,
   LanguageModelV3StreamPart,
   LanguageModelV3StreamResult,
+  LanguageModelV3ToolResultOutput,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
 import type { ScriptedProgram, ScriptedProgramState } from './scripted-program-contract.ts';
@@ -196,10 +197,16 @@ function promptTokens(prompt: LanguageModelV3Prompt): number {
       if (part.type === 'text' || part.type === 'reasoning') count += countTokens(part.text);
       else if (part.type === 'tool-call')
         count += countTokens(part.toolName) + countTokens(JSON.stringify(part.input) ?? '');
-      else if (part.type === 'tool-result') count += countTokens(JSON.stringify(part.output) ?? '');
+      else if (part.type === 'tool-result') count += toolResultTokens(part.output);
     }
   }
   return count;
+}
+
+/** A result's words: a text result (the usual one) is counted as it is, without serialising it first. */
+function toolResultTokens(output: LanguageModelV3ToolResultOutput): number {
+  if (output.type === 'text' || output.type === 'error-text') return countTokens(output.value);
+  return countTokens(JSON.stringify(output) ?? '');
 }
 
 /** "The refund was approved." → ["The", " refund", " was", " approved."]: one delta per word. */
