@@ -481,6 +481,8 @@ export interface WebhookRepo {
   deleteEndpoint(appId: string, id: string): Promise<boolean>;
   /** The apps with at least one enabled endpoint: the ones whose changes write events. */
   appsWithEndpoints(): Promise<string[]>;
+  /** Whether any delivery is still pending (due now or later), whatever its endpoint's state. */
+  hasPendingDeliveries(): Promise<boolean>;
   insertEvents(events: NewWebhookEvent[]): Promise<void>;
   /**
    * Events no delivery was written for yet, oldest first. Run it in a transaction: on PostgreSQL

@@ -110,15 +110,17 @@ export class WebhookDelivery {
 
   /**
    * The timer's pass, for retries falling due and claims lapsing: skipped while no app has an
-   * enabled endpoint and the last pass found nothing, so a server without webhooks runs no
-   * transaction for them (new events wake the worker by their notice).
+   * enabled endpoint, no delivery is pending (a disabled endpoint's retries still end, as failed)
+   * and the last pass found nothing, so a server without webhooks runs no transaction for them
+   * (new events wake the worker by their notice).
    */
   private tick(): void {
     if (!this.lastPassIdle) return this.wake();
-    this.options.store.webhooks
+    const webhooks = this.options.store.webhooks;
+    webhooks
       .appsWithEndpoints()
-      .then((apps) => {
-        if (apps.length > 0) this.wake();
+      .then(async (apps) => {
+        if (apps.length > 0 || (await webhooks.hasPendingDeliveries())) this.wake();
       })
       .catch((error: unknown) => this.options.logger.warn({ err: error }, 'webhook delivery tick failed'));
   }

@@ -172,6 +172,16 @@ export function createWebhookRepo(db: Kysely<Database>, flavor: MigrationDialect
       });
     },
 
+    async hasPendingDeliveries() {
+      const row = await db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('status', '=', 'pending')
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     async appsWithEndpoints() {
       const rows = await db
         .selectFrom('webhook_endpoints')
