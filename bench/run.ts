@@ -17,6 +17,8 @@ import { measureTelemetry, telemetryReport, type TelemetryResult } from './telem
 import { sdkRunnerReport } from './sdk-runner-report.ts';
 import { measureWorkers, workersReport, type WorkersResult } from './workers.ts';
 import { floorReport, measureFloor, type FloorResult } from './floor.ts';
+import { measureWebhooks, webhooksReport, type WebhooksResult } from './webhooks.ts';
+import { measureRetention, retentionReport, type RetentionResult } from './retention.ts';
 import type { SqlStat } from './sql-stats.ts';
 
 /**
@@ -27,14 +29,20 @@ import type { SqlStat } from './sql-stats.ts';
  * how much a noisy tenant (looping jsFunction tools, hostile OpenAPI documents) slows another app
  * (bench/noisy-neighbour.ts), and tool workers' claim → submit round trips beside the direct
  * Threads round trip (bench/workers.ts), and Baton beside the floor, a hand-written server doing the
- * least work the same durable pause needs (bench/floor.ts, issue 22's targets as ratios).
+ * least work the same durable pause needs (bench/floor.ts, issue 22's targets as ratios), and what
+ * webhooks cost the round trip with 0, 1 and 5 endpoints (bench/webhooks.ts, issue 20), and a
+ * retention run over 100,000 idle conversations beside round trips at 10 clients (bench/retention.ts,
+ * issue 21).
  * Servers run in child processes (bench/servers/*.ts); this process only generates load, so it
  * never shares an event loop with the server it measures. Writes bench/results.json.
  *
  * Environment knobs (defaults in brackets): BENCH_WARMUP_S [2], BENCH_DURATION_S [8],
  * BENCH_LEVELS [1,10,50], BENCH_HEAP_TARGET [100000], BENCH_HEAP_BUDGET_S [45],
  * BENCH_PROFILE [1] (CPU-profile Baton at 10 clients), BENCH_QUICK [0] (a short smoke run),
- * BENCH_ONLY [] (`noisy-neighbour`, `replicas`, `telemetry`, `workers` or `floor`: run that phase alone and merge its figures into results.json).
+ * BENCH_ONLY [] (`noisy-neighbour`, `replicas`, `telemetry`, `workers`, `floor`, `webhooks` or `retention`: run that phase
+ * alone and merge its figures into results.json), BENCH_RETENTION_CONVERSATIONS [100000] (idle conversations the
+ * retention run removes; 5,000 with BENCH_QUICK=1), BENCH_RETENTION_DURING_S [60] (how long the clients run beside
+ * the retention run, at most), BENCH_RETENTION_BATCH [the engine's] (the run's conversationBatch).
  */
 
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
@@ -400,6 +408,8 @@ async function main(): Promise<void> {
   const telemetry = await runTelemetry();
   const workers = await runWorkers();
   const floor = await runFloor();
+  const webhooks = await runWebhooks();
+  const retention = await runRetention();
 
   const at = (results: LoadResult[], clients: number) => results.find((result) => result.clients === clients);
   const echo10 = at(echo, 10);
@@ -445,6 +455,10 @@ async function main(): Promise<void> {
     workersToDirect: workers.workersToDirect,
     /** Floor phase (thread per client): Baton over the floor (rt/s at 10, p50 at 1, p99 at 10) and Baton's CPU ms per round trip. */
     floorRatios: floor.ratios.threadPerClient,
+    /** Webhooks phase, per client level: rt/s with 1 and 5 endpoints over rt/s with none. */
+    webhooksRatios: webhooksRatios(webhooks),
+    /** Retention phase: rt/s at 10 clients during the run over before it (target ≥ 0.9), and the run's seconds. */
+    retention: retentionSummary(retention),
   };
   const verdict = {
     ratioAt10: summary.ratioAt10 >= TARGETS.ratioAt10,
@@ -548,6 +562,8 @@ async function main(): Promise<void> {
   report.push(...telemetryReport(telemetry));
   report.push(...workersReport(workers));
   report.push(...floorReport(floor));
+  report.push(...webhooksReport(webhooks));
+  report.push(...retentionReport(retention));
   report.push('', `Total bench time ${fmt((performance.now() - began) / 1000, 0)} s.`);
   console.log(report.join('\n'));
 
@@ -579,6 +595,8 @@ async function main(): Promise<void> {
     telemetry,
     workers,
     floor,
+    webhooks,
+    retention,
     totalSeconds: (performance.now() - began) / 1000,
   };
   writeFileSync(join(BENCH_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
@@ -830,7 +848,104 @@ async function mainFloorOnly(): Promise<void> {
   log('wrote the floor entry of bench/results.json');
 }
 
-const ONLY = ['noisy-neighbour', 'replicas', 'telemetry', 'workers', 'floor'];
+/**
+ * The webhooks phase at the levels up to 10 clients: 0, 1 and 5 endpoints alternating in 8 slices
+ * of 2 s each (2 of 1.5 s with BENCH_QUICK=1) after a warm-up each, so twice the other phases'
+ * measured time per variant, as the telemetry phase has.
+ */
+function runWebhooks(): Promise<WebhooksResult> {
+  return measureWebhooks({
+    levels: config.sdkRunner.levels,
+    warmupMs: config.warmupMs,
+    durationMs: config.durationMs * 2,
+    slices: quick ? 2 : 8,
+    countedRoundTrips: quick ? 30 : 200,
+    log,
+  });
+}
+
+function webhooksRatios(result: WebhooksResult): Record<number, Record<number, number>> {
+  return Object.fromEntries(
+    result.levels.map((level) => [
+      level.clients,
+      Object.fromEntries(level.variants.map((variant) => [variant.endpoints, variant.ratio])),
+    ]),
+  );
+}
+
+/**
+ * The retention phase: 100,000 old idle conversations (5,000 quick), 10 clients, before and after
+ * windows of twice the duration after a warm-up of four times the duration (the server is fresh from
+ * seeding: in consecutive 8 s windows it got faster for about 30 s), 60 s beside the run (10 s quick).
+ */
+function runRetention(): Promise<RetentionResult> {
+  return measureRetention({
+    conversations: num('BENCH_RETENTION_CONVERSATIONS', quick ? 5_000 : 100_000),
+    recent: quick ? 100 : 1_000,
+    clients: 10,
+    warmupMs: Math.max(config.warmupMs, config.durationMs * 4),
+    windowMs: config.durationMs * 2,
+    duringMs: num('BENCH_RETENTION_DURING_S', quick ? 10 : 60) * 1000,
+    conversationBatch: process.env.BENCH_RETENTION_BATCH ? Number(process.env.BENCH_RETENTION_BATCH) : undefined,
+    log,
+  });
+}
+
+function retentionSummary(result: RetentionResult) {
+  return {
+    ratioToBefore: result.ratioToBefore,
+    p99RatioToBefore: result.p99RatioToBefore,
+    runSeconds: result.run.seconds,
+    conversations: result.run.conversations,
+    perSecondUnderLoad: result.run.underLoad.perSecond,
+    perSecondAlone: result.run.idle.perSecond,
+    exact: result.exact,
+  };
+}
+
+/**
+ * A phase alone (`BENCH_ONLY=webhooks`, `BENCH_ONLY=retention`): its figures replace its entry of
+ * bench/results.json, with their own date, code and load average, and its summary figure; the
+ * rest of the file is kept.
+ */
+async function mainPhaseOnly<T extends object>(
+  name: string,
+  entry: string,
+  measure: () => Promise<T>,
+  report: (result: T) => string[],
+  summarise: (result: T) => unknown,
+  summaryKey: string,
+): Promise<void> {
+  const git = gitState();
+  const loadAtStart = loadavg();
+  log(`config ${JSON.stringify(config)}; ${name} phase only`);
+  const result = await measure();
+  const loadAtEnd = loadavg();
+  console.log(
+    [
+      `Code ${git ? `${git.commit}${git.modifiedSrcFiles ? ` + ${git.modifiedSrcFiles} modified file(s) under src/` : ''}` : 'unknown'}; ` +
+        `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; Node ${process.version}; load average at start ` +
+        `${loadAtStart.map((v) => v.toFixed(2)).join(' ')}, at end ${loadAtEnd.map((v) => v.toFixed(2)).join(' ')}.`,
+      ...report(result),
+    ].join('\n'),
+  );
+  const file = join(BENCH_DIR, 'results.json');
+  const results = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+  results[entry] = {
+    date: new Date().toISOString(),
+    code: git,
+    loadAverage: { start: loadAtStart, end: loadAtEnd },
+    config: { warmupMs: config.warmupMs, durationMs: config.durationMs, quick },
+    ...result,
+  };
+  const summary = (results.summary ?? {}) as Record<string, unknown>;
+  summary[summaryKey] = summarise(result);
+  results.summary = summary;
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  log(`wrote the ${entry} entry of bench/results.json`);
+}
+
+const ONLY = ['noisy-neighbour', 'replicas', 'telemetry', 'workers', 'floor', 'webhooks', 'retention'];
 if (only !== '' && !ONLY.includes(only))
   throw new Error(`BENCH_ONLY=${only}: the phases that run alone are ${ONLY.join(', ')}`);
 
@@ -844,7 +959,11 @@ if (only !== '' && !ONLY.includes(only))
         ? mainWorkersOnly()
         : only === 'floor'
           ? mainFloorOnly()
-          : main()
+          : only === 'webhooks'
+            ? mainPhaseOnly('webhooks', 'webhooks', runWebhooks, webhooksReport, webhooksRatios, 'webhooksRatios')
+            : only === 'retention'
+              ? mainPhaseOnly('retention', 'retention', runRetention, retentionReport, retentionSummary, 'retention')
+              : main()
 ).catch((error: unknown) => {
   console.error(error);
   process.exitCode = 1;

@@ -1,4 +1,3 @@
-import { setImmediate as yieldToOthers } from 'node:timers/promises';
 import { BatonError } from '../../domain/errors/baton-error.ts';
 import { addCounts, RETENTION_ACTOR, type RowCounts } from '../../domain/lifecycle.ts';
 import { readRetention, RETENTION_FIELDS, type RetentionField, type RetentionPolicy } from '../../domain/retention.ts';
@@ -6,6 +5,7 @@ import type { RetentionScope } from '../../store/store.ts';
 import { nowIso, type EngineContext } from '../engine-context.ts';
 import { auditEvent } from './audit-trail.ts';
 import { deleteConversationIf } from './conversation-deletion.ts';
+import { RetentionPacer } from './retention-pacer.ts';
 
 /** How much one retention run does per transaction; each run goes on until nothing is left. */
 export interface RetentionOptions {
@@ -102,6 +102,9 @@ function cutoff(now: Date, days: number): string {
 export async function applyRetention(context: EngineContext, options: RetentionOptions = {}): Promise<RetentionRun> {
   const now = context.clock.now();
   const run: RetentionRun = { startedAt: now.toISOString(), apps: [] };
+  const pacer = new RetentionPacer();
+  const conversationBatch = options.conversationBatch ?? DEFAULT_BATCH;
+  const toolDataBatch = options.toolDataBatch ?? DEFAULT_BATCH;
   for (const appId of await context.store.lifecycle.listAppIds()) {
     const app = await context.store.apps.get(appId);
     if (!app) continue; // purged meanwhile
@@ -109,9 +112,9 @@ export async function applyRetention(context: EngineContext, options: RetentionO
     const agents = await agentPolicies(context, appId);
     const result: RetentionAppResult = { appId, conversations: 0, rows: {}, toolCalls: 0, toolItems: 0, skipped: 0 };
     for (const rule of rulesFor('conversationsAfterDays', appId, appPolicy, agents))
-      await deleteIdle(context, rule, cutoff(now, rule.days), options.conversationBatch ?? DEFAULT_BATCH, result);
+      await deleteIdle(context, rule, cutoff(now, rule.days), conversationBatch, result, pacer);
     for (const rule of rulesFor('toolDataAfterDays', appId, appPolicy, agents))
-      await removeToolData(context, rule, cutoff(now, rule.days), options.toolDataBatch ?? DEFAULT_BATCH, result);
+      await removeToolData(context, rule, cutoff(now, rule.days), toolDataBatch, result, pacer);
     if (result.conversations === 0 && result.toolCalls === 0) continue;
     run.apps.push(result);
     await context.store.lifecycle.insertAudit(
@@ -135,6 +138,7 @@ async function deleteIdle(
   before: string,
   batch: number,
   result: RetentionAppResult,
+  pacer: RetentionPacer,
 ): Promise<void> {
   const { appId } = rule.scope;
   const passed = new Set<string>();
@@ -167,9 +171,9 @@ async function deleteIdle(
         result.skipped += 1;
         passed.add(id);
       }
+      await pacer.pace(); // requests get the event loop and the database (see RetentionPacer)
     }
     if (ids.length < batch) return;
-    await yieldToOthers(); // between batches, requests get the database
   }
 }
 
@@ -179,12 +183,13 @@ async function removeToolData(
   before: string,
   batch: number,
   result: RetentionAppResult,
+  pacer: RetentionPacer,
 ): Promise<void> {
   for (;;) {
     const removed = await context.store.lifecycle.removeToolData(rule.scope, before, batch, nowIso(context));
     result.toolCalls += removed.calls;
     result.toolItems += removed.items;
     if (removed.calls < batch) return;
-    await yieldToOthers();
+    await pacer.pace();
   }
 }
