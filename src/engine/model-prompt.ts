@@ -4,7 +4,9 @@ import type {
   LanguageModelV3ReasoningPart,
   LanguageModelV3Prompt,
   LanguageModelV3TextPart,
+  LanguageModelV3ToolCallPart,
   LanguageModelV3ToolResultOutput,
+  LanguageModelV3ToolResultPart,
   SharedV3ProviderOptions,
 } from '@ai-sdk/provider';
 import type { ContentPart, ProviderState } from '../domain/records.ts';
@@ -46,23 +48,25 @@ export function toModelPrompt(
     const last = prompt[prompt.length - 1];
     if (payload.type === 'message' && payload.role === 'system') continue;
     if (payload.type === 'message' && payload.role === 'user') {
-      prompt.push({ role: 'user', content: payload.content.map(toUserPart) });
+      prompt.push({ role: 'user', content: memoised(payload, '', () => payload.content.map(toUserPart)) });
     } else if (payload.type === 'reasoning' && payload.provider.model !== model) {
       continue;
     } else if (payload.type === 'message' || payload.type === 'function_call' || payload.type === 'reasoning') {
-      const providerOptions = providerOptionsOf(payload.provider, model);
-      const part =
-        payload.type === 'message'
-          ? { type: 'text' as const, text: textOf(payload.content), ...providerOptions }
+      const toolCallId = payload.type === 'function_call' ? promptId(payload.callId) : '';
+      const part = memoised(payload, `${model}\n${toolCallId}`, (): AssistantPart => {
+        const providerOptions = providerOptionsOf(payload.provider, model);
+        return payload.type === 'message'
+          ? { type: 'text', text: textOf(payload.content), ...providerOptions }
           : payload.type === 'reasoning'
-            ? ({ type: 'reasoning', text: payload.text, ...providerOptions } satisfies LanguageModelV3ReasoningPart)
+            ? { type: 'reasoning', text: payload.text, ...providerOptions }
             : {
-                type: 'tool-call' as const,
-                toolCallId: promptId(payload.callId),
+                type: 'tool-call',
+                toolCallId,
                 toolName: payload.name,
                 input: parseArguments(payload.arguments),
                 ...providerOptions,
               };
+      });
       if (payload.type === 'function_call') names.set(payload.callId, payload.name);
       if (last && last.role === 'assistant' && lastGroup === item.groupId) last.content.push(part);
       else prompt.push({ role: 'assistant', content: [part] });
@@ -77,18 +81,39 @@ export function toModelPrompt(
       });
     } else {
       answered.add(payload.callId);
-      const part = {
-        type: 'tool-result' as const,
-        toolCallId: promptId(payload.callId),
-        toolName: names.get(payload.callId) ?? payload.name,
+      const toolCallId = promptId(payload.callId);
+      const toolName = names.get(payload.callId) ?? payload.name;
+      const part = memoised(payload, `${toolCallId}\n${toolName}`, (): LanguageModelV3ToolResultPart => ({
+        type: 'tool-result',
+        toolCallId,
+        toolName,
         output: toToolOutput(payload.output, payload.isError),
-      };
+      }));
       if (last && last.role === 'tool') last.content.push(part);
       else prompt.push({ role: 'tool', content: [part] });
     }
     lastGroup = item.groupId;
   }
   return prompt;
+}
+
+type AssistantPart = LanguageModelV3TextPart | LanguageModelV3ReasoningPart | LanguageModelV3ToolCallPart;
+
+/**
+ * Prompt parts already made from a stored payload, with what else they were made from (the model,
+ * the call id shown to the provider, the tool name). A history window serves the same payload
+ * objects from step to step (`history-windows.ts`), so each item is converted once rather than at
+ * every step, where converting 200 items was a tenth of a round trip. The parts are shared by the
+ * prompts made since: nothing downstream changes a prompt it is given.
+ */
+const madeFrom = new WeakMap<object, { key: string; made: unknown }>();
+
+function memoised<T>(payload: object, key: string, make: () => T): T {
+  const earlier = madeFrom.get(payload);
+  if (earlier !== undefined && earlier.key === key) return earlier.made as T;
+  const made = make();
+  madeFrom.set(payload, { key, made });
+  return made;
 }
 
 /**

@@ -137,13 +137,15 @@ function answeredInWindow(
   window: readonly WindowItem[],
   entries: readonly LedgerEntryRecord[],
 ): Set<string> | undefined {
-  const calls = new Set<string>();
+  // Read from the end only as far back as the oldest of the calls: their outputs come after them.
+  const unseen = new Set(entries.map((entry) => entry.id));
   const outputs = new Set<string>();
-  for (const { payload } of window) {
-    if (payload.type === 'function_call') calls.add(payload.callId);
-    else if (payload.type === 'function_call_output') outputs.add(payload.callId);
+  for (let index = window.length - 1; index >= 0 && unseen.size > 0; index--) {
+    const payload = window[index]?.payload;
+    if (payload?.type === 'function_call') unseen.delete(payload.callId);
+    else if (payload?.type === 'function_call_output') outputs.add(payload.callId);
   }
-  return entries.every((entry) => calls.has(entry.id)) ? outputs : undefined;
+  return unseen.size === 0 ? outputs : undefined;
 }
 
 /** The calls of the turn whose output the transcript has, read from all its items. */

@@ -60,4 +60,40 @@ describe('the history window sent to the model', () => {
       ['c2', 'error-text'],
     ]);
   });
+
+  it('converts each stored item once, and again only for another model or another provider call id', () => {
+    const signed = item('a1', {
+      type: 'function_call',
+      callId: 'c1',
+      name: 'lookup',
+      arguments: '{"id":1}',
+      executor: 'client',
+      provider: { model: 'openai:gpt-5', metadata: { openai: { itemId: 'fc_1' } }, callId: 'call_p1' },
+    });
+    const items = [user('hi'), signed, output('r1', 'c1')];
+    const partsOf = (model: string) => toModelPrompt('', items, model).flatMap((message) => message.content);
+    const first = partsOf('openai:gpt-5');
+    const again = partsOf('openai:gpt-5');
+    // The same part objects: nothing was converted again.
+    expect(again.every((part, index) => part === first[index])).toBe(true);
+    expect(first[1]).toMatchObject({ toolCallId: 'call_p1', providerOptions: { openai: { itemId: 'fc_1' } } });
+    // Another model gets Baton's call id and none of the first model's provider state.
+    const other = partsOf('anthropic:claude');
+    expect(other[1]).toEqual({ type: 'tool-call', toolCallId: 'c1', toolName: 'lookup', input: { id: 1 } });
+    expect(other[2]).toMatchObject({ type: 'tool-result', toolCallId: 'c1' });
+    // Back on the first model, its parts are made as they were.
+    expect(partsOf('openai:gpt-5')).toEqual(first);
+    // A second call with the same provider id makes that id ambiguous: Baton's ids go instead.
+    const repeated = item('a2', {
+      type: 'function_call',
+      callId: 'c2',
+      name: 'lookup',
+      arguments: '{}',
+      executor: 'client',
+      provider: { model: 'openai:gpt-5', metadata: {}, callId: 'call_p1' },
+    });
+    const parts = toModelPrompt('', [...items, repeated], 'openai:gpt-5').flatMap((message) => message.content);
+    expect(parts[1]).toMatchObject({ type: 'tool-call', toolCallId: 'c1' });
+    expect(parts[2]).toMatchObject({ type: 'tool-result', toolCallId: 'c1' });
+  });
 });

@@ -193,13 +193,31 @@ function promptTokens(prompt: LanguageModelV3Prompt): number {
       count += countTokens(message.content);
       continue;
     }
-    for (const part of message.content) {
-      if (part.type === 'text' || part.type === 'reasoning') count += countTokens(part.text);
-      else if (part.type === 'tool-call')
-        count += countTokens(part.toolName) + countTokens(JSON.stringify(part.input) ?? '');
-      else if (part.type === 'tool-result') count += toolResultTokens(part.output);
-    }
+    for (const part of message.content) count += partTokens(part);
   }
+  return count;
+}
+
+type PromptPart = Exclude<LanguageModelV3Prompt[number], { role: 'system' }>['content'][number];
+
+/**
+ * Words per prompt part. The engine hands the same part objects to every step of a conversation
+ * (it converts each stored item once), so a part is counted once, not at each step.
+ */
+const partWords = new WeakMap<PromptPart, number>();
+
+function partTokens(part: PromptPart): number {
+  const known = partWords.get(part);
+  if (known !== undefined) return known;
+  const count =
+    part.type === 'text' || part.type === 'reasoning'
+      ? countTokens(part.text)
+      : part.type === 'tool-call'
+        ? countTokens(part.toolName) + countTokens(JSON.stringify(part.input) ?? '')
+        : part.type === 'tool-result'
+          ? toolResultTokens(part.output)
+          : 0;
+  partWords.set(part, count);
   return count;
 }
 

@@ -44,22 +44,14 @@ export function readScriptedTurn(options: LanguageModelV3CallOptions): ScriptedT
   const prompt = options.prompt;
   const last = prompt[prompt.length - 1];
 
-  // The result parts carry a toolName too, but the assistant's call is the authority on what was
-  // called (an engine may rewrite result names), so ids are resolved against the calls first.
-  const callNames = new Map<string, string>();
-  let lastUserText: string | undefined;
-  for (const message of prompt) {
-    if (message.role === 'assistant') {
-      for (const part of message.content) {
-        if (part.type === 'tool-call') callNames.set(part.toolCallId, part.toolName);
-      }
-    } else if (message.role === 'user') {
-      lastUserText = message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
-    }
-  }
-
   const toolResults: ScriptedToolResult[] = [];
   if (last?.role === 'tool') {
+    // The result parts carry a toolName too, but the assistant's call is the authority on what
+    // was called (an engine may rewrite result names), so ids are resolved against the calls.
+    const callNames = callNamesOf(
+      prompt,
+      last.content.flatMap((part) => (part.type === 'tool-result' ? [part.toolCallId] : [])),
+    );
     for (const part of last.content) {
       if (part.type !== 'tool-result') continue;
       toolResults.push({
@@ -76,13 +68,40 @@ export function readScriptedTurn(options: LanguageModelV3CallOptions): ScriptedT
   return {
     prompt,
     lastRole: last?.role,
-    lastUserText,
+    lastUserText: lastUserTextOf(prompt),
     toolResults,
     tools,
     toolChoice: options.toolChoice ?? { type: 'auto' },
     parallelToolCalls: scriptedOptions?.['parallelToolCalls'] !== false,
     responseFormat: options.responseFormat,
   };
+}
+
+/**
+ * The names the assistant's calls gave `callIds`, latest first. The prompt is read from its end and
+ * only as far back as the calls: a long history costs nothing here.
+ */
+function callNamesOf(prompt: LanguageModelV3Prompt, callIds: readonly string[]): Map<string, string> {
+  const wanted = new Set(callIds);
+  const names = new Map<string, string>();
+  for (let index = prompt.length - 1; index >= 0 && names.size < wanted.size; index--) {
+    const message = prompt[index];
+    if (message?.role !== 'assistant') continue;
+    for (const part of message.content) {
+      if (part.type === 'tool-call' && wanted.has(part.toolCallId) && !names.has(part.toolCallId))
+        names.set(part.toolCallId, part.toolName);
+    }
+  }
+  return names;
+}
+
+function lastUserTextOf(prompt: LanguageModelV3Prompt): string | undefined {
+  for (let index = prompt.length - 1; index >= 0; index--) {
+    const message = prompt[index];
+    if (message?.role === 'user')
+      return message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
+  }
+  return undefined;
 }
 
 function renderOutput(output: LanguageModelV3ToolResultOutput): Pick<ScriptedToolResult, 'status' | 'text' | 'value'> {
