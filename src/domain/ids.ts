@@ -31,3 +31,29 @@ export function newId(prefix: string, length = 24): string {
 }
 
 export type IdGenerator = (prefix: string) => string;
+
+/**
+ * A conversation id (`newId('thread')`: `thread_` and 24 characters of the alphabet) where it is
+ * not the middle of a longer word (`mythread_…`, or 24 characters cut out of a longer run).
+ */
+const CONVERSATION_ID = /(?<![0-9A-Za-z])thread_[0-9A-Za-z]{24}(?![0-9A-Za-z])/g;
+
+/**
+ * How many distinct conversation ids {@link findConversationIds} returns. A stored response names
+ * one conversation, a fork two; twenty leaves room for any response Baton writes to a POST. One
+ * naming more (a client's text quoting many ids) keeps the first twenty: its key is then not
+ * removed with the conversations past them, and goes when it expires instead.
+ */
+export const MAX_CONVERSATION_IDS_FOUND = 20;
+
+/** The conversation ids a text (a stored response body) names, in order of first mention, without repeats. */
+export function findConversationIds(text: string, max = MAX_CONVERSATION_IDS_FOUND): string[] {
+  const found = new Set<string>();
+  // `thread_` is rare in a body: one indexOf answers the usual "none" without running the pattern.
+  if (max <= 0 || !text.includes('thread_')) return [];
+  for (const match of text.matchAll(CONVERSATION_ID)) {
+    found.add(match[0]);
+    if (found.size >= max) break;
+  }
+  return [...found];
+}

@@ -10,6 +10,7 @@ import {
   type WebhookSettings,
 } from '../resources/webhooks/webhook-settings.ts';
 import { DEFAULT_IDEMPOTENCY_LEASE_SECONDS } from './idempotency.ts';
+import { DEFAULT_IDEMPOTENCY_KEY_TTL_HOURS, IDEMPOTENCY_KEY_TTL_HOURS_RANGE } from './idempotency-expiry.ts';
 import { parseAllowedOrigin } from '../faces/mcp/mcp-origins.ts';
 import { DEFAULT_LIMITS, type LimitSettings } from './limit-settings.ts';
 import { DEFAULT_RESPONSES_TOOL_TIMEOUT_SECONDS } from '../engine/index.ts';
@@ -148,6 +149,17 @@ const fileSchema = z
             description:
               'How long an Idempotency-Key stays held after the process running its request died, in seconds; then a retry takes it over.',
             default: DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
+          }),
+        idempotency_key_ttl_hours: z.coerce
+          .number()
+          .int()
+          .min(IDEMPOTENCY_KEY_TTL_HOURS_RANGE.min)
+          .max(IDEMPOTENCY_KEY_TTL_HOURS_RANGE.max)
+          .optional()
+          .meta({
+            description:
+              'How long an Idempotency-Key replays its response, in hours from its first request; then it is deleted and a request with it runs again.',
+            default: DEFAULT_IDEMPOTENCY_KEY_TTL_HOURS,
           }),
         /** On SIGTERM: how long in-flight requests and running turns may take to finish. */
         drain_timeout_seconds: z.coerce.number().int().min(0).max(3_600).optional().meta({
@@ -342,6 +354,11 @@ export interface BatonConfig {
    * stops renewing it (it died); then a retry of the same request takes the key over.
    */
   idempotencyLeaseSeconds: number;
+  /**
+   * `server.idempotency_key_ttl_hours`: how long a key replays its stored response; then the
+   * sweeper deletes it and the same request runs again (`IdempotencyExpiry`). Default 24.
+   */
+  idempotencyKeyTtlHours?: number;
   /** Graceful shutdown (`server.drain_timeout_seconds`, `server.shutdown_delay_seconds`): see `DrainState`. */
   drain: { timeoutSeconds: number; delaySeconds: number };
   dataDir: string;
@@ -526,6 +543,7 @@ export function checkConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.
     port,
     bodyLimitBytes: file.server?.body_limit_bytes ?? 1_048_576,
     idempotencyLeaseSeconds: file.server?.idempotency_lease_seconds ?? DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
+    idempotencyKeyTtlHours: file.server?.idempotency_key_ttl_hours ?? DEFAULT_IDEMPOTENCY_KEY_TTL_HOURS,
     drain: {
       timeoutSeconds: file.server?.drain_timeout_seconds ?? DEFAULT_DRAIN.timeoutSeconds,
       delaySeconds: file.server?.shutdown_delay_seconds ?? DEFAULT_DRAIN.delaySeconds,

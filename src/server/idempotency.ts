@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IdempotencyHandle } from '../faces/kit/face-request.ts';
 import { BatonError } from '../domain/errors/baton-error.ts';
+import { findConversationIds } from '../domain/ids.ts';
 import type { IdempotencyRecord } from '../domain/records.ts';
 import { LEGACY_IDEMPOTENCY_LEASE_MS, type IdempotencyLease, type Store } from '../store/store.ts';
 
@@ -67,6 +68,12 @@ function processOwner(): string {
  * lease; once it ends, a retry with the same key and body takes the key over and runs the
  * request (a retry with another body is still refused). A process stalled for longer than the
  * lease may so see its request run twice; the lease is what bounds how long a crash blocks a key.
+ *
+ * A key lasts `server.idempotency_key_ttl_hours` (24 by default, as Stripe's do) from its first
+ * request; then it is deleted (`IdempotencyExpiry`) and a request sent again with it is a new
+ * request: it runs again and its response is stored anew. Retries are meant to come within
+ * minutes; a client that retries later must first check whether its first attempt took effect.
+ * A key also goes with the conversation its response names when that conversation is deleted.
  */
 export class IdempotencyKeys {
   readonly owner: string;
@@ -166,7 +173,8 @@ export class IdempotencyKeys {
       takenOver,
       complete: async (status, body) => {
         clearInterval(renewal);
-        await store.idempotency.complete(appId, key, owner, status, body);
+        // The conversations the response names: deleting one of them deletes the key with it.
+        await store.idempotency.complete(appId, key, owner, status, body, findConversationIds(body));
       },
       release: async () => {
         clearInterval(renewal);

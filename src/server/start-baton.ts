@@ -25,6 +25,7 @@ import { buildServer } from './build-server.ts';
 import { type SweepChore } from '../faces/kit/face-context.ts';
 import type { BatonConfig } from './config.ts';
 import { DeadlineSweeper } from './deadline-sweeper.ts';
+import { DEFAULT_IDEMPOTENCY_KEY_TTL_HOURS, IdempotencyExpiry } from './idempotency-expiry.ts';
 import { knownLogSecrets } from './log-secrets.ts';
 import { bindRequestLogIds, contextualLogger } from './request-log-context.ts';
 import { DrainState, pause, settled, within } from './drain.ts';
@@ -188,6 +189,13 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       settings: { ...config.webhooks, ...options.webhooks },
       logger: { warn: (details, message) => log.warn(details, message) },
     });
+    const idempotencyExpiry = new IdempotencyExpiry(
+      store,
+      clock,
+      { ttlHours: config.idempotencyKeyTtlHours ?? DEFAULT_IDEMPOTENCY_KEY_TTL_HOURS },
+      (error) => log.error({ err: error }, 'idempotency key expiry failed'),
+    );
+    sweepChores.push(async () => idempotencyExpiry.startWhenDue());
     const sweeper = new DeadlineSweeper(engine, config.sweepIntervalMs, log, sweepChores, () =>
       store.signals.lead('sweeper'),
     );
@@ -224,6 +232,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
         engine.workers.stopWaiting();
         // No new expiries, takeovers or recoveries from a process on its way out.
         sweeper.stop();
+        const expiryStopped = idempotencyExpiry.stop();
         // Sends in flight finish (each bounded by its timeout); the rest waits in the outbox.
         const webhooksStopped = webhooks.stop();
         await pause(config.drain.delaySeconds * 1000);
@@ -246,6 +255,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
         const turnsDone = engine.runningTurns() === 0;
         if (!turnsDone)
           app.log.warn({}, 'drain timeout: turns still running stay in_progress for another replica to take over');
+        await expiryStopped;
         await resources.close();
         await store.close();
         // The spans of the runs that just ended are still to be exported.
@@ -254,6 +264,7 @@ export async function createBaton(config: BatonConfig, options: StartOptions = {
       },
       async close() {
         sweeper.stop();
+        await idempotencyExpiry.stop();
         await webhooks.stop(true);
         engine.workers.stopWaiting();
         await app.close();

@@ -412,12 +412,28 @@ export interface IdempotencyRepo {
   renew(appId: string, key: string, lease: IdempotencyLease): Promise<boolean>;
   /**
    * Stores the response of an in-progress key `owner` holds; false (nothing stored) when another
-   * process took the key over meanwhile, whose own outcome is the one kept.
+   * process took the key over meanwhile, whose own outcome is the one kept. `conversationIds`, the
+   * conversations the response names (`findConversationIds`), are linked to the key in the same
+   * transaction, so deleting one of them removes the key without reading any response.
    */
-  complete(appId: string, key: string, owner: string, responseStatus: number, responseBody: string): Promise<boolean>;
+  complete(
+    appId: string,
+    key: string,
+    owner: string,
+    responseStatus: number,
+    responseBody: string,
+    conversationIds?: readonly string[],
+  ): Promise<boolean>;
   /** Drops an `in_progress` reservation `owner` holds (the request failed on our side and may be retried). */
   release(appId: string, key: string, owner: string): Promise<void>;
   get(appId: string, key: string): Promise<IdempotencyRecord | undefined>;
+  /**
+   * Deletes at most `limit` keys (of any app) created before `before`, oldest first, with their
+   * conversation links: done ones, and in-progress ones whose lease ended before `now` (or that
+   * have none, from before leases: theirs ended a minute after creation). A key whose request
+   * still runs is kept. Returns how many keys went.
+   */
+  deleteExpired(before: string, limit: number, now: string): Promise<number>;
 }
 
 /** How long an in-progress row without a lease (from before leases) is held from its `created_at`. */

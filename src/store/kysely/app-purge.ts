@@ -93,6 +93,37 @@ const idempotencyKeys: PurgeTable = {
     undefined,
 };
 
+/** The links of the app's keys to the conversations their responses named (by the primary key's `app_id` prefix). */
+const idempotencyKeyConversations: PurgeTable = {
+  name: 'idempotency_key_conversations',
+  deleteSome: async (tx, appId, limit) =>
+    removed(
+      await tx
+        .deleteFrom('idempotency_key_conversations')
+        .where('app_id', '=', appId)
+        .where((eb) =>
+          eb(
+            eb.refTuple('key', 'conversation_id'),
+            'in',
+            eb
+              .selectFrom('idempotency_key_conversations')
+              .select(['key', 'conversation_id'])
+              .where('app_id', '=', appId)
+              .limit(limit)
+              .$asTuple('key', 'conversation_id'),
+          ),
+        )
+        .executeTakeFirst(),
+    ),
+  hasRows: async (tx, appId) =>
+    (await tx
+      .selectFrom('idempotency_key_conversations')
+      .select('key')
+      .where('app_id', '=', appId)
+      .limit(1)
+      .executeTakeFirst()) !== undefined,
+};
+
 const appResources: PurgeTable = {
   name: 'app_resources',
   deleteSome: async (tx, appId, limit) =>
@@ -172,6 +203,7 @@ export const APP_PURGE_PLAN: readonly PurgeTable[] = [
   byConversation('responses'),
   byConversation('items'),
   byConversation('turns'),
+  idempotencyKeyConversations,
   idempotencyKeys,
   // Before conversations and agents: the versions to delete are found through them.
   agentVersions,

@@ -219,6 +219,16 @@ export interface IdempotencyKeysTable {
   lease_expires_at: string | null;
 }
 
+/**
+ * A conversation a key's stored response names (migration 0015): deleting the conversation deletes
+ * the key through these rows, written when the key completes.
+ */
+export interface IdempotencyKeyConversationsTable {
+  app_id: string;
+  key: string;
+  conversation_id: string;
+}
+
 export interface QueuedInputsTable {
   /** Insertion order; `created_at` alone cannot order two inputs queued in the same millisecond. */
   seq: GeneratedInt8;
@@ -334,6 +344,7 @@ export interface Database {
   ledger_entries: LedgerEntriesTable;
   server_call_claims: ServerCallClaimsTable;
   idempotency_keys: IdempotencyKeysTable;
+  idempotency_key_conversations: IdempotencyKeyConversationsTable;
   queued_inputs: QueuedInputsTable;
   responses: ResponsesTable;
   app_resources: AppResourcesTable;

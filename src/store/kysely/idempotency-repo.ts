@@ -1,6 +1,7 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { IdempotencyRecord } from '../../domain/records.ts';
 import { LEGACY_IDEMPOTENCY_LEASE_MS, type IdempotencyRepo } from '../store.ts';
+import { atomically } from './atomically.ts';
 import type { Database, IdempotencyKeysTable } from './database-schema.ts';
 
 function toRecord(row: Selectable<IdempotencyKeysTable>): IdempotencyRecord {
@@ -94,16 +95,30 @@ export function createIdempotencyRepo(db: Kysely<Database>): IdempotencyRepo {
       return result.numUpdatedRows > 0n;
     },
 
-    async complete(appId, key, owner, responseStatus, responseBody) {
-      const result = await db
-        .updateTable('idempotency_keys')
-        .set({ state: 'done', response_status: responseStatus, response_body: responseBody, lease_expires_at: null })
-        .where('app_id', '=', appId)
-        .where('key', '=', key)
-        .where('state', '=', 'in_progress')
-        .where('owner', '=', owner)
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
+    async complete(appId, key, owner, responseStatus, responseBody, conversationIds = []) {
+      const store = async (tx: Kysely<Database>): Promise<boolean> => {
+        const result = await tx
+          .updateTable('idempotency_keys')
+          .set({ state: 'done', response_status: responseStatus, response_body: responseBody, lease_expires_at: null })
+          .where('app_id', '=', appId)
+          .where('key', '=', key)
+          .where('state', '=', 'in_progress')
+          .where('owner', '=', owner)
+          .executeTakeFirst();
+        const stored = result.numUpdatedRows > 0n;
+        // Only the owner that stored the response links it: a key taken over is linked by its new owner.
+        if (stored && conversationIds.length > 0) {
+          await tx
+            .insertInto('idempotency_key_conversations')
+            .values([...new Set(conversationIds)].map((id) => ({ app_id: appId, key, conversation_id: id })))
+            // Defensive: links go with their key, but a leftover one must never fail a completion.
+            .onConflict((oc) => oc.doNothing())
+            .execute();
+        }
+        return stored;
+      };
+      // A response naming no conversation is one statement, without a transaction around it.
+      return conversationIds.length === 0 ? store(db) : atomically(db, store);
     },
 
     async release(appId, key, owner) {
@@ -119,5 +134,53 @@ export function createIdempotencyRepo(db: Kysely<Database>): IdempotencyRepo {
     },
 
     get,
+
+    async deleteExpired(before, limit, now) {
+      return atomically(db, async (tx) => {
+        // The condition is repeated on the delete itself: on PostgreSQL a row changed since the
+        // subquery read it (a retry took the key over and renewed its lease) is checked again.
+        const expired = (eb: ExpressionBuilder<Database, 'idempotency_keys'>) =>
+          eb.and([
+            eb('created_at', '<', before),
+            eb.or([eb('state', '=', 'done'), eb('lease_expires_at', '<', now), eb('lease_expires_at', 'is', null)]),
+          ]);
+        const deleted = await tx
+          .deleteFrom('idempotency_keys')
+          .where((eb) =>
+            eb.and([
+              eb(
+                eb.refTuple('app_id', 'key'),
+                'in',
+                eb
+                  .selectFrom('idempotency_keys')
+                  .select(['app_id', 'key'])
+                  .where(expired)
+                  .orderBy('created_at')
+                  .limit(limit)
+                  .$asTuple('app_id', 'key'),
+              ),
+              expired(eb),
+            ]),
+          )
+          .returning(['app_id', 'key'])
+          .execute();
+        // Their links, one statement per app (a batch holds few): `key in (…)` is one index scan
+        // on PostgreSQL, where a list of (app_id, key) pairs is planned as hundreds of ORs.
+        const keysByApp = new Map<string, string[]>();
+        for (const row of deleted) {
+          const keys = keysByApp.get(row.app_id);
+          if (keys) keys.push(row.key);
+          else keysByApp.set(row.app_id, [row.key]);
+        }
+        for (const [appId, keys] of keysByApp) {
+          await tx
+            .deleteFrom('idempotency_key_conversations')
+            .where('app_id', '=', appId)
+            .where('key', 'in', keys)
+            .execute();
+        }
+        return deleted.length;
+      });
+    },
   };
 }

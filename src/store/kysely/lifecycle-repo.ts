@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { AuditAction, AuditEventRecord, RowCounts } from '../../domain/lifecycle.ts';
 import type { ContentPart, ItemPayload } from '../../domain/records.ts';
 import type { LifecycleRepo } from '../store.ts';
@@ -34,11 +34,6 @@ function isAuditCursor(value: unknown): value is AuditCursor {
   return isObject(value) && typeof value.createdAt === 'string' && typeof value.id === 'string';
 }
 
-/** A LIKE pattern matching `text` anywhere, with LIKE's wildcards in it escaped (`ESCAPE '\'`). */
-function containing(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-}
-
 function count(result: { numDeletedRows?: bigint } | undefined): number {
   return Number(result?.numDeletedRows ?? 0n);
 }
@@ -47,7 +42,8 @@ function count(result: { numDeletedRows?: bigint } | undefined): number {
  * Deletes a conversation and every row that belongs to it, in one transaction (the caller's, when
  * inside one). Returns the rows removed by table, or undefined when it does not exist in the app.
  * Idempotency records go when they can be tied to it: the key that started one of its turns or
- * answered one of its calls, or a stored response that names it.
+ * answered one of its calls, or a stored response that names it (linked when the key completed,
+ * `idempotency_key_conversations`), with their links.
  */
 export async function purgeConversationRows(
   db: Kysely<Database>,
@@ -71,28 +67,46 @@ export async function purgeConversationRows(
       if (removed > 0) counts[table] = removed;
     };
     const turnIds = tx.selectFrom('turns').select('id').where('conversation_id', '=', id);
-    const requestKeys = tx
+    // The keys tied to the conversation: those that started one of its turns or answered one of
+    // its calls, and those whose stored response names it (linked when they completed). One IN
+    // over a UNION ALL, not an OR of three: each side is an index lookup, and the keys are then
+    // found by primary key, where an OR would make the planner walk every key of the app.
+    const tiedKeys = tx
       .selectFrom('turns')
-      .select('request_key')
+      .select('request_key as key')
       .where('conversation_id', '=', id)
-      .where('request_key', 'is not', null);
-    const answerKeys = tx
-      .selectFrom('ledger_entries')
-      .select('idempotency_key')
-      .where('conversation_id', '=', id)
-      .where('idempotency_key', 'is not', null);
+      .where('request_key', 'is not', null)
+      .unionAll(
+        tx
+          .selectFrom('ledger_entries')
+          .select('idempotency_key as key')
+          .where('conversation_id', '=', id)
+          .where('idempotency_key', 'is not', null),
+      )
+      .unionAll(
+        // By the links' (app_id, conversation_id, key) index: no stored response is read.
+        tx
+          .selectFrom('idempotency_key_conversations')
+          .select('key')
+          .where('app_id', '=', appId)
+          .where('conversation_id', '=', id),
+      );
     note(
       'idempotency_keys',
       await tx
         .deleteFrom('idempotency_keys')
         .where('app_id', '=', appId)
-        .where((eb) =>
-          eb.or([
-            eb('key', 'in', requestKeys),
-            eb('key', 'in', answerKeys),
-            sql<boolean>`response_body like ${containing(id)} escape '\\'`,
-          ]),
-        )
+        .where('key', 'in', tiedKeys)
+        .executeTakeFirst(),
+    );
+    // The links of the keys just deleted (to this conversation and any other their response
+    // named), found the same way: the links, turns and ledger entries are all still there.
+    note(
+      'idempotency_key_conversations',
+      await tx
+        .deleteFrom('idempotency_key_conversations')
+        .where('app_id', '=', appId)
+        .where('key', 'in', tiedKeys)
         .executeTakeFirst(),
     );
     note(

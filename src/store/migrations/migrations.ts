@@ -13,6 +13,7 @@ import { createToolWorkersMigration } from './0011-tool-workers.ts';
 import { createWebhooksMigration } from './0012-webhooks.ts';
 import { createDataLifecycleMigration } from './0013-data-lifecycle.ts';
 import { createAppTombstonesMigration } from './0014-app-tombstones.ts';
+import { createIdempotencyLinksMigration } from './0015-idempotency-links.ts';
 import type { MigrationDialect } from './migration-dialect.ts';
 
 /**
@@ -35,5 +36,6 @@ export function migrationsFor(dialect: MigrationDialect): Record<string, Migrati
     '0012-webhooks': createWebhooksMigration(dialect),
     '0013-data-lifecycle': createDataLifecycleMigration(),
     '0014-app-tombstones': createAppTombstonesMigration(),
+    '0015-idempotency-links': createIdempotencyLinksMigration(),
   };
 }
