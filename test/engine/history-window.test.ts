@@ -71,7 +71,10 @@ describe('the history window sent to the model', () => {
       provider: { model: 'openai:gpt-5', metadata: { openai: { itemId: 'fc_1' } }, callId: 'call_p1' },
     });
     const items = [user('hi'), signed, output('r1', 'c1')];
-    const partsOf = (model: string) => toModelPrompt('', items, model).flatMap((message) => message.content);
+    const partsOf = (model: string) =>
+      toModelPrompt('', items, model).flatMap((message): readonly object[] =>
+        message.role === 'system' ? [] : message.content,
+      );
     const first = partsOf('openai:gpt-5');
     const again = partsOf('openai:gpt-5');
     // The same part objects: nothing was converted again.
@@ -92,7 +95,9 @@ describe('the history window sent to the model', () => {
       executor: 'client',
       provider: { model: 'openai:gpt-5', metadata: {}, callId: 'call_p1' },
     });
-    const parts = toModelPrompt('', [...items, repeated], 'openai:gpt-5').flatMap((message) => message.content);
+    const parts = toModelPrompt('', [...items, repeated], 'openai:gpt-5').flatMap((message): readonly object[] =>
+      message.role === 'system' ? [] : message.content,
+    );
     expect(parts[1]).toMatchObject({ type: 'tool-call', toolCallId: 'c1' });
     expect(parts[2]).toMatchObject({ type: 'tool-result', toolCallId: 'c1' });
   });

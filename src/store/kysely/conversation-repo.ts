@@ -6,6 +6,7 @@ import type { ConversationsTable, Database } from './database-schema.ts';
 import { insertOrDuplicate } from './duplicate-key.ts';
 import { fromJsonText, toJsonText } from './json-text.ts';
 import { decodeOptionalCursor, fetchSize, isObject, toPage } from './pagination.ts';
+import { QueryTemplate, QueryTemplates } from './query-template.ts';
 
 function toRecord(row: Selectable<ConversationsTable>): ConversationRecord {
   return {
@@ -37,6 +38,48 @@ function toChanges(patch: ConversationPatch): Updateable<ConversationsTable> {
   if (patch.activeTurnId !== undefined) changes.active_turn_id = patch.activeTurnId;
   if (patch.headTurnId !== undefined) changes.head_turn_id = patch.headTurnId;
   return changes;
+}
+
+const selectConversation = new QueryTemplate<{ appId: string; id: string }, Selectable<ConversationsTable>>((db, arg) =>
+  db.selectFrom('conversations').selectAll().where('app_id', '=', arg('appId')).where('id', '=', arg('id')),
+);
+
+interface MoveOn {
+  id: string;
+  guard: string | number;
+  changes: Updateable<ConversationsTable>;
+}
+
+const moveOnStatements = new QueryTemplates<MoveOn, Selectable<ConversationsTable>>();
+
+/**
+ * Applies `changes` and moves the version on by one, where the row is `id` and `guard` holds (the
+ * version expected, or the app): the one write every change to a conversation makes.
+ */
+async function moveOn(
+  db: Kysely<Database>,
+  guard: 'version' | 'app_id',
+  changes: Updateable<ConversationsTable>,
+  id: string,
+  value: string | number,
+): Promise<Selectable<ConversationsTable> | undefined> {
+  const columns = Object.keys(changes) as (keyof ConversationsTable)[];
+  const template = moveOnStatements.of(
+    `${guard}:${columns.join()}`,
+    () =>
+      new QueryTemplate((tx, arg) =>
+        tx
+          .updateTable('conversations')
+          .set((eb) => ({
+            ...Object.fromEntries(columns.map((column) => [column, arg((call) => call.changes[column])])),
+            version: eb('version', '+', 1),
+          }))
+          .where('id', '=', arg('id'))
+          .where(guard, '=', arg('guard'))
+          .returningAll(),
+      ),
+  );
+  return template.first(db, { id, guard: value, changes });
 }
 
 export function createConversationRepo(db: Kysely<Database>): ConversationRepo {
@@ -85,36 +128,19 @@ export function createConversationRepo(db: Kysely<Database>): ConversationRepo {
     },
 
     async get(appId, id) {
-      const row = await db
-        .selectFrom('conversations')
-        .selectAll()
-        .where('app_id', '=', appId)
-        .where('id', '=', id)
-        .executeTakeFirst();
+      const row = await selectConversation.first(db, { appId, id });
       return row && toRecord(row);
     },
 
     async compareAndSet(id, expectedVersion, patch) {
       // A single conditional UPDATE is the whole CAS: concurrent writers (even in other
       // processes) serialise on the row, and only the first still sees `expectedVersion`.
-      const row = await db
-        .updateTable('conversations')
-        .set((eb) => ({ ...toChanges(patch), version: eb('version', '+', 1) }))
-        .where('id', '=', id)
-        .where('version', '=', expectedVersion)
-        .returningAll()
-        .executeTakeFirst();
+      const row = await moveOn(db, 'version', toChanges(patch), id, expectedVersion);
       return row && toRecord(row);
     },
 
     async bump(appId, id, patch) {
-      const row = await db
-        .updateTable('conversations')
-        .set((eb) => ({ ...toChanges(patch), version: eb('version', '+', 1) }))
-        .where('id', '=', id)
-        .where('app_id', '=', appId)
-        .returningAll()
-        .executeTakeFirst();
+      const row = await moveOn(db, 'app_id', toChanges(patch), id, appId);
       return row && toRecord(row);
     },
 

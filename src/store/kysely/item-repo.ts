@@ -6,6 +6,7 @@ import type { Database, ItemsTable } from './database-schema.ts';
 import { insertOrDuplicate } from './duplicate-key.ts';
 import { fromJsonText, toJsonText } from './json-text.ts';
 import { decodeOptionalCursor, fetchSize, isObject, toPage } from './pagination.ts';
+import { insertRows } from './query-template.ts';
 
 interface ItemCursor {
   seq: number;
@@ -52,7 +53,7 @@ function toRow(item: NewItem): Insertable<ItemsTable> {
  */
 async function insertInOrder(tx: Kysely<Database>, items: readonly NewItem[]): Promise<ItemRecord[]> {
   const rows = await insertOrDuplicate('items', () =>
-    tx.insertInto('items').values(items.map(toRow)).returning(['id', 'seq']).execute(),
+    insertRows<'items', { id: string; seq: number | string | bigint }>(tx, 'items', items.map(toRow), ['id', 'seq']),
   );
   const seqs = new Map(rows.map((row) => [row.id, Number(row.seq)]));
   const appended = items.map((item) => ({ ...item, seq: seqs.get(item.id) ?? Number.NaN }));

@@ -1,14 +1,15 @@
-import { sql, type Kysely } from 'kysely';
-import type { LedgerKind } from '../../domain/records.ts';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { LedgerKind, LedgerResolution } from '../../domain/records.ts';
 import type { PendingCallGroup } from '../../domain/queries.ts';
 import type { LedgerRepo } from '../store.ts';
-import type { Database } from './database-schema.ts';
+import type { Database, LedgerEntriesTable } from './database-schema.ts';
 import { insertOrDuplicate } from './duplicate-key.ts';
 import { toJsonText } from './json-text.ts';
 import { decodeOptionalCursor, fetchSize, isObject, toPage } from './pagination.ts';
 import type { MigrationDialect } from '../migrations/migration-dialect.ts';
 import { createWorkerLeaseStatements } from './worker-lease-statements.ts';
 import { ledgerEntryFromRow } from './ledger-entry-row.ts';
+import { insertRows, QueryTemplate, QueryTemplates } from './query-template.ts';
 
 interface LedgerCursor {
   createdAt: string;
@@ -30,6 +31,50 @@ const SECONDS_INTO_DAY = sql`cast(substr(created_at, 12, 2) as integer) * 3600
   + cast(substr(created_at, 15, 2) as integer) * 60
   + cast(substr(created_at, 18, 6) as double precision)`;
 
+interface Resolve {
+  id: string;
+  resolution: LedgerResolution;
+  result: string;
+  lease: string | null;
+  now: string | null;
+  unleased: string | null;
+}
+
+const resolveStatements = new QueryTemplates<Resolve, Selectable<LedgerEntriesTable>>();
+
+/**
+ * The UPDATE that resolves a pending call. `state = 'pending'` in the UPDATE itself is what makes
+ * two concurrent submissions (or a submission racing the deadline sweeper) resolve the call
+ * exactly once. A worker's lease is in it too (`guard`): a worker that lost its lease cannot
+ * overwrite the result of the one that took over, and nobody else answers a call a worker runs.
+ */
+function resolveStatement(
+  guard: 'none' | 'lease' | 'unleased',
+): QueryTemplate<Resolve, Selectable<LedgerEntriesTable>> {
+  return new QueryTemplate((db, arg) => {
+    const update = db
+      .updateTable('ledger_entries')
+      .set({
+        state: arg((call) => call.resolution.state),
+        result: arg('result'),
+        is_error: arg((call) => (call.resolution.isError ? 1 : 0)),
+        submitted_by: arg((call) => call.resolution.submittedBy),
+        submitted_at: arg((call) => call.resolution.submittedAt),
+        idempotency_key: arg((call) => call.resolution.idempotencyKey),
+        updated_at: arg((call) => call.resolution.submittedAt),
+      })
+      .where('id', '=', arg('id'))
+      .where('state', '=', 'pending');
+    const guarded =
+      guard === 'lease'
+        ? update.where('lease_token', '=', arg('lease')).where('lease_expires_at', '>=', arg('now'))
+        : guard === 'unleased'
+          ? update.where((eb) => eb.or([eb('lease_token', 'is', null), eb('lease_expires_at', '<', arg('unleased'))]))
+          : update;
+    return guarded.returningAll();
+  });
+}
+
 export function createLedgerRepo(db: Kysely<Database>, flavor: MigrationDialect): LedgerRepo {
   return {
     ...createWorkerLeaseStatements(db, flavor),
@@ -37,37 +82,36 @@ export function createLedgerRepo(db: Kysely<Database>, flavor: MigrationDialect)
       if (entries.length === 0) return;
       // A single multi-row INSERT is atomic on its own: a step's calls appear together or not at all.
       await insertOrDuplicate('ledger_entries', () =>
-        db
-          .insertInto('ledger_entries')
-          .values(
-            entries.map((entry) => ({
-              id: entry.id,
-              app_id: entry.appId,
-              conversation_id: entry.conversationId,
-              turn_id: entry.turnId,
-              agent_name: entry.agentName,
-              tool_name: entry.toolName,
-              kind: entry.kind,
-              arguments: toJsonText(entry.arguments),
-              arguments_hash: entry.argumentsHash,
-              call_index: entry.callIndex,
-              state: entry.state,
-              deadline_at: entry.deadlineAt,
-              timeout_policy: entry.timeoutPolicy,
-              result: entry.result === null ? null : toJsonText(entry.result),
-              is_error: entry.isError ? 1 : 0,
-              submitted_by: entry.submittedBy,
-              submitted_at: entry.submittedAt,
-              idempotency_key: entry.idempotencyKey,
-              created_at: entry.createdAt,
-              updated_at: entry.updatedAt,
-              trace_context: entry.traceContext ?? null,
-              executor: entry.worker ? 'worker' : 'client',
-              attempts: entry.worker?.attempts ?? 0,
-              max_attempts: entry.worker?.maxAttempts ?? null,
-            })),
-          )
-          .execute(),
+        insertRows(
+          db,
+          'ledger_entries',
+          entries.map((entry) => ({
+            id: entry.id,
+            app_id: entry.appId,
+            conversation_id: entry.conversationId,
+            turn_id: entry.turnId,
+            agent_name: entry.agentName,
+            tool_name: entry.toolName,
+            kind: entry.kind,
+            arguments: toJsonText(entry.arguments),
+            arguments_hash: entry.argumentsHash,
+            call_index: entry.callIndex,
+            state: entry.state,
+            deadline_at: entry.deadlineAt,
+            timeout_policy: entry.timeoutPolicy,
+            result: entry.result === null ? null : toJsonText(entry.result),
+            is_error: entry.isError ? 1 : 0,
+            submitted_by: entry.submittedBy,
+            submitted_at: entry.submittedAt,
+            idempotency_key: entry.idempotencyKey,
+            created_at: entry.createdAt,
+            updated_at: entry.updatedAt,
+            trace_context: entry.traceContext ?? null,
+            executor: entry.worker ? 'worker' : 'client',
+            attempts: entry.worker?.attempts ?? 0,
+            max_attempts: entry.worker?.maxAttempts ?? null,
+          })),
+        ),
       );
     },
 
@@ -134,29 +178,17 @@ export function createLedgerRepo(db: Kysely<Database>, flavor: MigrationDialect)
     async resolve(id, resolution, guard) {
       // `state = 'pending'` in the UPDATE itself is what makes two concurrent submissions
       // (or a submission racing the deadline sweeper) resolve the call exactly once.
-      let update = db
-        .updateTable('ledger_entries')
-        .set({
-          state: resolution.state,
+      const kind = guard === undefined ? 'none' : 'lease' in guard ? 'lease' : 'unleased';
+      const row = await resolveStatements
+        .of(kind, () => resolveStatement(kind))
+        .first(db, {
+          id,
+          resolution,
           result: toJsonText(resolution.result),
-          is_error: resolution.isError ? 1 : 0,
-          submitted_by: resolution.submittedBy,
-          submitted_at: resolution.submittedAt,
-          idempotency_key: resolution.idempotencyKey,
-          updated_at: resolution.submittedAt,
-        })
-        .where('id', '=', id)
-        .where('state', '=', 'pending');
-      // A worker's lease in the same UPDATE: a worker that lost its lease cannot overwrite the
-      // result of the one that took over, and nobody else answers a call a worker is running.
-      if (guard && 'lease' in guard) {
-        update = update.where('lease_token', '=', guard.lease).where('lease_expires_at', '>=', guard.now);
-      } else if (guard) {
-        update = update.where((eb) =>
-          eb.or([eb('lease_token', 'is', null), eb('lease_expires_at', '<', guard.unleased)]),
-        );
-      }
-      const row = await update.returningAll().executeTakeFirst();
+          lease: guard && 'lease' in guard ? guard.lease : null,
+          now: guard && 'lease' in guard ? guard.now : null,
+          unleased: guard && 'unleased' in guard ? guard.unleased : null,
+        });
       return row && ledgerEntryFromRow(row);
     },
 

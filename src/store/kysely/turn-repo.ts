@@ -4,6 +4,7 @@ import type { TurnPatch, TurnRepo } from '../store.ts';
 import type { Database, TurnsTable } from './database-schema.ts';
 import { insertOrDuplicate } from './duplicate-key.ts';
 import { fromJsonText, fromNullableJsonText, toJsonText } from './json-text.ts';
+import { insertRows, QueryTemplate, QueryTemplates } from './query-template.ts';
 
 export function turnFromRow(row: Selectable<TurnsTable>): TurnRecord {
   return {
@@ -41,14 +42,22 @@ function toChanges(patch: TurnPatch): Updateable<TurnsTable> {
   return changes;
 }
 
+interface TurnUpdate {
+  id: string;
+  fromStatuses: readonly TurnStatus[];
+  changes: Updateable<TurnsTable>;
+  leaseToken: string | null;
+}
+
+const turnUpdates = new QueryTemplates<TurnUpdate, Selectable<TurnsTable>>();
+
 /** The turn repository but its joined read with the ledger (`turn-with-calls.ts`, added by the store). */
 export function createTurnRepo(db: Kysely<Database>): Omit<TurnRepo, 'getWithCalls'> {
   return {
     async insert(turn) {
       await insertOrDuplicate('turns', () =>
-        db
-          .insertInto('turns')
-          .values({
+        insertRows(db, 'turns', [
+          {
             id: turn.id,
             app_id: turn.appId,
             conversation_id: turn.conversationId,
@@ -66,8 +75,8 @@ export function createTurnRepo(db: Kysely<Database>): Omit<TurnRepo, 'getWithCal
             lease_token: turn.leaseToken,
             takeovers: turn.takeovers,
             request_key: turn.requestKey,
-          })
-          .execute(),
+          },
+        ]),
       );
     },
 
@@ -82,13 +91,27 @@ export function createTurnRepo(db: Kysely<Database>): Omit<TurnRepo, 'getWithCal
       // The status guard lives in the UPDATE itself so that, e.g., a cancel and a completion
       // racing on the same turn cannot both apply; the lease guard, so that a run that lost the
       // turn to a takeover cannot write.
-      let update = db
-        .updateTable('turns')
-        .set(toChanges(patch))
-        .where('id', '=', id)
-        .where('status', 'in', [...fromStatuses]);
-      if (leaseToken !== undefined) update = update.where('lease_token', '=', leaseToken);
-      const row = await update.returningAll().executeTakeFirst();
+      const changes = toChanges(patch);
+      const columns = Object.keys(changes) as (keyof TurnsTable)[];
+      const statuses = fromStatuses.length;
+      const leased = leaseToken !== undefined;
+      const template = turnUpdates.of(
+        `${columns.join()}:${statuses}:${leased}`,
+        () =>
+          new QueryTemplate((tx, arg) => {
+            const update = tx
+              .updateTable('turns')
+              .set(Object.fromEntries(columns.map((column) => [column, arg((call) => call.changes[column])])))
+              .where('id', '=', arg('id'))
+              .where(
+                'status',
+                'in',
+                Array.from({ length: statuses }, (_, index) => arg((call) => call.fromStatuses[index] ?? null)),
+              );
+            return (leased ? update.where('lease_token', '=', arg('leaseToken')) : update).returningAll();
+          }),
+      );
+      const row = await template.first(db, { id, fromStatuses, changes, leaseToken: leaseToken ?? null });
       return row && turnFromRow(row);
     },
 

@@ -2,6 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { LedgerEntryRecord, TurnRecord } from '../../domain/records.ts';
 import type { Database, LedgerEntriesTable } from './database-schema.ts';
 import { ledgerEntryFromRow } from './ledger-entry-row.ts';
+import { QueryTemplate, type Arg } from './query-template.ts';
 import { turnFromRow } from './turn-repo.ts';
 
 /** Every column of `ledger_entries`, named once so the joined read below can prefix them. */
@@ -43,6 +44,18 @@ type MissingLedgerColumn = Exclude<keyof LedgerEntriesTable, (typeof LEDGER_COLU
 const everyLedgerColumn: [MissingLedgerColumn] extends [never] ? true : MissingLedgerColumn = true;
 void everyLedgerColumn;
 
+const selectTurnWithCalls = new QueryTemplate((db, arg: Arg<{ id: string }>) =>
+  db
+    .selectFrom('turns')
+    .leftJoin('ledger_entries as l', 'l.turn_id', 'turns.id')
+    .selectAll('turns')
+    .select(LEDGER_COLUMNS.map((column) => sql.ref(`l.${column}`).as(`l_${column}`)))
+    .where('turns.id', '=', arg('id'))
+    .orderBy('l.created_at')
+    .orderBy('l.call_index')
+    .orderBy('l.id'),
+);
+
 /**
  * A turn with its ledger rows in call order, in one statement (a left join: a turn without calls
  * is one row of nulls on the ledger's side). Reading a paused conversation takes both on every
@@ -52,16 +65,7 @@ export async function readTurnWithCalls(
   db: Kysely<Database>,
   id: string,
 ): Promise<{ turn: TurnRecord; calls: LedgerEntryRecord[] } | undefined> {
-  const rows = await db
-    .selectFrom('turns')
-    .leftJoin('ledger_entries as l', 'l.turn_id', 'turns.id')
-    .selectAll('turns')
-    .select(LEDGER_COLUMNS.map((column) => sql.ref(`l.${column}`).as(`l_${column}`)))
-    .where('turns.id', '=', id)
-    .orderBy('l.created_at')
-    .orderBy('l.call_index')
-    .orderBy('l.id')
-    .execute();
+  const { rows } = await selectTurnWithCalls.execute(db, { id });
   const first = rows[0];
   if (!first) return undefined;
   const calls = rows
