@@ -21,6 +21,9 @@ function heldLiveBy(appId: string, id: string, token: string, now: string) {
     ]);
 }
 
+/** Literal, not a parameter: the worker indexes are partial on it (migration 0016). */
+const WORKER = sql.lit('worker');
+
 /**
  * The ledger's worker leases (docs/tool-workers.md). A lease lives on the call's row: who holds it,
  * its token and when it ends. A lease that ended is no hold at all: every statement compares
@@ -33,7 +36,7 @@ export function createWorkerLeaseStatements(db: Kysely<Database>, flavor: Migrat
       let candidates = db
         .selectFrom('ledger_entries')
         .select('id')
-        .where('executor', '=', 'worker')
+        .where('executor', '=', WORKER)
         .where('state', '=', 'pending')
         .where('app_id', '=', claim.appId)
         .where('tool_name', 'in', [...claim.tools])
@@ -103,7 +106,7 @@ export function createWorkerLeaseStatements(db: Kysely<Database>, flavor: Migrat
       const rows = await db
         .selectFrom('ledger_entries')
         .selectAll()
-        .where('executor', '=', 'worker')
+        .where('executor', '=', WORKER)
         .where('state', '=', 'pending')
         .where('lease_expires_at', '<', now)
         .orderBy('lease_expires_at')
@@ -129,7 +132,7 @@ export function createWorkerLeaseStatements(db: Kysely<Database>, flavor: Migrat
       const row = await db
         .selectFrom('ledger_entries')
         .select('id')
-        .where('executor', '=', 'worker')
+        .where('executor', '=', WORKER)
         .where('app_id', '=', appId)
         .where('tool_name', '=', toolName)
         .limit(1)

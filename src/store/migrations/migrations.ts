@@ -14,6 +14,7 @@ import { createWebhooksMigration } from './0012-webhooks.ts';
 import { createDataLifecycleMigration } from './0013-data-lifecycle.ts';
 import { createAppTombstonesMigration } from './0014-app-tombstones.ts';
 import { createIdempotencyLinksMigration } from './0015-idempotency-links.ts';
+import { createPartialLedgerIndexesMigration } from './0016-partial-ledger-indexes.ts';
 import type { MigrationDialect } from './migration-dialect.ts';
 
 /**
@@ -37,5 +38,6 @@ export function migrationsFor(dialect: MigrationDialect): Record<string, Migrati
     '0013-data-lifecycle': createDataLifecycleMigration(),
     '0014-app-tombstones': createAppTombstonesMigration(),
     '0015-idempotency-links': createIdempotencyLinksMigration(),
+    '0016-partial-ledger-indexes': createPartialLedgerIndexesMigration(),
   };
 }
