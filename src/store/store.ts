@@ -10,7 +10,6 @@ import type {
   SecretRecord,
   SessionRecord,
   ConversationRecord,
-  IdempotencyRecord,
   ItemRecord,
   LedgerEntryRecord,
   LedgerResolution,
@@ -33,14 +32,30 @@ import type {
   WindowItem,
   WorkerClaim,
 } from '../domain/queries.ts';
-import type {
-  NewWebhookEvent,
-  WebhookDeliveryRecord,
-  WebhookEndpointRecord,
-  WebhookEventRecord,
-} from '../domain/webhooks.ts';
 import type { Signals } from './signals.ts';
-import type { AuditEventRecord, RowCounts } from '../domain/lifecycle.ts';
+import type { AuditEventRecord } from '../domain/lifecycle.ts';
+import type { IdempotencyRepo } from './idempotency-repo-contract.ts';
+import type {
+  AppDeletion,
+  AppPurgeBatch,
+  AppPurgeFinish,
+  AppTombstone,
+  LifecycleRepo,
+} from './lifecycle-repo-contract.ts';
+import type { WebhookRepo } from './webhook-repo-contract.ts';
+
+export type { IdempotencyLease, IdempotencyRepo, IdempotencyReservation } from './idempotency-repo-contract.ts';
+export { LEGACY_IDEMPOTENCY_LEASE_MS } from './idempotency-repo-contract.ts';
+export type {
+  AppDeletion,
+  AppPurgeBatch,
+  AppPurgeFinish,
+  AppPurgeProgress,
+  AppTombstone,
+  LifecycleRepo,
+  RetentionScope,
+} from './lifecycle-repo-contract.ts';
+export type { WebhookDeliveryOutcome, WebhookRepo } from './webhook-repo-contract.ts';
 
 /**
  * Repository interfaces. The engine and the faces depend on these only; `store/kysely/`
@@ -90,50 +105,6 @@ export interface AppRepo {
    */
   delete(id: string): Promise<boolean>;
 }
-
-/** Who deletes an app, when, and the audit event written in the tombstone's transaction. */
-export interface AppDeletion {
-  by: string | null;
-  at: string;
-  audit: AuditEventRecord | null;
-}
-
-/** What an app's purge removed so far, kept on its tombstone (written in each batch's transaction). */
-export interface AppPurgeProgress {
-  /** When its first batch ran, and its latest. */
-  startedAt: string;
-  updatedAt: string;
-  /** Transactions that removed rows. */
-  batches: number;
-  /** Rows removed, by table. */
-  counts: RowCounts;
-}
-
-/** A deleted app whose rows are being purged. */
-export interface AppTombstone {
-  id: string;
-  /** Its name before deletion. */
-  name: string;
-  project: string;
-  location: string;
-  deletedAt: string;
-  /** The key id that deleted it. */
-  deletedBy: string | null;
-  /** Null until the first batch. */
-  progress: AppPurgeProgress | null;
-}
-
-/** One batch of a purge: the table it took rows from, how many, and the progress after it. */
-export interface AppPurgeBatch {
-  table: string;
-  removed: number;
-  progress: AppPurgeProgress;
-}
-
-export type AppPurgeFinish =
-  | { status: 'purged'; tombstone: AppTombstone; event: AuditEventRecord | null }
-  | { status: 'rows_left'; table: string }
-  | { status: 'gone' };
 
 /** Tools and toolsets: CES-shaped bodies, compare-and-set on `revision`. */
 export interface ResourceRepo {
@@ -382,63 +353,6 @@ export interface LedgerRepo {
   listChangedSince(appId: string, since: string, limit: number): Promise<LedgerEntryRecord[]>;
 }
 
-/** Who runs an in-flight request and until when, unless renewed, that holds. */
-export interface IdempotencyLease {
-  /** The server process running the request (one id per process). */
-  owner: string;
-  /** ISO time after which the key may be taken over by a retry of the same request. */
-  expiresAt: string;
-}
-
-export type IdempotencyReservation =
-  /** `takenOver`: the key was in progress under an owner whose lease had run out. */
-  { reserved: true; takenOver: boolean } | { reserved: false; existing: IdempotencyRecord };
-
-export interface IdempotencyRepo {
-  /**
-   * Inserts an `in_progress` row held under `lease`. If (appId, key) exists, it is taken over
-   * when it is still in progress for the same `requestHash` and its lease ended before `now`
-   * (its owner died mid-request); otherwise it is returned. A row without a lease (written before
-   * leases existed) counts as leased for {@link LEGACY_IDEMPOTENCY_LEASE_MS} from its creation.
-   */
-  reserve(
-    appId: string,
-    key: string,
-    requestHash: string,
-    now: string,
-    lease: IdempotencyLease,
-  ): Promise<IdempotencyReservation>;
-  /** Extends the lease of an in-progress key `lease.owner` holds; false when it no longer holds it. */
-  renew(appId: string, key: string, lease: IdempotencyLease): Promise<boolean>;
-  /**
-   * Stores the response of an in-progress key `owner` holds; false (nothing stored) when another
-   * process took the key over meanwhile, whose own outcome is the one kept. `conversationIds`, the
-   * conversations the response names (`findConversationIds`), are linked to the key in the same
-   * transaction, so deleting one of them removes the key without reading any response.
-   */
-  complete(
-    appId: string,
-    key: string,
-    owner: string,
-    responseStatus: number,
-    responseBody: string,
-    conversationIds?: readonly string[],
-  ): Promise<boolean>;
-  /** Drops an `in_progress` reservation `owner` holds (the request failed on our side and may be retried). */
-  release(appId: string, key: string, owner: string): Promise<void>;
-  get(appId: string, key: string): Promise<IdempotencyRecord | undefined>;
-  /**
-   * Deletes at most `limit` keys (of any app) created before `before`, oldest first, with their
-   * conversation links: done ones, and in-progress ones whose lease ended before `now` (or that
-   * have none, from before leases: theirs ended a minute after creation). A key whose request
-   * still runs is kept. Returns how many keys went.
-   */
-  deleteExpired(before: string, limit: number, now: string): Promise<number>;
-}
-
-/** How long an in-progress row without a lease (from before leases) is held from its `created_at`. */
-export const LEGACY_IDEMPOTENCY_LEASE_MS = 60_000;
-
 export interface QueuedInputRepo {
   insert(input: QueuedInputRecord): Promise<void>;
   /** Oldest first. */
@@ -468,110 +382,6 @@ export interface ResponseRepo {
    * what a crash (or a connection that never closed cleanly) left to purge.
    */
   listUnstoredBefore(before: string, limit: number): Promise<ResponseRecord[]>;
-}
-
-/** What a delivery attempt left: the delivery's new status and when to try again. */
-export interface WebhookDeliveryOutcome {
-  status: WebhookDeliveryRecord['status'];
-  nextAttemptAt: string | null;
-  lastAttemptAt: string;
-  lastResponseCode: number | null;
-  lastError: string | null;
-  updatedAt: string;
-}
-
-/** Webhook endpoints, the outbox and its deliveries (docs in src/domain/webhooks.ts). */
-export interface WebhookRepo {
-  /** Throws `DuplicateKeyError` when the id is taken. */
-  insertEndpoint(record: WebhookEndpointRecord): Promise<void>;
-  getEndpoint(appId: string, id: string): Promise<WebhookEndpointRecord | undefined>;
-  /** Oldest first. */
-  listEndpoints(appId: string): Promise<WebhookEndpointRecord[]>;
-  /** Writes the fields of `patch`; undefined when the endpoint is not in this app. */
-  updateEndpoint(
-    appId: string,
-    id: string,
-    patch: Partial<Omit<WebhookEndpointRecord, 'id' | 'appId' | 'createdAt'>> & { updatedAt: string },
-  ): Promise<WebhookEndpointRecord | undefined>;
-  /** Deletes the endpoint and its deliveries. */
-  deleteEndpoint(appId: string, id: string): Promise<boolean>;
-  /** The apps with at least one enabled endpoint: the ones whose changes write events. */
-  appsWithEndpoints(): Promise<string[]>;
-  /** Whether any delivery is still pending (due now or later), whatever its endpoint's state. */
-  hasPendingDeliveries(): Promise<boolean>;
-  insertEvents(events: NewWebhookEvent[]): Promise<void>;
-  /**
-   * Events no delivery was written for yet, oldest first. Run it in a transaction: on PostgreSQL
-   * they are locked with SKIP LOCKED, so replicas fanning out at once take different events.
-   */
-  claimUnfannedEvents(limit: number): Promise<WebhookEventRecord[]>;
-  markFannedOut(seqs: readonly number[]): Promise<void>;
-  getEvents(ids: readonly string[]): Promise<WebhookEventRecord[]>;
-  insertDeliveries(deliveries: WebhookDeliveryRecord[]): Promise<void>;
-  /**
-   * Claims at most `limit` pending deliveries due at `now`, oldest event first, none of
-   * `skipEndpoints`: each gets a new token, an attempt, and `next_attempt_at` = `leaseUntil`, when
-   * the claim lapses if its replica dies. SKIP LOCKED on PostgreSQL (run it in a transaction).
-   */
-  claimDeliveries(claim: {
-    now: string;
-    leaseUntil: string;
-    limit: number;
-    skipEndpoints: readonly string[];
-    newToken: () => string;
-  }): Promise<WebhookDeliveryRecord[]>;
-  /** Records an attempt's outcome if the claim `token` still holds; false otherwise. */
-  finishDelivery(id: string, token: string, outcome: WebhookDeliveryOutcome): Promise<boolean>;
-  getDelivery(appId: string, endpointId: string, id: string): Promise<WebhookDeliveryRecord | undefined>;
-  /** Newest event first. */
-  listDeliveries(appId: string, endpointId: string, page: PageRequest): Promise<Page<WebhookDeliveryRecord>>;
-  /** Sends a delivery again from the start of the schedule (a resend by hand). */
-  resendDelivery(
-    appId: string,
-    endpointId: string,
-    id: string,
-    now: string,
-  ): Promise<WebhookDeliveryRecord | undefined>;
-}
-
-/** Which conversations or calls of an app a retention policy covers: some agents, or all but some. */
-export interface RetentionScope {
-  appId: string;
-  /** Only these agents' (absent: every agent). */
-  agentNames?: readonly string[];
-  /** Not these agents' (they have a policy of their own). */
-  exceptAgentNames?: readonly string[];
-}
-
-/** Data lifecycle (issue 21): whole-conversation deletes, the audit trail, retention's reads and removals. */
-export interface LifecycleRepo {
-  /**
-   * Deletes a conversation and every row of it (items, turns, ledger entries, server call claims,
-   * responses, sessions, queued inputs, idempotency records tied to it) in one transaction.
-   * Returns the rows removed by table, or undefined when it does not exist in the app.
-   */
-  purgeConversation(appId: string, id: string): Promise<RowCounts | undefined>;
-  /** Every turn of a conversation, oldest first (an export reads them). */
-  listTurns(conversationId: string): Promise<TurnRecord[]>;
-  /** Every response of a conversation, hidden ones included, in input order (an export reads them). */
-  listResponses(conversationId: string): Promise<ResponseRecord[]>;
-  insertAudit(event: AuditEventRecord): Promise<void>;
-  /** An app's audit events, newest first. */
-  listAudit(appId: string, page: PageRequest): Promise<Page<AuditEventRecord>>;
-  /** Every live app's id (the retention job visits each; deleted ones are being purged). */
-  listAppIds(): Promise<string[]>;
-  /** Conversations idle since before `before`, with no running turn and no pending call, oldest first. */
-  listIdleConversations(scope: RetentionScope, before: string, limit: number): Promise<string[]>;
-  /**
-   * Removes the arguments and result of at most `limit` resolved calls last changed before `before`
-   * (and the same data in their transcript items), keeping each row's state and timestamps.
-   */
-  removeToolData(
-    scope: RetentionScope,
-    before: string,
-    limit: number,
-    at: string,
-  ): Promise<{ calls: number; items: number }>;
 }
 
 export interface Repositories {

@@ -53,10 +53,22 @@ function indexedRows(index: string): number {
 describe('the ledger indexes only the calls they serve pay for (migration 0016)', () => {
   it('holds worker calls alone in the worker indexes, calls with a deadline alone in the deadline index, and the queries use them', async () => {
     await migrateToLatest(db as unknown as Kysely<unknown>, 'sqlite');
-    const columns =
-      'id, app_id, conversation_id, turn_id, agent_name, tool_name, kind, arguments, arguments_hash, call_index, state, timeout_policy, created_at, updated_at, executor';
+    const fixed = {
+      app_id: "'app_1'",
+      conversation_id: "'thread_1'",
+      turn_id: "'turn_1'",
+      agent_name: "'a'",
+      kind: "'client'",
+      arguments: "'{}'",
+      arguments_hash: "'h'",
+      call_index: '0',
+      state: "'pending'",
+      timeout_policy: "'error_result'",
+    };
+    const given = ['id', 'tool_name', 'created_at', 'updated_at', 'executor', 'deadline_at'];
     const insert = memory.prepare(
-      `insert into ledger_entries (${columns}, deadline_at) values (?, 'app_1', 'thread_1', 'turn_1', 'a', ?, 'client', '{}', 'h', 0, 'pending', 'error_result', ?, ?, ?, ?)`,
+      `insert into ledger_entries (${[...Object.keys(fixed), ...given].join(', ')}) ` +
+        `values (${[...Object.values(fixed), ...given.map(() => '?')].join(', ')})`,
     );
     // Calls alone, without their turns and threads: the indexes are what is looked at.
     memory.pragma('foreign_keys = OFF');
