@@ -1,16 +1,14 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { DEFAULT_LIMITS } from '../../src/server/limit-settings.ts';
 import { createBaton } from '../../src/server/start-baton.ts';
 import { testConfig } from '../../test/helpers/test-baton.ts';
 import { createThread, engineRoundTrip } from '../engine-driver.ts';
 import { ThreadCloner } from '../sqlite-clone.ts';
-import { startSqlStats, stopSqlStats } from '../sql-stats.ts';
-import { commitsSoFar, countStatements, statementsSoFar } from '../statement-counter.ts';
+import { countStatements } from '../statement-counter.ts';
+import { BENCH_LIMITS, serveBenchChild } from './bench-child.ts';
 
 /**
  * Baton with its background work, for the webhooks and retention phases (bench/webhooks.ts,
@@ -35,23 +33,14 @@ import { commitsSoFar, countStatements, statementsSoFar } from '../statement-cou
  *   retention-verify {}       which conversations went since `snapshot`, against the seeded ones,
  *                             and rows left behind that name no conversation
  *   loop-delay { reset }      the event loop's delay since the last reset (perf_hooks), ms
- *   profile-start {} / profile-stop { file }   a V8 CPU profile of the window in between
- *   sql-stats-start {} / sql-stats-stop {}   time inside SQLite per statement in between
- *   statements {} / commits {}   SQL statements sent and SQLite commits so far (with BENCH_COUNT_STATEMENTS=1)
+ * and the commands every bench child answers (servers/bench-child.ts).
  */
 
 if (process.env.BENCH_COUNT_STATEMENTS === '1') countStatements();
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-bench-background-'));
 const filename = join(dir, 'baton.db');
-const limits = {
-  ...DEFAULT_LIMITS,
-  requestsPerMinutePerApp: 1_000_000,
-  requestsPerMinuteTotal: 1_000_000,
-  turnsPerApp: 10_000,
-  turnsTotal: 10_000,
-};
-const baton = await createBaton(testConfig({ port: 0, limits, egressAllow: ['127.0.0.1/32'] }), {
+const baton = await createBaton(testConfig({ port: 0, limits: BENCH_LIMITS, egressAllow: ['127.0.0.1/32'] }), {
   store: { kind: 'sqlite', filename },
   sweeper: false,
   logger: false,
@@ -80,18 +69,11 @@ type Request =
   | { id: number; cmd: 'conversations' }
   | { id: number; cmd: 'retention-run'; conversationBatch?: number }
   | { id: number; cmd: 'retention-verify' }
-  | { id: number; cmd: 'loop-delay'; reset?: boolean }
-  | { id: number; cmd: 'profile-start' }
-  | { id: number; cmd: 'profile-stop'; file: string }
-  | { id: number; cmd: 'sql-stats-start' }
-  | { id: number; cmd: 'sql-stats-stop' }
-  | { id: number; cmd: 'statements' }
-  | { id: number; cmd: 'commits' };
+  | { id: number; cmd: 'loop-delay'; reset?: boolean };
 
 // How long callbacks wait for the event loop (10 ms resolution is the default; 1 ms here).
 const loopDelay = monitorEventLoopDelay({ resolution: 1 });
 loopDelay.enable();
-let inspector: Session | null = null;
 
 const count = (sql: string): number => (reader.prepare(sql).get() as { n: number }).n;
 const conversationIds = (): Set<string> =>
@@ -238,53 +220,11 @@ async function handle(request: Request): Promise<unknown> {
       if (request.reset) loopDelay.reset();
       return result;
     }
-    case 'profile-start':
-      inspector = new Session();
-      inspector.connect();
-      await inspector.post('Profiler.enable');
-      await inspector.post('Profiler.setSamplingInterval', { interval: 500 });
-      await inspector.post('Profiler.start');
-      return null;
-    case 'profile-stop': {
-      if (!inspector) throw new Error('profile-stop without profile-start');
-      const { profile } = await inspector.post('Profiler.stop');
-      inspector.disconnect();
-      inspector = null;
-      writeFileSync(request.file, JSON.stringify(profile));
-      return request.file;
-    }
-    case 'sql-stats-start':
-      startSqlStats();
-      return null;
-    case 'sql-stats-stop':
-      return stopSqlStats();
-    case 'statements':
-      return statementsSoFar();
-    case 'commits':
-      return commitsSoFar();
   }
 }
 
-process.on('message', (request: Request) => {
-  handle(request).then(
-    (result) => process.send?.({ id: request.id, result }),
-    (error: unknown) =>
-      process.send?.({
-        id: request.id,
-        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-      }),
-  );
-});
-
-let stopping = false;
-const stop = async () => {
-  if (stopping) return;
-  stopping = true;
+serveBenchChild<Request>(url, handle, async () => {
   reader.close();
   await baton.close();
   rmSync(dir, { recursive: true, force: true });
-  process.exit(0);
-};
-process.on('disconnect', () => void stop());
-process.on('SIGTERM', () => void stop());
-process.send?.({ type: 'ready', url, pid: process.pid });
+});

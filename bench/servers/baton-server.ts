@@ -1,17 +1,15 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
+import { mkdtempSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBaton } from '../../src/server/start-baton.ts';
 import { testConfig } from '../../test/helpers/test-baton.ts';
-import { DEFAULT_LIMITS } from '../../src/server/limit-settings.ts';
 import { NOISY_PROGRAM, NOISY_PROGRAM_NAME } from '../noisy-neighbour-program.ts';
 import { SERVER_TOOLS_PROGRAM, SERVER_TOOLS_PROGRAM_NAME } from '../server-tools-program.ts';
 import { createThread, engineRoundTrip } from '../engine-driver.ts';
 import { ThreadCloner } from '../sqlite-clone.ts';
-import { startSqlStats, stopSqlStats } from '../sql-stats.ts';
-import { commitsSoFar, countStatements, statementsSoFar } from '../statement-counter.ts';
+import { countStatements } from '../statement-counter.ts';
+import { BENCH_LIMITS, serveBenchChild } from './bench-child.ts';
 
 /**
  * Baton as benchmarked: the real server (createBaton → Fastify, engine, scripted:auto demo agent)
@@ -34,13 +32,9 @@ import { commitsSoFar, countStatements, statementsSoFar } from '../statement-cou
  *   history-threads { turns, copies }   one thread given `turns` full round trips through the
  *                                       engine, then copied in SQLite: `copies` threads in all
  *   memory {}                           process.memoryUsage()
- *   profile-start {} / profile-stop { file }   V8 CPU profile of exactly the window in between,
- *                                       written as a .cpuprofile (same format as --cpu-prof)
- *   sql-stats-start {} / sql-stats-stop {}   time inside SQLite per statement in between
- *   statements {}                       SQL statements sent so far (with BENCH_COUNT_STATEMENTS=1)
- *   commits {}                          SQLite commits so far (with BENCH_COUNT_STATEMENTS=1)
  *   wal-frames { reset }                pages in the SQLite WAL now (reset: checkpointed and
  *                                       truncated first), read on a second connection
+ * and the commands every bench child answers (profiles, SQL statistics and counts: bench-child.ts).
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-bench-'));
@@ -49,15 +43,6 @@ const serverTools =
   process.env.BENCH_SERVER_TOOLS === '1'
     ? { egressAllow: ['127.0.0.1/32'], scripted: { [SERVER_TOOLS_PROGRAM_NAME]: SERVER_TOOLS_PROGRAM } }
     : {};
-// The load comes from one app, far past a tenant's default request rate: the bench measures
-// throughput, so the per-app and total limits are set to their maximum.
-const limits = {
-  ...DEFAULT_LIMITS,
-  requestsPerMinutePerApp: 1_000_000,
-  requestsPerMinuteTotal: 1_000_000,
-  turnsPerApp: 10_000,
-  turnsTotal: 10_000,
-};
 const noisy = process.env.BENCH_NOISY === '1' ? { scripted: { [NOISY_PROGRAM_NAME]: NOISY_PROGRAM } } : {};
 // BENCH_DATABASE_URL (the replicas phase): PostgreSQL, several of these children on one database.
 const databaseUrl = process.env.BENCH_DATABASE_URL;
@@ -72,7 +57,7 @@ const telemetry = {
     ? { url: process.env.BENCH_OTLP_TRACES_URL, protocol: 'http/protobuf' as const }
     : null,
 };
-const baton = await createBaton(testConfig({ port: 0, limits, telemetry, ...serverTools, ...noisy }), {
+const baton = await createBaton(testConfig({ port: 0, limits: BENCH_LIMITS, telemetry, ...serverTools, ...noisy }), {
   store: databaseUrl ? { kind: 'postgres', connectionString: databaseUrl } : { kind: 'sqlite', filename },
   sweeper: false,
   logger: false,
@@ -83,15 +68,7 @@ type Request =
   | { id: number; cmd: 'create-threads'; count: number }
   | { id: number; cmd: 'history-threads'; turns: number; copies: number }
   | { id: number; cmd: 'memory' }
-  | { id: number; cmd: 'profile-start' }
-  | { id: number; cmd: 'profile-stop'; file: string }
-  | { id: number; cmd: 'sql-stats-start' }
-  | { id: number; cmd: 'sql-stats-stop' }
-  | { id: number; cmd: 'statements' }
-  | { id: number; cmd: 'commits' }
   | { id: number; cmd: 'wal-frames'; reset?: boolean };
-
-let inspector: Session | null = null;
 
 async function handle(request: Request): Promise<unknown> {
   switch (request.cmd) {
@@ -115,30 +92,6 @@ async function handle(request: Request): Promise<unknown> {
     }
     case 'memory':
       return process.memoryUsage();
-    case 'profile-start':
-      inspector = new Session();
-      inspector.connect();
-      await inspector.post('Profiler.enable');
-      await inspector.post('Profiler.setSamplingInterval', { interval: 500 });
-      await inspector.post('Profiler.start');
-      return null;
-    case 'profile-stop': {
-      if (!inspector) throw new Error('profile-stop without profile-start');
-      const { profile } = await inspector.post('Profiler.stop');
-      inspector.disconnect();
-      inspector = null;
-      writeFileSync(request.file, JSON.stringify(profile));
-      return request.file;
-    }
-    case 'sql-stats-start':
-      startSqlStats();
-      return null;
-    case 'sql-stats-stop':
-      return stopSqlStats();
-    case 'statements':
-      return statementsSoFar();
-    case 'commits':
-      return commitsSoFar();
     case 'wal-frames': {
       const reader = new Database(filename);
       try {
@@ -151,26 +104,7 @@ async function handle(request: Request): Promise<unknown> {
   }
 }
 
-process.on('message', (request: Request) => {
-  handle(request).then(
-    (result) => process.send?.({ id: request.id, result }),
-    (error: unknown) =>
-      process.send?.({
-        id: request.id,
-        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-      }),
-  );
-});
-
-let stopping = false;
-const stop = async () => {
-  if (stopping) return;
-  stopping = true;
+serveBenchChild<Request>(url, handle, async () => {
   await baton.close();
   rmSync(dir, { recursive: true, force: true });
-  // A normal exit, so --cpu-prof gets to write its profile.
-  process.exit(0);
-};
-process.on('disconnect', () => void stop());
-process.on('SIGTERM', () => void stop());
-process.send?.({ type: 'ready', url, pid: process.pid });
+});
