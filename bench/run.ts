@@ -622,77 +622,8 @@ function runReplicas(): Promise<ReplicasResult> {
   });
 }
 
-/**
- * `BENCH_ONLY=replicas`: that phase alone (about two minutes). Its figures replace the `replicas`
- * entry of bench/results.json; the rest of the file is kept.
- */
-async function mainReplicasOnly(): Promise<void> {
-  const git = gitState();
-  const loadAtStart = loadavg();
-  log(`config ${JSON.stringify(config)}; replicas phase only`);
-  const result = await runReplicas();
-  console.log(
-    [
-      `Code ${git ? git.commit : 'unknown'}; ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; Node ${process.version}; ` +
-        `load average at start ${loadAtStart.map((v) => v.toFixed(2)).join(' ')}, at end ${loadavg()
-          .map((v) => v.toFixed(2))
-          .join(' ')}.`,
-      ...replicasReport(result),
-    ].join('\n'),
-  );
-  const file = join(BENCH_DIR, 'results.json');
-  const results = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
-  results.replicas = {
-    date: new Date().toISOString(),
-    code: git,
-    loadAverage: { start: loadAtStart, end: loadavg() },
-    ...result,
-  };
-  const summary = (results.summary ?? {}) as Record<string, unknown>;
-  summary.postgresCpuRatio = result.postgresCpuRatio;
-  results.summary = summary;
-  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-  log('wrote the replicas entry of bench/results.json');
-}
-
 function noisyNeighbourRatios(result: NoisyNeighbourResult): Record<number, number> {
   return Object.fromEntries(result.levels.map((level) => [level.clients, level.p99Ratio]));
-}
-
-/**
- * `BENCH_ONLY=noisy-neighbour`: that phase alone (about a minute). Its figures replace the
- * `noisyNeighbour` entry of bench/results.json, with their own date and code; the rest of the
- * file, from the last full run, is kept.
- */
-async function mainNoisyNeighbourOnly(): Promise<void> {
-  const git = gitState();
-  const loadAtStart = loadavg();
-  log(`config ${JSON.stringify(config)}; noisy-neighbour phase only`);
-  const result = await runNoisyNeighbour();
-  console.log(
-    [
-      `Code ${git ? `${git.commit}${git.modifiedSrcFiles ? ` + ${git.modifiedSrcFiles} modified file(s) under src/` : ''}` : 'unknown'}; ` +
-        `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; Node ${process.version}; load average at start ` +
-        `${loadAtStart.map((v) => v.toFixed(2)).join(' ')}, at end ${loadavg()
-          .map((v) => v.toFixed(2))
-          .join(' ')}.`,
-      ...noisyNeighbourReport(result),
-    ].join('\n'),
-  );
-  const file = join(BENCH_DIR, 'results.json');
-  const results = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
-  results.noisyNeighbour = {
-    date: new Date().toISOString(),
-    code: git,
-    loadAverage: { start: loadAtStart, end: loadavg() },
-    config: { warmupMs: config.warmupMs, durationMs: config.durationMs },
-    ...result,
-  };
-  const summary = (results.summary ?? {}) as Record<string, unknown>;
-  summary.noisyNeighbourP99Ratio = noisyNeighbourRatios(result);
-  results.summary = summary;
-  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-  log('wrote the noisyNeighbour entry of bench/results.json');
 }
 
 /**
@@ -711,6 +642,11 @@ function runTelemetry(): Promise<TelemetryResult> {
   });
 }
 
+/** The telemetry phase with the targets its report is read against, as its entry keeps them. */
+async function runTelemetryWithTargets(): Promise<TelemetryResult & { targets: { metrics: number; both: number } }> {
+  return { targets: { metrics: 0.95, both: 0.85 }, ...(await runTelemetry()) };
+}
+
 function telemetryRatios(result: TelemetryResult): Record<number, { metrics: number; both: number }> {
   return Object.fromEntries(
     result.levels.map((level) => {
@@ -718,41 +654,6 @@ function telemetryRatios(result: TelemetryResult): Record<number, { metrics: num
       return [level.clients, { metrics: ratio('metrics'), both: ratio('both') }];
     }),
   );
-}
-
-/**
- * `BENCH_ONLY=telemetry`: that phase alone (about two minutes). Its figures replace the
- * `telemetry` entry of bench/results.json, with their own date, code and load average; the rest of
- * the file is kept.
- */
-async function mainTelemetryOnly(): Promise<void> {
-  const git = gitState();
-  const loadAtStart = loadavg();
-  log(`config ${JSON.stringify(config)}; telemetry phase only`);
-  const result = await runTelemetry();
-  const loadAtEnd = loadavg();
-  console.log(
-    [
-      `Code ${git ? `${git.commit}${git.modifiedSrcFiles ? ` + ${git.modifiedSrcFiles} modified file(s) under src/` : ''}` : 'unknown'}; ` +
-        `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; Node ${process.version}; load average at start ` +
-        `${loadAtStart.map((v) => v.toFixed(2)).join(' ')}, at end ${loadAtEnd.map((v) => v.toFixed(2)).join(' ')}.`,
-      ...telemetryReport(result),
-    ].join('\n'),
-  );
-  const file = join(BENCH_DIR, 'results.json');
-  const results = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
-  results.telemetry = {
-    date: new Date().toISOString(),
-    code: git,
-    loadAverage: { start: loadAtStart, end: loadAtEnd },
-    targets: { metrics: 0.95, both: 0.85 },
-    ...result,
-  };
-  const summary = (results.summary ?? {}) as Record<string, unknown>;
-  summary.telemetryRatios = telemetryRatios(result);
-  results.summary = summary;
-  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-  log('wrote the telemetry entry of bench/results.json');
 }
 
 /** The tool-workers phase: 2,000 calls pending at least before each measurement (200 in a quick run). */
@@ -763,41 +664,6 @@ function runWorkers(): Promise<WorkersResult> {
     minPendingCalls: quick ? 200 : 2_000,
     log,
   });
-}
-
-/**
- * `BENCH_ONLY=workers`: that phase alone (one to three minutes, most of it making the pools). Its
- * figures replace the `workers` entry of bench/results.json, with their own date, code and load
- * average; the rest of the file is kept.
- */
-async function mainWorkersOnly(): Promise<void> {
-  const git = gitState();
-  const loadAtStart = loadavg();
-  log(`config ${JSON.stringify(config)}; tool-workers phase only`);
-  const result = await runWorkers();
-  const loadAtEnd = loadavg();
-  console.log(
-    [
-      `Code ${git ? `${git.commit}${git.modifiedSrcFiles ? ` + ${git.modifiedSrcFiles} modified file(s) under src/` : ''}` : 'unknown'}; ` +
-        `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; Node ${process.version}; load average at start ` +
-        `${loadAtStart.map((v) => v.toFixed(2)).join(' ')}, at end ${loadAtEnd.map((v) => v.toFixed(2)).join(' ')}.`,
-      ...workersReport(result),
-    ].join('\n'),
-  );
-  const file = join(BENCH_DIR, 'results.json');
-  const results = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
-  results.workers = {
-    date: new Date().toISOString(),
-    code: git,
-    loadAverage: { start: loadAtStart, end: loadAtEnd },
-    config: { warmupMs: config.warmupMs, durationMs: config.durationMs },
-    ...result,
-  };
-  const summary = (results.summary ?? {}) as Record<string, unknown>;
-  summary.workersToDirect = result.workersToDirect;
-  results.summary = summary;
-  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-  log('wrote the workers entry of bench/results.json');
 }
 
 /** The floor phase at 1 and 10 clients (about 4 minutes; a minute with BENCH_QUICK=1). */
@@ -812,40 +678,6 @@ function runFloor(): Promise<FloorResult> {
     profileDir: config.profile ? join(BENCH_DIR, '.tmp', 'profiles') : null,
     log,
   });
-}
-
-/**
- * `BENCH_ONLY=floor`: that phase alone. Its figures replace the `floor` entry of
- * bench/results.json, with their own date, code and load average; the rest of the file is kept.
- */
-async function mainFloorOnly(): Promise<void> {
-  const git = gitState();
-  const loadAtStart = loadavg();
-  log(`config ${JSON.stringify(config)}; floor phase only`);
-  const result = await runFloor();
-  const loadAtEnd = loadavg();
-  console.log(
-    [
-      `Code ${git ? `${git.commit}${git.modifiedSrcFiles ? ` + ${git.modifiedSrcFiles} modified file(s) under src/` : ''}` : 'unknown'}; ` +
-        `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; Node ${process.version}; load average at start ` +
-        `${loadAtStart.map((v) => v.toFixed(2)).join(' ')}, at end ${loadAtEnd.map((v) => v.toFixed(2)).join(' ')}.`,
-      ...floorReport(result),
-    ].join('\n'),
-  );
-  const file = join(BENCH_DIR, 'results.json');
-  const results = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
-  results.floor = {
-    date: new Date().toISOString(),
-    code: git,
-    loadAverage: { start: loadAtStart, end: loadAtEnd },
-    config: { warmupMs: config.warmupMs, durationMs: config.durationMs },
-    ...result,
-  };
-  const summary = (results.summary ?? {}) as Record<string, unknown>;
-  summary.floorRatios = result.ratios.threadPerClient;
-  results.summary = summary;
-  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-  log('wrote the floor entry of bench/results.json');
 }
 
 /**
@@ -904,9 +736,9 @@ function retentionSummary(result: RetentionResult) {
 }
 
 /**
- * A phase alone (`BENCH_ONLY=webhooks`, `BENCH_ONLY=retention`): its figures replace its entry of
+ * A phase alone (`BENCH_ONLY=floor` and the others of `ONLY`): its figures replace its entry of
  * bench/results.json, with their own date, code and load average, and its summary figure; the
- * rest of the file is kept.
+ * rest of the file, from the last full run, is kept.
  */
 async function mainPhaseOnly<T extends object>(
   name: string,
@@ -950,15 +782,50 @@ if (only !== '' && !ONLY.includes(only))
   throw new Error(`BENCH_ONLY=${only}: the phases that run alone are ${ONLY.join(', ')}`);
 
 (only === 'noisy-neighbour'
-  ? mainNoisyNeighbourOnly()
+  ? mainPhaseOnly(
+      'noisy-neighbour',
+      'noisyNeighbour',
+      runNoisyNeighbour,
+      noisyNeighbourReport,
+      noisyNeighbourRatios,
+      'noisyNeighbourP99Ratio',
+    )
   : only === 'replicas'
-    ? mainReplicasOnly()
+    ? mainPhaseOnly(
+        'replicas',
+        'replicas',
+        runReplicas,
+        replicasReport,
+        (result) => result.postgresCpuRatio,
+        'postgresCpuRatio',
+      )
     : only === 'telemetry'
-      ? mainTelemetryOnly()
+      ? mainPhaseOnly(
+          'telemetry',
+          'telemetry',
+          runTelemetryWithTargets,
+          telemetryReport,
+          telemetryRatios,
+          'telemetryRatios',
+        )
       : only === 'workers'
-        ? mainWorkersOnly()
+        ? mainPhaseOnly(
+            'workers',
+            'workers',
+            runWorkers,
+            workersReport,
+            (result) => result.workersToDirect,
+            'workersToDirect',
+          )
         : only === 'floor'
-          ? mainFloorOnly()
+          ? mainPhaseOnly(
+              'floor',
+              'floor',
+              runFloor,
+              floorReport,
+              (result) => result.ratios.threadPerClient,
+              'floorRatios',
+            )
           : only === 'webhooks'
             ? mainPhaseOnly('webhooks', 'webhooks', runWebhooks, webhooksReport, webhooksRatios, 'webhooksRatios')
             : only === 'retention'
