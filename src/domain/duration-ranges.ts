@@ -4,7 +4,7 @@ import { z } from 'zod';
 export interface DurationRange {
   readonly min: number;
   readonly max: number;
-  readonly unit: 'seconds' | 'milliseconds';
+  readonly unit: 'hours' | 'seconds' | 'milliseconds';
   /** The maximum in words, for messages and the README. */
   readonly maxInWords: string;
 }
@@ -32,6 +32,11 @@ export const DURATION_RANGES = {
   staleTurn: { min: 3, max: 86_400, unit: 'seconds', maxInWords: '1 day' },
   /** `server.idempotency_lease_seconds`: how long a dead process's Idempotency-Key stays held. */
   idempotencyLease: { min: 1, max: 600, unit: 'seconds', maxInWords: '10 minutes' },
+  /**
+   * `server.idempotency_key_ttl_hours`: how long an Idempotency-Key replays its response. At least
+   * an hour, which is as long as a request's lease is renewed (src/server/idempotency.ts).
+   */
+  idempotencyKeyTtl: { min: 1, max: 720, unit: 'hours', maxInWords: '30 days' },
   /** `engine.sweep_interval_ms`: how often the sweeper applies deadlines. */
   sweepInterval: { min: 10, max: 600_000, unit: 'milliseconds', maxInWords: '10 minutes' },
 } as const satisfies Record<string, DurationRange>;

@@ -10,7 +10,7 @@ import {
   type WebhookSettings,
 } from '../resources/webhooks/webhook-settings.ts';
 import { DEFAULT_IDEMPOTENCY_LEASE_SECONDS } from './idempotency.ts';
-import { DEFAULT_IDEMPOTENCY_KEY_TTL_HOURS, IDEMPOTENCY_KEY_TTL_HOURS_RANGE } from './idempotency-expiry.ts';
+import { DEFAULT_IDEMPOTENCY_KEY_TTL_HOURS } from './idempotency-expiry.ts';
 import { parseAllowedOrigin } from '../faces/mcp/mcp-origins.ts';
 import { DEFAULT_LIMITS, type LimitSettings } from './limit-settings.ts';
 import { DEFAULT_RESPONSES_TOOL_TIMEOUT_SECONDS } from '../engine/index.ts';
@@ -150,11 +150,7 @@ const fileSchema = z
               'How long an Idempotency-Key stays held after the process running its request died, in seconds; then a retry takes it over.',
             default: DEFAULT_IDEMPOTENCY_LEASE_SECONDS,
           }),
-        idempotency_key_ttl_hours: z.coerce
-          .number()
-          .int()
-          .min(IDEMPOTENCY_KEY_TTL_HOURS_RANGE.min)
-          .max(IDEMPOTENCY_KEY_TTL_HOURS_RANGE.max)
+        idempotency_key_ttl_hours: durationNumber(DURATION_RANGES.idempotencyKeyTtl, { coerce: true, integer: true })
           .optional()
           .meta({
             description:

@@ -3,8 +3,6 @@ import type { Store } from '../store/store.ts';
 
 /** `server.idempotency_key_ttl_hours` when the config does not say: a day, as Stripe keeps its keys. */
 export const DEFAULT_IDEMPOTENCY_KEY_TTL_HOURS = 24;
-/** What `server.idempotency_key_ttl_hours` may be: an hour (leases are renewed for up to one) to 30 days. */
-export const IDEMPOTENCY_KEY_TTL_HOURS_RANGE = { min: 1, max: 720 } as const;
 
 /** Keys deleted per statement (and transaction): a few milliseconds of the event loop each. */
 export const IDEMPOTENCY_EXPIRY_BATCH = 500;
