@@ -30,12 +30,10 @@ export function toModelPrompt(
 ): LanguageModelV3Prompt {
   // System and developer messages from the input join the instructions at the top: several
   // providers refuse a system message after the conversation has started.
-  const systemTexts = [
-    instructions,
-    ...items.flatMap((item) =>
-      item.payload.type === 'message' && item.payload.role === 'system' ? [textOf(item.payload.content)] : [],
-    ),
-  ];
+  const systemTexts = [instructions];
+  for (const { payload } of items) {
+    if (payload.type === 'message' && payload.role === 'system') systemTexts.push(textOf(payload.content));
+  }
   const system = systemTexts.filter((text) => text !== '').join('\n\n');
   const prompt: LanguageModelV3Message[] = system ? [{ role: 'system', content: system }] : [];
   const names = new Map<string, string>();
@@ -48,12 +46,12 @@ export function toModelPrompt(
     const last = prompt[prompt.length - 1];
     if (payload.type === 'message' && payload.role === 'system') continue;
     if (payload.type === 'message' && payload.role === 'user') {
-      prompt.push({ role: 'user', content: memoised(payload, '', () => payload.content.map(toUserPart)) });
+      prompt.push({ role: 'user', content: memoised(payload, '', '', () => payload.content.map(toUserPart)) });
     } else if (payload.type === 'reasoning' && payload.provider.model !== model) {
       continue;
     } else if (payload.type === 'message' || payload.type === 'function_call' || payload.type === 'reasoning') {
       const toolCallId = payload.type === 'function_call' ? promptId(payload.callId) : '';
-      const part = memoised(payload, `${model}\n${toolCallId}`, (): AssistantPart => {
+      const part = memoised(payload, model, toolCallId, (): AssistantPart => {
         const providerOptions = providerOptionsOf(payload.provider, model);
         return payload.type === 'message'
           ? { type: 'text', text: textOf(payload.content), ...providerOptions }
@@ -83,7 +81,7 @@ export function toModelPrompt(
       answered.add(payload.callId);
       const toolCallId = promptId(payload.callId);
       const toolName = names.get(payload.callId) ?? payload.name;
-      const part = memoised(payload, `${toolCallId}\n${toolName}`, (): LanguageModelV3ToolResultPart => ({
+      const part = memoised(payload, toolCallId, toolName, (): LanguageModelV3ToolResultPart => ({
         type: 'tool-result',
         toolCallId,
         toolName,
@@ -106,13 +104,13 @@ type AssistantPart = LanguageModelV3TextPart | LanguageModelV3ReasoningPart | La
  * every step, where converting 200 items was a tenth of a round trip. The parts are shared by the
  * prompts made since: nothing downstream changes a prompt it is given.
  */
-const madeFrom = new WeakMap<object, { key: string; made: unknown }>();
+const madeFrom = new WeakMap<object, { first: string; second: string; made: unknown }>();
 
-function memoised<T>(payload: object, key: string, make: () => T): T {
+function memoised<T>(payload: object, first: string, second: string, make: () => T): T {
   const earlier = madeFrom.get(payload);
-  if (earlier !== undefined && earlier.key === key) return earlier.made as T;
+  if (earlier !== undefined && earlier.first === first && earlier.second === second) return earlier.made as T;
   const made = make();
-  madeFrom.set(payload, { key, made });
+  madeFrom.set(payload, { first, second, made });
   return made;
 }
 
