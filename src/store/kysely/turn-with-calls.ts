@@ -44,6 +44,9 @@ type MissingLedgerColumn = Exclude<keyof LedgerEntriesTable, (typeof LEDGER_COLU
 const everyLedgerColumn: [MissingLedgerColumn] extends [never] ? true : MissingLedgerColumn = true;
 void everyLedgerColumn;
 
+/** Each column with its name in the joined row, made once rather than for every row read. */
+const PREFIXED_COLUMNS = LEDGER_COLUMNS.map((column) => [column, `l_${column}` as const] as const);
+
 const selectTurnWithCalls = new QueryTemplate((db, arg: Arg<{ id: string }>) =>
   db
     .selectFrom('turns')
@@ -72,7 +75,7 @@ export async function readTurnWithCalls(
     .filter((row) => row.l_id !== null)
     .map((row) => {
       const entry: Record<string, unknown> = {};
-      for (const column of LEDGER_COLUMNS) entry[column] = row[`l_${column}`];
+      for (const [column, prefixed] of PREFIXED_COLUMNS) entry[column] = row[prefixed];
       return ledgerEntryFromRow(entry as Selectable<LedgerEntriesTable>);
     });
   return { turn: turnFromRow(first), calls };
