@@ -36,63 +36,174 @@ export function toModelPrompt(
   }
   const system = systemTexts.filter((text) => text !== '').join('\n\n');
   const prompt: LanguageModelV3Message[] = system ? [{ role: 'system', content: system }] : [];
-  const names = new Map<string, string>();
-  const answered = new Set<string>();
   const promptIds = providerCallIds(items, model);
-  const promptId = (callId: string) => promptIds.get(callId) ?? callId;
-  let lastGroup: string | null = null;
-  for (const item of items) {
-    const payload = item.payload;
-    const last = prompt[prompt.length - 1];
-    if (payload.type === 'message' && payload.role === 'system') continue;
-    if (payload.type === 'message' && payload.role === 'user') {
-      prompt.push({ role: 'user', content: memoised(payload, '', '', () => payload.content.map(toUserPart)) });
-    } else if (payload.type === 'reasoning' && payload.provider.model !== model) {
-      continue;
-    } else if (payload.type === 'message' || payload.type === 'function_call' || payload.type === 'reasoning') {
-      const toolCallId = payload.type === 'function_call' ? promptId(payload.callId) : '';
-      const part = memoised(payload, model, toolCallId, (): AssistantPart => {
-        const providerOptions = providerOptionsOf(payload.provider, model);
-        return payload.type === 'message'
-          ? { type: 'text', text: textOf(payload.content), ...providerOptions }
-          : payload.type === 'reasoning'
-            ? { type: 'reasoning', text: payload.text, ...providerOptions }
-            : {
-                type: 'tool-call',
-                toolCallId,
-                toolName: payload.name,
-                input: parseArguments(payload.arguments),
-                ...providerOptions,
-              };
-      });
-      if (payload.type === 'function_call') names.set(payload.callId, payload.name);
-      if (last && last.role === 'assistant' && lastGroup === item.groupId) last.content.push(part);
-      else prompt.push({ role: 'assistant', content: [part] });
-    } else if (!names.has(payload.callId) || answered.has(payload.callId)) {
-      // A late result of an asynchronous call (its call was answered by a placeholder when it was
-      // made): providers accept one result per call, so the model reads this one as a message.
-      prompt.push({
-        role: 'user',
-        content: [
-          { type: 'text', text: lateResultText(payload.name, payload.callId, payload.output, payload.isError) },
-        ],
-      });
-    } else {
-      answered.add(payload.callId);
-      const toolCallId = promptId(payload.callId);
-      const toolName = names.get(payload.callId) ?? payload.name;
-      const part = memoised(payload, toolCallId, toolName, (): LanguageModelV3ToolResultPart => ({
-        type: 'tool-result',
-        toolCallId,
-        toolName,
-        output: toToolOutput(payload.output, payload.isError),
-      }));
-      if (last && last.role === 'tool') last.content.push(part);
-      else prompt.push({ role: 'tool', content: [part] });
-    }
-    lastGroup = item.groupId;
+  const fold: PromptFold = {
+    model,
+    prompt,
+    names: new Map(),
+    answered: new Set(),
+    promptId: (callId) => promptIds.get(callId) ?? callId,
+  };
+  let start = 0;
+  while (start < items.length) {
+    let end = start + 1;
+    while (end < items.length && !isUserMessage(items[end]!.payload)) end++;
+    addSegment(fold, items, start, end);
+    start = end;
   }
   return prompt;
+}
+
+/** What converting a window carries from item to item. */
+interface PromptFold {
+  readonly model: string;
+  readonly prompt: LanguageModelV3Message[];
+  /** Calls seen so far: id → tool name. */
+  readonly names: Map<string, string>;
+  /** Calls whose result the prompt already has. */
+  readonly answered: Set<string>;
+  /** The id the provider is shown for a call. */
+  readonly promptId: (callId: string) => string;
+}
+
+function isUserMessage(payload: WindowItem['payload']): boolean {
+  return payload.type === 'message' && payload.role === 'user';
+}
+
+/**
+ * The messages one segment of a window (a user message and what follows it, up to the next user
+ * message) was converted to, with what they were converted from. A segment whose results all answer
+ * calls of the segment itself depends on nothing before it but the ids its calls are shown by:
+ * from one step to the next, a window shares all its segments but the last with the previous
+ * window, so those are taken as they were instead of converted item by item again.
+ */
+interface ConvertedSegment {
+  model: string;
+  /** The payloads of the segment, in order (the same objects: the window serves them). */
+  payloads: readonly object[];
+  /** Its calls, with the ids they were shown by and their tool names. */
+  calls: readonly { callId: string; promptId: string; name: string }[];
+  /** Calls its results answered. */
+  answered: readonly string[];
+  messages: readonly LanguageModelV3Message[];
+}
+
+const convertedSegments = new WeakMap<object, ConvertedSegment>();
+
+function addSegment(fold: PromptFold, items: readonly WindowItem[], start: number, end: number): void {
+  const first = items[start]!.payload;
+  const keyed = isUserMessage(first);
+  const earlier = keyed ? convertedSegments.get(first) : undefined;
+  if (earlier && convertedAlike(earlier, fold, items, start, end)) {
+    for (const call of earlier.calls) fold.names.set(call.callId, call.name);
+    for (const callId of earlier.answered) fold.answered.add(callId);
+    fold.prompt.push(...earlier.messages);
+    return;
+  }
+  const from = fold.prompt.length;
+  const calls: { callId: string; promptId: string; name: string }[] = [];
+  const answered: string[] = [];
+  let closed = true;
+  let lastGroup: string | null = null;
+  for (let index = start; index < end; index++) {
+    const item = items[index]!;
+    const payload = item.payload;
+    // A result of a call made before the segment (an asynchronous call's late result) is
+    // converted by what came before: such a segment is converted anew each time.
+    if (payload.type === 'function_call_output' && !calls.some((call) => call.callId === payload.callId))
+      closed = false;
+    const effect = addItem(fold, item, lastGroup);
+    if (effect.call) calls.push(effect.call);
+    if (effect.answered !== undefined) answered.push(effect.answered);
+    if (!effect.skipped) lastGroup = item.groupId;
+  }
+  if (keyed && closed) {
+    convertedSegments.set(first, {
+      model: fold.model,
+      payloads: items.slice(start, end).map((item) => item.payload),
+      calls,
+      answered,
+      messages: fold.prompt.slice(from),
+    });
+  }
+}
+
+function convertedAlike(
+  earlier: ConvertedSegment,
+  fold: PromptFold,
+  items: readonly WindowItem[],
+  start: number,
+  end: number,
+): boolean {
+  if (earlier.model !== fold.model || earlier.payloads.length !== end - start) return false;
+  for (let index = start; index < end; index++)
+    if (items[index]!.payload !== earlier.payloads[index - start]) return false;
+  return earlier.calls.every((call) => fold.promptId(call.callId) === call.promptId);
+}
+
+/** What converting one item did besides adding to the prompt. */
+interface ItemEffect {
+  skipped?: boolean;
+  call?: { callId: string; promptId: string; name: string };
+  answered?: string;
+}
+
+const SKIPPED: ItemEffect = { skipped: true };
+const NOTHING: ItemEffect = {};
+
+function addItem(fold: PromptFold, item: WindowItem, lastGroup: string | null): ItemEffect {
+  const { model, prompt, names, answered } = fold;
+  const payload = item.payload;
+  const last = prompt[prompt.length - 1];
+  if (payload.type === 'message' && payload.role === 'system') return SKIPPED;
+  if (payload.type === 'message' && payload.role === 'user') {
+    prompt.push({ role: 'user', content: memoised(payload, '', '', () => payload.content.map(toUserPart)) });
+    return NOTHING;
+  }
+  if (payload.type === 'reasoning' && payload.provider.model !== model) return SKIPPED;
+  if (payload.type === 'message' || payload.type === 'function_call' || payload.type === 'reasoning') {
+    const toolCallId = payload.type === 'function_call' ? fold.promptId(payload.callId) : '';
+    const part = memoised(payload, model, toolCallId, (): AssistantPart => {
+      const providerOptions = providerOptionsOf(payload.provider, model);
+      return payload.type === 'message'
+        ? { type: 'text', text: textOf(payload.content), ...providerOptions }
+        : payload.type === 'reasoning'
+          ? { type: 'reasoning', text: payload.text, ...providerOptions }
+          : {
+              type: 'tool-call',
+              toolCallId,
+              toolName: payload.name,
+              input: parseArguments(payload.arguments),
+              ...providerOptions,
+            };
+    });
+    if (last && last.role === 'assistant' && lastGroup === item.groupId) last.content.push(part);
+    else prompt.push({ role: 'assistant', content: [part] });
+    if (payload.type !== 'function_call') return NOTHING;
+    names.set(payload.callId, payload.name);
+    return { call: { callId: payload.callId, promptId: toolCallId, name: payload.name } };
+  }
+  if (!names.has(payload.callId) || answered.has(payload.callId)) {
+    // A late result of an asynchronous call (its call was answered by a placeholder when it was
+    // made): providers accept one result per call, so the model reads this one as a message.
+    prompt.push({
+      role: 'user',
+      content: [{ type: 'text', text: lateResultText(payload.name, payload.callId, payload.output, payload.isError) }],
+    });
+    return NOTHING;
+  }
+  answered.add(payload.callId);
+  const toolCallId = fold.promptId(payload.callId);
+  const toolName = names.get(payload.callId) ?? payload.name;
+  const part = memoised(payload, toolCallId, toolName, (): LanguageModelV3ToolResultPart => ({
+    type: 'tool-result',
+    toolCallId,
+    toolName,
+    output: toToolOutput(payload.output, payload.isError),
+  }));
+  if (last && last.role === 'tool') last.content.push(part);
+  else prompt.push({ role: 'tool', content: [part] });
+  return { answered: payload.callId };
 }
 
 type AssistantPart = LanguageModelV3TextPart | LanguageModelV3ReasoningPart | LanguageModelV3ToolCallPart;
