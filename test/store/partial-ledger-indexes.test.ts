@@ -1,30 +1,10 @@
-import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import type { Kysely } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Database as Schema } from '../../src/store/kysely/database-schema.ts';
+import { recordingSqlite } from '../helpers/recording-sqlite.ts';
 import { createLedgerRepo } from '../../src/store/kysely/ledger-repo.ts';
 import { migrateToLatest } from '../../src/store/migrations/migrate-to-latest.ts';
 
-/** Statements as the driver received them, so their plans can be asked for. */
-const received: { sql: string; parameters: readonly unknown[] }[] = [];
-const memory = new Database(':memory:');
-const db = new Kysely<Schema>({
-  dialect: new SqliteDialect({
-    database: {
-      close: () => memory.close(),
-      prepare: (text: string) => {
-        const statement = memory.prepare(text);
-        const record = (parameters: readonly unknown[]) => received.push({ sql: text, parameters });
-        return {
-          reader: statement.reader,
-          all: (parameters: readonly unknown[]) => (record(parameters), statement.all(...parameters)),
-          run: (parameters: readonly unknown[]) => (record(parameters), statement.run(...parameters)),
-          iterate: (parameters: readonly unknown[]) => statement.iterate(...parameters),
-        };
-      },
-    },
-  }),
-});
+const { db, memory, received } = recordingSqlite();
 
 afterAll(() => db.destroy());
 

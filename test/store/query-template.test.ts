@@ -1,30 +1,10 @@
-import Database from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
+import { recordingSqlite } from '../helpers/recording-sqlite.ts';
 import type { Database as Schema } from '../../src/store/kysely/database-schema.ts';
 import { insertRows, QueryTemplate, QueryTemplates, type Arg } from '../../src/store/kysely/query-template.ts';
 
-/** Statements as the driver received them: the SQL and its parameters. */
-const received: { sql: string; parameters: readonly unknown[] }[] = [];
-
-const memory = new Database(':memory:');
-const sqlite = new Kysely<Schema>({
-  dialect: new SqliteDialect({
-    database: {
-      close: () => memory.close(),
-      prepare: (text: string) => {
-        const statement = memory.prepare(text);
-        const record = (parameters: readonly unknown[]) => received.push({ sql: text, parameters });
-        return {
-          reader: statement.reader,
-          all: (parameters: readonly unknown[]) => (record(parameters), statement.all(...parameters)),
-          run: (parameters: readonly unknown[]) => (record(parameters), statement.run(...parameters)),
-          iterate: (parameters: readonly unknown[]) => statement.iterate(...parameters),
-        };
-      },
-    },
-  }),
-});
+const { db: sqlite, received } = recordingSqlite();
 // A pool that records instead of connecting: only the statements sent matter here.
 const postgres = new Kysely<Schema>({
   dialect: new PostgresDialect({
