@@ -36,7 +36,14 @@ export function toModelPrompt(
   }
   const system = systemTexts.filter((text) => text !== '').join('\n\n');
   const prompt: LanguageModelV3Message[] = system ? [{ role: 'system', content: system }] : [];
-  const promptIds = providerCallIds(items, model);
+  const segments: Segment[] = [];
+  for (let start = 0; start < items.length;) {
+    let end = start + 1;
+    while (end < items.length && !isUserMessage(items[end]!.payload)) end++;
+    segments.push({ start, end, earlier: earlierConversion(items, start, end, model) });
+    start = end;
+  }
+  const promptIds = providerCallIds(items, segments, model);
   const fold: PromptFold = {
     model,
     prompt,
@@ -44,14 +51,16 @@ export function toModelPrompt(
     answered: new Set(),
     promptId: (callId) => promptIds.get(callId) ?? callId,
   };
-  let start = 0;
-  while (start < items.length) {
-    let end = start + 1;
-    while (end < items.length && !isUserMessage(items[end]!.payload)) end++;
-    addSegment(fold, items, start, end);
-    start = end;
-  }
+  for (const segment of segments) addSegment(fold, items, segment);
   return prompt;
+}
+
+/** A user message and what follows it up to the next, by position in the window. */
+interface Segment {
+  start: number;
+  end: number;
+  /** How the same items were converted for this model before, if they were. */
+  earlier: ConvertedSegment | undefined;
 }
 
 /** What converting a window carries from item to item. */
@@ -81,27 +90,49 @@ interface ConvertedSegment {
   model: string;
   /** The payloads of the segment, in order (the same objects: the window serves them). */
   payloads: readonly object[];
-  /** Its calls, with the ids they were shown by and their tool names. */
-  calls: readonly { callId: string; promptId: string; name: string }[];
+  /** Its calls, with the ids they were shown by, their tool names and their provider's ids. */
+  calls: readonly SegmentCall[];
   /** Calls its results answered. */
   answered: readonly string[];
   messages: readonly LanguageModelV3Message[];
 }
 
+interface SegmentCall {
+  callId: string;
+  promptId: string;
+  name: string;
+  /** The provider's own id of the call, when the model of the conversion made it. */
+  providerId: string | undefined;
+}
+
 const convertedSegments = new WeakMap<object, ConvertedSegment>();
 
-function addSegment(fold: PromptFold, items: readonly WindowItem[], start: number, end: number): void {
+/** The earlier conversion of the same items (the same payload objects) for `model`, if any. */
+function earlierConversion(
+  items: readonly WindowItem[],
+  start: number,
+  end: number,
+  model: string,
+): ConvertedSegment | undefined {
+  const earlier = convertedSegments.get(items[start]!.payload);
+  if (earlier === undefined || earlier.model !== model || earlier.payloads.length !== end - start) return undefined;
+  for (let index = start; index < end; index++)
+    if (items[index]!.payload !== earlier.payloads[index - start]) return undefined;
+  return earlier;
+}
+
+function addSegment(fold: PromptFold, items: readonly WindowItem[], { start, end, earlier }: Segment): void {
   const first = items[start]!.payload;
   const keyed = isUserMessage(first);
-  const earlier = keyed ? convertedSegments.get(first) : undefined;
-  if (earlier && convertedAlike(earlier, fold, items, start, end)) {
+  // The ids the calls are shown by depend on the whole window (a provider id shown only while unique).
+  if (earlier && earlier.calls.every((call) => fold.promptId(call.callId) === call.promptId)) {
     for (const call of earlier.calls) fold.names.set(call.callId, call.name);
     for (const callId of earlier.answered) fold.answered.add(callId);
     fold.prompt.push(...earlier.messages);
     return;
   }
   const from = fold.prompt.length;
-  const calls: { callId: string; promptId: string; name: string }[] = [];
+  const calls: SegmentCall[] = [];
   const answered: string[] = [];
   let closed = true;
   let lastGroup: string | null = null;
@@ -128,23 +159,10 @@ function addSegment(fold: PromptFold, items: readonly WindowItem[], start: numbe
   }
 }
 
-function convertedAlike(
-  earlier: ConvertedSegment,
-  fold: PromptFold,
-  items: readonly WindowItem[],
-  start: number,
-  end: number,
-): boolean {
-  if (earlier.model !== fold.model || earlier.payloads.length !== end - start) return false;
-  for (let index = start; index < end; index++)
-    if (items[index]!.payload !== earlier.payloads[index - start]) return false;
-  return earlier.calls.every((call) => fold.promptId(call.callId) === call.promptId);
-}
-
 /** What converting one item did besides adding to the prompt. */
 interface ItemEffect {
   skipped?: boolean;
-  call?: { callId: string; promptId: string; name: string };
+  call?: SegmentCall;
   answered?: string;
 }
 
@@ -181,7 +199,8 @@ function addItem(fold: PromptFold, item: WindowItem, lastGroup: string | null): 
     else prompt.push({ role: 'assistant', content: [part] });
     if (payload.type !== 'function_call') return NOTHING;
     names.set(payload.callId, payload.name);
-    return { call: { callId: payload.callId, promptId: toolCallId, name: payload.name } };
+    const providerId = payload.provider?.model === model ? payload.provider.callId : undefined;
+    return { call: { callId: payload.callId, promptId: toolCallId, name: payload.name, providerId } };
   }
   if (!names.has(payload.callId) || answered.has(payload.callId)) {
     // A late result of an asynchronous call (its call was answered by a placeholder when it was
@@ -227,15 +246,28 @@ function memoised<T>(payload: object, first: string, second: string, make: () =>
 
 /**
  * Baton's call id → the provider's, for the calls `model` made, where the provider's id is unique
- * in the window (some local servers number calls per step, `call_0`, and would repeat them).
+ * in the window (some local servers number calls per step, `call_0`, and would repeat them). The
+ * calls of segments converted before are known from then; only the others' items are read.
  */
-function providerCallIds(items: readonly WindowItem[], model: string): Map<string, string> {
+function providerCallIds(
+  items: readonly WindowItem[],
+  segments: readonly Segment[],
+  model: string,
+): Map<string, string> {
   // Provider id → Baton's call id, or null once a second call shows the provider id repeats.
   const byProviderId = new Map<string, string | null>();
-  for (const { payload } of items) {
-    if (payload.type !== 'function_call' || payload.provider?.model !== model || !payload.provider.callId) continue;
-    const providerId = payload.provider.callId;
-    byProviderId.set(providerId, byProviderId.has(providerId) ? null : payload.callId);
+  const note = (providerId: string, callId: string) =>
+    byProviderId.set(providerId, byProviderId.has(providerId) ? null : callId);
+  for (const { start, end, earlier } of segments) {
+    if (earlier) {
+      for (const call of earlier.calls) if (call.providerId) note(call.providerId, call.callId);
+      continue;
+    }
+    for (let index = start; index < end; index++) {
+      const payload = items[index]!.payload;
+      if (payload.type === 'function_call' && payload.provider?.model === model && payload.provider.callId)
+        note(payload.provider.callId, payload.callId);
+    }
   }
   const ids = new Map<string, string>();
   for (const [providerId, callId] of byProviderId) if (callId !== null) ids.set(callId, providerId);
