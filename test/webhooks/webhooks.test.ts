@@ -405,4 +405,53 @@ describe('webhooks: the delivery worker idle without endpoints', () => {
       await receiver.close();
     }
   });
+
+  it('reads nothing on its ticks once nothing is pending, and a resend wakes it', async () => {
+    const quiet = await startTestBaton(
+      { egressAllow: ['127.0.0.1'] },
+      { store: { kind: 'sqlite', filename: ':memory:' }, webhooks: { ...FAST, pollIntervalMs: 20 } },
+    );
+    const receiver = await new WebhookReceiver().start();
+    try {
+      const created = await quiet.request('POST', '/v1/webhook-endpoints', {
+        url: receiver.url,
+        event_types: ['tool_call.pending'],
+      });
+      const thread = await quiet.request('POST', '/v1/threads', { agent: 'refund-desk' });
+      await quiet.request('POST', `/v1/threads/${thread.body.id}/messages`, {
+        content: 'I need approval to process a $500 refund',
+      });
+      await receiver.waitFor((received) => received.length >= 1, 5_000);
+      // No app has an enabled endpoint any more, and the delivery was sent: nothing is pending.
+      await quiet.request('PATCH', `/v1/webhook-endpoints/${created.body.id}`, { enabled: false });
+      const webhooks = quiet.baton.store.webhooks;
+      const original = webhooks.hasPendingDeliveries.bind(webhooks);
+      let looks = 0;
+      webhooks.hasPendingDeliveries = () => {
+        looks += 1;
+        return original();
+      };
+      await new Promise((resolve) => setTimeout(resolve, 300)); // a tick finds nothing pending
+      looks = 0;
+      await new Promise((resolve) => setTimeout(resolve, 600)); // 30 ticks
+      expect(looks).toBe(0);
+      // A resend makes a delivery pending again: its notice wakes the worker, which settles it
+      // (the endpoint is disabled, so it fails unsent), and the ticks look again meanwhile.
+      const delivery = (await quiet.request('GET', `/v1/webhook-endpoints/${created.body.id}/deliveries`)).body.data[0];
+      const resent = await quiet.request(
+        'POST',
+        `/v1/webhook-endpoints/${created.body.id}/deliveries/${delivery.id}/resend`,
+      );
+      expect(resent.body).toMatchObject({ status: 'pending' });
+      const settled = async () =>
+        (await quiet.request('GET', `/v1/webhook-endpoints/${created.body.id}/deliveries`)).body.data[0];
+      const deadline = Date.now() + 5_000;
+      while ((await settled()).status === 'pending' && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await settled()).toMatchObject({ status: 'failed', last_error: 'not sent: the endpoint is disabled' });
+    } finally {
+      await quiet.close();
+      await receiver.close();
+    }
+  });
 });

@@ -57,6 +57,12 @@ export class WebhookDelivery {
   private stopped = false;
   /** Whether the last pass fanned out and claimed nothing, with no send in flight. */
   private lastPassIdle = false;
+  /**
+   * Whether a tick found no app with an enabled endpoint and no delivery pending. Deliveries become
+   * pending only by an event's fan-out or a resend, and both publish `webhook-events` (on every
+   * replica), which clears it: until then the timer's ticks read nothing.
+   */
+  private nonePending = false;
   /** Aborts the sends in flight when the process closes without draining. */
   private cut = new AbortController();
 
@@ -71,7 +77,10 @@ export class WebhookDelivery {
     this.timer.unref();
     // Events just committed (by any replica on PostgreSQL): look at once instead of at the next
     // tick. Only outbox writes notify, so changes of apps without endpoints never wake it.
-    this.unsubscribe = this.options.store.signals.subscribe('webhook-events', () => this.wake());
+    this.unsubscribe = this.options.store.signals.subscribe('webhook-events', () => {
+      this.nonePending = false;
+      this.wake();
+    });
     this.wake();
   }
 
@@ -112,15 +121,23 @@ export class WebhookDelivery {
    * The timer's pass, for retries falling due and claims lapsing: skipped while no app has an
    * enabled endpoint, no delivery is pending (a disabled endpoint's retries still end, as failed)
    * and the last pass found nothing, so a server without webhooks runs no transaction for them
-   * (new events wake the worker by their notice).
+   * (new events and resends wake the worker by their notice), and once a tick found nothing
+   * pending, no statement either (`nonePending`).
    */
   private tick(): void {
-    if (!this.lastPassIdle) return this.wake();
+    if (!this.lastPassIdle) {
+      // Work went on since: a retry may fall due later, so the next idle tick looks again.
+      this.nonePending = false;
+      return this.wake();
+    }
     const webhooks = this.options.store.webhooks;
     webhooks
       .appsWithEndpoints()
       .then(async (apps) => {
-        if (apps.length > 0 || (await webhooks.hasPendingDeliveries())) this.wake();
+        if (apps.length > 0) return this.wake();
+        if (this.nonePending) return;
+        if (await webhooks.hasPendingDeliveries()) this.wake();
+        else this.nonePending = true;
       })
       .catch((error: unknown) => this.options.logger.warn({ err: error }, 'webhook delivery tick failed'));
   }

@@ -136,6 +136,8 @@ export class WebhookService {
     requireCapability(principal, 'manage', 'Re-sending webhook deliveries');
     await this.endpointOf(principal.appId, id);
     const resent = await this.store.webhooks.resendDelivery(principal.appId, id, deliveryId, new Date().toISOString());
+    // The delivery workers (of every replica) look at once: one may have stopped looking for pending deliveries.
+    if (resent) this.store.signals.publish('webhook-events', principal.appId);
     if (!resent && (await this.store.webhooks.getDelivery(principal.appId, id, deliveryId)))
       throw new BatonError(
         'webhook_delivery_in_flight',
