@@ -55,6 +55,7 @@ async function factsOf(list: Locator): Promise<Record<string, string | undefined
   return Object.fromEntries(terms.map((term, index) => [term, details[index]]));
 }
 
+/** What has the focus now. The console moves it after rendering (an effect): tests poll for it. */
 async function focusedText(page: Page): Promise<string | null> {
   return page.evaluate(() => (globalThis as unknown as BrowserGlobals).document.activeElement?.textContent ?? null);
 }
@@ -123,7 +124,7 @@ describe.skipIf(chromiumMissing)('console: webhook endpoints', () => {
 
     const notice = page.getByRole('region', { name: `Signing secret of ${target.url}` });
     await notice.waitFor();
-    expect(await focusedText(page)).toBe(`Signing secret of ${target.url}`);
+    await expect.poll(() => focusedText(page)).toBe(`Signing secret of ${target.url}`);
     expect(await notice.innerText()).toContain('Copy this secret now: it will not be shown again.');
     const firstSecret = await notice.getByLabel('Signing secret').inputValue();
     expect(firstSecret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
@@ -199,7 +200,7 @@ describe.skipIf(chromiumMissing)('console: webhook endpoints', () => {
     await page.getByRole('button', { name: 'Rotate now' }).click();
     const rotatedNotice = page.getByRole('region', { name: 'New signing secret' });
     await rotatedNotice.waitFor();
-    expect(await focusedText(page)).toBe('New signing secret');
+    await expect.poll(() => focusedText(page)).toBe('New signing secret');
     const secondSecret = await rotatedNotice.getByLabel('Signing secret').inputValue();
     expect(secondSecret).toMatch(/^whsec_/);
     expect(secondSecret).not.toBe(firstSecret);
@@ -246,7 +247,10 @@ describe.skipIf(chromiumMissing)('console: webhook endpoints', () => {
         { timeout: 5_000 },
       )
       .toBe('succeeded');
-    expect(await factsOf(delivery.locator('dl'))).toMatchObject({ Attempts: '2', 'Last response': '200' });
+    // The row may be drawn again by the refresh just clicked: its facts are read once it settles.
+    await expect
+      .poll(() => factsOf(delivery.locator('dl')), { timeout: 5_000 })
+      .toMatchObject({ Attempts: '2', 'Last response': '200' });
     expect(await page.getByRole('alert').filter({ hasText: 'being sent right now' }).count()).toBe(0);
 
     // Resend: pending again at once, delivered again with the same webhook-id, signed with both secrets.
@@ -294,7 +298,7 @@ describe.skipIf(chromiumMissing)('console: webhook endpoints', () => {
     await form.getByLabel('Every event type').uncheck();
     await form.getByRole('button', { name: 'Create endpoint' }).click();
     expect(await alert.innerText()).toBe('Choose at least one event type, or every event type.');
-    expect(await focusedId(page)).toBe('webhook-event-all');
+    await expect.poll(() => focusedId(page)).toBe('webhook-event-all');
     await form.getByLabel('Every event type').check();
 
     const refused = await baton.request('POST', '/v1/webhook-endpoints', {
@@ -308,7 +312,7 @@ describe.skipIf(chromiumMissing)('console: webhook endpoints', () => {
     await alert.filter({ hasText: refused.body.error.message }).waitFor();
     expect(await alert.innerText()).toBe(refused.body.error.message);
     expect(await url.getAttribute('aria-invalid')).toBe('true');
-    expect(await focusedId(page)).toBe('webhook-url');
+    await expect.poll(() => focusedId(page)).toBe('webhook-url');
     expect((await baton.request('GET', '/v1/webhook-endpoints')).body.data).toEqual([]);
 
     expect(problems.filter((problem) => !problem.includes('422'))).toEqual([]);
