@@ -165,4 +165,14 @@ agents:
       await baton.close();
     }
   });
+
+  it('server.idempotency_key_ttl_hours: 24 by default, a whole number of hours from 1 to 720', () => {
+    expect(loadConfig({}, dirWith(null)).idempotencyKeyTtlHours).toBe(24);
+    expect(loadConfig({}, dirWith('server:\n  idempotency_key_ttl_hours: 1\n')).idempotencyKeyTtlHours).toBe(1);
+    expect(loadConfig({}, dirWith('server:\n  idempotency_key_ttl_hours: 720\n')).idempotencyKeyTtlHours).toBe(720);
+    for (const bad of ['0', '721', '2.5', 'forever'])
+      expect(() => loadConfig({}, dirWith(`server:\n  idempotency_key_ttl_hours: ${bad}\n`))).toThrow(
+        /server\.idempotency_key_ttl_hours/,
+      );
+  });
 });
