@@ -8,6 +8,7 @@ import type { Dialect } from 'kysely';
 import type { Database as Schema } from './kysely/database-schema.ts';
 import { createKyselyStore } from './kysely/kysely-store.ts';
 import { withStatementCache } from './kysely/cached-statements.ts';
+import { SqliteCheckpointer } from './sqlite-checkpointer.ts';
 import { ImmediateSqliteDialect } from './kysely/sqlite-immediate-dialect.ts';
 import type { MigrationDialect } from './migrations/migration-dialect.ts';
 import { migrateToLatest } from './migrations/migrate-to-latest.ts';
@@ -69,11 +70,17 @@ async function createSignals(options: StoreOptions): Promise<Signals> {
 
 async function createDialect(options: StoreOptions): Promise<{ dialect: Dialect; flavor: MigrationDialect }> {
   switch (options.kind) {
-    case 'sqlite':
+    case 'sqlite': {
+      const database = openSqlite(options.filename);
+      // A database in memory has no WAL to copy back.
+      const checkpointer = isInMemory(options.filename) ? null : new SqliteCheckpointer(database);
       return {
-        dialect: new ImmediateSqliteDialect({ database: withStatementCache(openSqlite(options.filename)) }),
+        dialect: new ImmediateSqliteDialect({
+          database: withStatementCache(database, () => void checkpointer?.stop()),
+        }),
         flavor: 'sqlite',
       };
+    }
     case 'pglite': {
       // Loaded on demand: PGlite is a development dependency (tests, local experiments).
       const [{ PGlite }, { PGliteDialect }] = await Promise.all([

@@ -1,0 +1,100 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/open-store.ts';
+import { SqliteCheckpointer, WRITER_CHECKPOINT_PAGES } from '../../src/store/sqlite-checkpointer.ts';
+import { appRecord } from './store-fixtures.ts';
+
+/** The WAL is copied back into the database file on a thread of its own, not by the writer. */
+
+const PAGE = 4096;
+const cleanups: (() => Promise<void> | void)[] = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function tempFile(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-checkpoint-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return join(dir, 'baton.db');
+}
+
+function openWal(filename: string): Database.Database {
+  const database = new Database(filename);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  return database;
+}
+
+/** Commits `count` transactions of about `pages` pages each. */
+function writeCommits(database: Database.Database, count: number, pages: number): void {
+  database.exec('create table if not exists blobs (id integer primary key, body blob)');
+  const insert = database.prepare('insert into blobs (body) values (?)');
+  for (let i = 0; i < count; i++) insert.run(Buffer.alloc(pages * PAGE - 200, i % 251));
+}
+
+describe('SqliteCheckpointer', () => {
+  it('copies commits into the database file without the writer, which checkpoints only past its own mark', async () => {
+    const filename = tempFile();
+    const writer = openWal(filename);
+    const checkpointer = new SqliteCheckpointer(writer, 10);
+    cleanups.push(
+      () => void writer.close(),
+      () => checkpointer.stop(),
+    );
+    expect(writer.pragma('wal_autocheckpoint', { simple: true })).toBe(WRITER_CHECKPOINT_PAGES);
+
+    const before = statSync(filename).size;
+    // 1 MB: far below the writer's own mark, so only the thread can have copied it.
+    writeCommits(writer, 16, 16);
+    await expect.poll(() => statSync(filename).size, { timeout: 5_000 }).toBeGreaterThan(before + 1_000_000);
+  });
+
+  it('keeps the WAL bounded while the writer commits without pause', async () => {
+    const filename = tempFile();
+    const writer = openWal(filename);
+    const checkpointer = new SqliteCheckpointer(writer, 5);
+    cleanups.push(
+      () => void writer.close(),
+      () => checkpointer.stop(),
+    );
+
+    // Four times the writer's mark in all, committed in small slices so the thread runs between them.
+    const slices = 40;
+    const pagesPerCommit = 8;
+    const commitsPerSlice = Math.ceil((4 * WRITER_CHECKPOINT_PAGES) / pagesPerCommit / slices);
+    for (let slice = 0; slice < slices; slice++) {
+      writeCommits(writer, commitsPerSlice, pagesPerCommit);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    // A WAL that never started again would hold every page written: four times the mark.
+    const walPages = statSync(`${filename}-wal`).size / PAGE;
+    expect(walPages).toBeLessThan(2 * WRITER_CHECKPOINT_PAGES);
+  });
+
+  it('stops its thread, and the last connection to close removes the WAL', async () => {
+    const filename = tempFile();
+    const writer = openWal(filename);
+    const checkpointer = new SqliteCheckpointer(writer, 10);
+    writeCommits(writer, 4, 4);
+    writer.close();
+    await checkpointer.stop();
+    expect(() => statSync(`${filename}-wal`)).toThrow(/ENOENT/);
+    const reopened = new Database(filename, { readonly: true });
+    cleanups.push(() => void reopened.close());
+    expect(reopened.prepare('select count(*) as n from blobs').get()).toEqual({ n: 4 });
+  });
+
+  it('runs behind a file store opened by openStore', async () => {
+    const filename = tempFile();
+    const store = await openStore({ kind: 'sqlite', filename });
+    cleanups.push(() => store.close());
+    const before = statSync(filename).size;
+    // Apps with long names: about 2 MB of rows in 64 commits, none of them past the writer's mark.
+    for (let i = 0; i < 64; i++) await store.apps.insert({ ...appRecord(), name: `app ${i} ${'x'.repeat(30_000)}` });
+    await expect.poll(() => statSync(filename).size, { timeout: 5_000 }).toBeGreaterThan(before + 1_500_000);
+  });
+});
