@@ -58,7 +58,10 @@ const telemetry = {
     : null,
 };
 const baton = await createBaton(testConfig({ port: 0, limits: BENCH_LIMITS, telemetry, ...serverTools, ...noisy }), {
-  store: databaseUrl ? { kind: 'postgres', connectionString: databaseUrl } : { kind: 'sqlite', filename },
+  // Counting WAL pages needs a WAL that no checkpoint restarts between two looks (`wal-frames`).
+  store: databaseUrl
+    ? { kind: 'postgres', connectionString: databaseUrl }
+    : { kind: 'sqlite', filename, checkpoints: process.env.BENCH_COUNT_STATEMENTS === '1' ? 'writer' : 'thread' },
   sweeper: false,
   logger: false,
 });

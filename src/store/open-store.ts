@@ -20,8 +20,16 @@ import type { DatabaseObserver } from './database-observer.ts';
 import { observedDialect } from './kysely/observed-dialect.ts';
 
 export type StoreOptions =
-  /** `filename` ':memory:' gives a private in-memory database (tests). */
-  | { kind: 'sqlite'; filename: string }
+  | {
+      kind: 'sqlite';
+      /** ':memory:' gives a private in-memory database (tests). */
+      filename: string;
+      /**
+       * Who copies the WAL back into the file: a thread of its own (the default, see
+       * `SqliteCheckpointer`), or the writer after its commits, as SQLite does by default.
+       */
+      checkpoints?: 'thread' | 'writer';
+    }
   /** In-process Postgres; in memory when `dataDir` is absent. */
   | { kind: 'pglite'; dataDir?: string }
   | {
@@ -73,7 +81,8 @@ async function createDialect(options: StoreOptions): Promise<{ dialect: Dialect;
     case 'sqlite': {
       const database = openSqlite(options.filename);
       // A database in memory has no WAL to copy back.
-      const checkpointer = isInMemory(options.filename) ? null : new SqliteCheckpointer(database);
+      const onThread = options.checkpoints !== 'writer' && !isInMemory(options.filename);
+      const checkpointer = onThread ? new SqliteCheckpointer(database) : null;
       return {
         dialect: new ImmediateSqliteDialect({
           database: withStatementCache(database, () => void checkpointer?.stop()),
