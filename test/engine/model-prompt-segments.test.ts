@@ -21,7 +21,7 @@ const MODELS = ['openai:gpt-5', 'anthropic:claude', 'scripted:auto'];
  * later by a late result in another turn, calls whose only result comes in another turn, and text
  * answers.
  */
-function conversation(seed: number, turns: number): WindowItem[] {
+function conversation(seed: number, turns: number, { usual = false } = {}): WindowItem[] {
   const next = random(seed);
   const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)]!;
   const items: WindowItem[] = [];
@@ -45,7 +45,8 @@ function conversation(seed: number, turns: number): WindowItem[] {
       for (let call = 0; call < calls; call++) {
         const callId = `call_${++id}`;
         made.push(callId);
-        const provider = next() < 0.7 ? { model, metadata: {}, callId: `p_${Math.floor(next() * 6)}` } : undefined;
+        const providerId = usual ? `p_${id}` : `p_${Math.floor(next() * 6)}`;
+        const provider = next() < 0.7 ? { model, metadata: {}, callId: providerId } : undefined;
         add(group, {
           type: 'function_call',
           callId,
@@ -57,7 +58,7 @@ function conversation(seed: number, turns: number): WindowItem[] {
       }
       for (const callId of made) {
         const output = [{ type: 'text' as const, text: `result ${callId}` }];
-        if (next() < 0.1) {
+        if (!usual && next() < 0.1) {
           // Its only result comes in a later turn.
           lateResults.push({
             type: 'function_call_output',
@@ -77,7 +78,7 @@ function conversation(seed: number, turns: number): WindowItem[] {
           isError: next() < 0.2,
           synthetic: false,
         });
-        if (next() < 0.15)
+        if (!usual && next() < 0.15)
           lateResults.push({
             type: 'function_call_output',
             callId,
@@ -125,5 +126,82 @@ describe('prompts made from windows a step shares with the one before', () => {
     // were not made again (a segment with a late result is, each time).
     const shared = again.filter((message, index) => message === first[index]).length;
     expect(shared).toBeGreaterThan(again.length / 3);
+  });
+});
+
+/** Items that note when their payload is read: which items a conversion looked at. */
+function watched(items: readonly WindowItem[]): { items: WindowItem[]; read: Set<number> } {
+  const read = new Set<number>();
+  const wrapped = items.map(({ seq, groupId, payload }, index) => ({
+    seq,
+    groupId,
+    get payload() {
+      read.add(index);
+      return payload;
+    },
+  }));
+  return { items: wrapped, read };
+}
+
+describe("prompts continued from the previous step's", () => {
+  /** Steps as the engine takes them: the latest 100 items, cut to start at a user message. */
+  function steps(seed: number, usual: boolean): { windowItems: number; readItems: number } {
+    const { items, read } = watched(conversation(seed, 120, { usual }));
+    const next = random(seed * 104_729);
+    let model = MODELS[0]!;
+    let windowItems = 0;
+    let readItems = 0;
+    for (let end = 1; end <= items.length; end += 1 + Math.floor(next() * 4)) {
+      // The model changes now and then (an agent update), the instructions once.
+      if (next() < 0.05) model = MODELS[Math.floor(next() * MODELS.length)]!;
+      const instructions = end > items.length / 2 ? 'Be brief.' : 'Be kind.';
+      const latest = items.slice(Math.max(0, end - 100), end);
+      const start = latest.findIndex((item) => item.payload.type === 'message' && item.payload.role === 'user');
+      const window = end > 100 && start > 0 ? latest.slice(start) : latest;
+      read.clear();
+      const continued = toModelPrompt(instructions, window, model);
+      readItems += read.size;
+      windowItems += window.length;
+      const plain = window.map(({ seq, groupId, payload }) => ({ seq, groupId, payload }));
+      const fresh = toModelPrompt(instructions, structuredClone(plain), model);
+      expect(continued, `seed ${seed}, items up to ${end}, ${model}`).toEqual(fresh);
+    }
+    return { windowItems, readItems };
+  }
+
+  it('are what converting the window afresh makes, whatever the history', () => {
+    // Repeated provider ids, late results, system messages: most steps are converted whole.
+    for (let seed = 1; seed <= 40; seed++) steps(seed, false);
+  });
+
+  it('are what converting afresh makes, reading only the new items of a usual conversation', () => {
+    let windowItems = 0;
+    let readItems = 0;
+    for (let seed = 1; seed <= 40; seed++) {
+      const counts = steps(seed, true);
+      windowItems += counts.windowItems;
+      readItems += counts.readItems;
+    }
+    // Converting each window whole reads every item of it; continuing, the new ones and the last
+    // segment they extend.
+    expect(readItems).toBeLessThan(windowItems / 4);
+  });
+
+  it('are not continued from a window that holds the same last items after other ones', () => {
+    const items = conversation(5, 20, { usual: true });
+    toModelPrompt('', items, 'scripted:auto');
+    // The same objects from the second user message on, other ones before (a fork, say).
+    const second = items.findIndex(
+      (item, index) => index > 0 && item.payload.type === 'message' && item.payload.role === 'user',
+    );
+    const before = structuredClone(items.slice(0, second));
+    before[0] = {
+      ...before[0]!,
+      payload: { type: 'message', role: 'user', content: [{ type: 'text', text: 'other' }] },
+    };
+    const other = [...before, ...items.slice(second)];
+    expect(toModelPrompt('', other, 'scripted:auto')).toEqual(
+      toModelPrompt('', structuredClone(other), 'scripted:auto'),
+    );
   });
 });
