@@ -188,13 +188,24 @@ function usage(input: number, output: number): LanguageModelV3Usage {
  */
 function promptTokens(prompt: LanguageModelV3Prompt): number {
   let count = 0;
-  for (const message of prompt) {
-    if (message.role === 'system') {
-      count += countTokens(message.content);
-      continue;
-    }
-    for (const part of message.content) count += partTokens(part);
-  }
+  for (const message of prompt) count += messageTokens(message);
+  return count;
+}
+
+/**
+ * Words per message. The engine hands the same message objects to every step of a conversation
+ * (it converts each segment of the history once), so a message is counted once, not at each step.
+ */
+const messageWords = new WeakMap<LanguageModelV3Prompt[number], number>();
+
+function messageTokens(message: LanguageModelV3Prompt[number]): number {
+  // The system message is made anew at every step from the instructions.
+  if (message.role === 'system') return countTokens(message.content);
+  const known = messageWords.get(message);
+  if (known !== undefined) return known;
+  let count = 0;
+  for (const part of message.content) count += partTokens(part);
+  messageWords.set(message, count);
   return count;
 }
 
