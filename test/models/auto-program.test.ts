@@ -144,6 +144,25 @@ describe('scripted:auto', () => {
     ]);
   });
 
+  it('scores tools by their own words when tools share one schema object (words are kept per tool)', async () => {
+    // The words of a tool are made once and kept by its schema object, name and description.
+    const schema = jsonSchema({ type: 'object', properties: { note: { type: 'string' } } });
+    const pick = async (prompt: string) =>
+      (
+        await generateText({
+          model: autoModel(),
+          prompt,
+          tools: {
+            book_flight: tool({ description: 'Reserve a seat on a plane', inputSchema: schema }),
+            cancel_booking: tool({ description: 'Undo a reservation', inputSchema: schema }),
+          },
+        })
+      ).toolCalls.map((call) => call.toolName);
+    expect(await pick('Please book a flight to Rome')).toEqual(['book_flight']);
+    expect(await pick('Cancel my booking, please')).toEqual(['cancel_booking']);
+    expect(await pick('Please book a flight to Rome')).toEqual(['book_flight']);
+  });
+
   it('uses the tool that toolChoice names even when another matches better', async () => {
     const result = await generateText({
       model: autoModel(),

@@ -11,7 +11,8 @@ import {
   splitIdentifier,
   STOP_WORDS,
   truncate,
-  wordsMatch,
+  stem,
+  stemsMatch,
 } from './text-analysis.ts';
 
 /**
@@ -127,9 +128,35 @@ function argumentsFor(
  * found in the message (each tool word counted once, stop words ignored). Ties go to the earlier tool.
  */
 export function scoreTool(tool: LanguageModelV3FunctionTool, text: string): number {
-  const words = contentWords(text);
-  const mentioned = (word: string): boolean => words.some((candidate) => wordsMatch(candidate, word));
-  const properties = inputSchema(tool).properties ?? {};
+  const stems = contentWords(text).map(stem);
+  const mentioned = (toolStem: string): boolean => stems.some((candidate) => stemsMatch(candidate, toolStem));
+  const { nameStems, otherStems } = toolWordsOf(tool);
+  let score = 0;
+  for (const word of nameStems) if (mentioned(word)) score += 3;
+  for (const word of otherStems) if (mentioned(word)) score += 1;
+  return score;
+}
+
+interface ToolWords {
+  /** Stems of the tool name's words. */
+  nameStems: readonly string[];
+  /** Stems of the description's, parameter names' and enum values' words not in the name. */
+  otherStems: readonly string[];
+}
+
+/**
+ * A tool's words, made once per tool definition: the engine hands the same schema object to every
+ * step of an agent version, and the name and description are part of the key.
+ */
+const toolWords = new WeakMap<object, Map<string, ToolWords>>();
+
+function toolWordsOf(tool: LanguageModelV3FunctionTool): ToolWords {
+  const schema = inputSchema(tool);
+  const key = `${tool.name}\u0000${tool.description ?? ''}`;
+  let bySignature = toolWords.get(schema);
+  const known = bySignature?.get(key);
+  if (known) return known;
+  const properties = schema.properties ?? {};
   const nameWords = new Set(splitIdentifier(tool.name).filter((word) => !STOP_WORDS.has(word)));
   const otherWords = new Set(
     [
@@ -143,10 +170,13 @@ export function scoreTool(tool: LanguageModelV3FunctionTool, text: string): numb
       ),
     ].filter((word) => !nameWords.has(word) && !STOP_WORDS.has(word)),
   );
-  let score = 0;
-  for (const word of nameWords) if (mentioned(word)) score += 3;
-  for (const word of otherWords) if (mentioned(word)) score += 1;
-  return score;
+  const words = { nameStems: [...nameWords].map(stem), otherStems: [...otherWords].map(stem) };
+  if (!bySignature) {
+    bySignature = new Map();
+    toolWords.set(schema, bySignature);
+  }
+  bySignature.set(key, words);
+  return words;
 }
 
 function bestTool(

@@ -195,8 +195,11 @@ export function stem(word: string): string {
  * ("approve"/"approval", "cancel"/"cancellation") since the stemmer does not handle derivations.
  */
 export function wordsMatch(a: string, b: string): boolean {
-  const sa = stem(a);
-  const sb = stem(b);
+  return stemsMatch(stem(a), stem(b));
+}
+
+/** `wordsMatch` of two words given by their stems (`stem`), for words compared many times. */
+export function stemsMatch(sa: string, sb: string): boolean {
   if (sa === sb) return true;
   const shortest = Math.min(sa.length, sb.length);
   if (shortest < 4) return false;
