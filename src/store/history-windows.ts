@@ -14,12 +14,18 @@ const NEW_CAPACITY = 1_001;
 interface CachedWindow {
   /** The conversation's version these items are the history of. */
   version: number;
-  /** The latest items, oldest first, with their `seq`. */
+  /**
+   * The latest items, oldest first, with their `seq`, from `start` on: commits append in place and
+   * move `start` past the oldest, so that extending a window costs what the commit appended.
+   */
   items: WindowItem[];
-  /** Whether `items` is the whole history (a shorter history than any window asked for). */
+  start: number;
+  /** Whether the items from `start` are the whole history (a shorter history than any window asked for). */
   whole: boolean;
   /** The most items kept: as many as the read asked for (a new conversation's: `NEW_CAPACITY`). */
   capacity: number;
+  /** Whether `capacity` came from a read (a new conversation's is sized by its first `get`). */
+  sized: boolean;
   /** When these items were last read from the database (extensions keep it). */
   readAt: number;
 }
@@ -67,11 +73,17 @@ export class HistoryWindows {
       this.drop(conversationId, window);
       return undefined;
     }
-    if (window.items.length < count && !window.whole) return undefined;
+    if (window.items.length - window.start < count && !window.whole) return undefined;
+    // A new conversation's window keeps from now on as many items as its agent's windows take.
+    if (!window.sized) {
+      window.sized = true;
+      window.capacity = count;
+      this.trim(window);
+    }
     // Most recently used last, so the oldest is evicted first.
     this.windows.delete(conversationId);
     this.windows.set(conversationId, window);
-    return window.items.slice(-count);
+    return window.items.slice(Math.max(window.start, window.items.length - count));
   }
 
   /**
@@ -84,8 +96,10 @@ export class HistoryWindows {
     this.store(conversationId, {
       version,
       items: [...items],
+      start: 0,
       whole: items.length < asked,
       capacity: asked,
+      sized: true,
       readAt: this.now(),
     });
   }
@@ -99,8 +113,10 @@ export class HistoryWindows {
       this.store(conversationId, {
         version,
         items: appended.slice(-NEW_CAPACITY),
+        start: 0,
         whole: appended.length <= NEW_CAPACITY,
         capacity: NEW_CAPACITY,
+        sized: false,
         readAt: this.now(),
       });
       return;
@@ -112,16 +128,18 @@ export class HistoryWindows {
       if (versions.length > 0 || appended.length > 0) this.drop(conversationId, window);
       return;
     }
+    window.version = version;
     const last = window.items[window.items.length - 1]?.seq ?? 0;
-    const items = [...window.items, ...appended.filter((item) => item.seq > last)];
+    for (const item of appended) {
+      if (item.seq <= last) continue;
+      window.items.push(item);
+      this.items += 1;
+    }
     // As many items as the read asked for: the window stays servable, and memory stays flat.
-    const full = items.length > window.capacity;
-    this.store(conversationId, {
-      ...window,
-      version,
-      items: full ? items.slice(-window.capacity) : items,
-      whole: window.whole && !full,
-    });
+    this.trim(window);
+    this.windows.delete(conversationId);
+    this.windows.set(conversationId, window);
+    this.evict();
   }
 
   /** Forgets a conversation's window (changed outside any tracked transaction, or deleted). */
@@ -141,7 +159,25 @@ export class HistoryWindows {
     if (previous) this.drop(conversationId, previous);
     if (window.items.length > this.budgetItems) return;
     this.windows.set(conversationId, window);
-    this.items += window.items.length;
+    this.items += window.items.length - window.start;
+    this.evict();
+  }
+
+  /** Keeps the window's latest `capacity` items; the array is copied once half of it is dead. */
+  private trim(window: CachedWindow): void {
+    const over = window.items.length - window.start - window.capacity;
+    if (over > 0) {
+      window.start += over;
+      window.whole = false;
+      this.items -= over;
+    }
+    if (window.start > window.capacity) {
+      window.items = window.items.slice(window.start);
+      window.start = 0;
+    }
+  }
+
+  private evict(): void {
     for (const [id, oldest] of this.windows) {
       if (this.items <= this.budgetItems) break;
       this.drop(id, oldest);
@@ -150,6 +186,6 @@ export class HistoryWindows {
 
   private drop(conversationId: string, window: CachedWindow): void {
     this.windows.delete(conversationId);
-    this.items -= window.items.length;
+    this.items -= window.items.length - window.start;
   }
 }

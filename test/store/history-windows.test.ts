@@ -76,4 +76,29 @@ describe('history windows kept per conversation version', () => {
     windows.clear();
     expect(windows.get('d', 1, 5)).toBeUndefined();
   });
+
+  it("sizes a new conversation's window by its first read, so the budget holds as many conversations as it can", () => {
+    const windows = new HistoryWindows(250);
+    // Twenty new conversations of 30 items, each read at once with a window of 11: 220 items kept.
+    for (let index = 0; index < 20; index++) {
+      windows.committed(`c${index}`, { inserted: 0, versions: [1], appended: items(1, 30) });
+      expect(seqs(windows.get(`c${index}`, 1, 11))).toEqual(seqs(items(20, 30)));
+    }
+    for (let index = 0; index < 20; index++) expect(seqs(windows.get(`c${index}`, 1, 11))).toEqual(seqs(items(20, 30)));
+    // No longer whole: a longer window is read from the database.
+    expect(windows.get('c0', 1, 12)).toBeUndefined();
+  });
+
+  it('extends a window in place commit after commit, keeping its latest items and its budget exact', () => {
+    const windows = new HistoryWindows(12);
+    windows.remember('c', 0, items(1, 5), 5);
+    for (let seq = 6; seq <= 100; seq++)
+      windows.committed('c', { inserted: null, versions: [seq - 5], appended: [item(seq)] });
+    expect(seqs(windows.get('c', 95, 5))).toEqual([96, 97, 98, 99, 100]);
+    // 5 items are counted: a second window of 7 fits beside it, an eighth item would not.
+    windows.remember('d', 1, items(1, 7), 7);
+    expect(windows.get('c', 95, 5)).toBeDefined();
+    windows.remember('e', 1, items(1, 1), 1);
+    expect(windows.get('d', 1, 7)).toBeUndefined();
+  });
 });
