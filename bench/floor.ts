@@ -1,14 +1,14 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { stringify as stringifyYaml } from 'yaml';
 import { DEMO_AGENT } from '../src/server/config.ts';
 import { ADMIN_KEY } from '../test/helpers/test-baton.ts';
 import { freePort } from '../test/reliability/baton-process.ts';
 import { startServer, type ServerChild } from './child-server.ts';
+import { ensureCompiled } from './compiled-baton.ts';
 import { HttpClient, percentiles, type Percentiles } from './load.ts';
 import { profileAreas, type AreaShare } from './profile-areas.ts';
 import { summariseProfile } from './profile-summary.ts';
@@ -517,7 +517,7 @@ async function measureStartup(server: FloorServer, options: FloorOptions): Promi
   let rssAfterStart = NaN;
   let rssAfterPending = NaN;
   let fillSeconds = NaN;
-  if (server === 'baton') await ensureCompiled(options);
+  if (server === 'baton') await ensureCompiled((message) => options.log(`floor phase: ${message}`));
   const command =
     server === 'baton' ? 'npm start (dist/, compiled)' : `node --import tsx ${FLOOR_SCRIPT.slice(REPO_ROOT.length)}`;
   try {
@@ -577,20 +577,6 @@ async function measureStartup(server: FloorServer, options: FloorOptions): Promi
     pendingThreads: options.pendingThreads,
     fillSeconds,
   };
-}
-
-/**
- * `npm start` runs dist/ only when it is current with the sources (bin/build-state.mjs), else the
- * sources through tsx: build first, so the start-up measured is the compiled one.
- */
-async function ensureCompiled(options: FloorOptions): Promise<void> {
-  const stateModule = pathToFileURL(join(REPO_ROOT, 'bin/build-state.mjs')).href;
-  const { buildState } = (await import(stateModule)) as { buildState: () => { current: boolean; reason?: string } };
-  const state = buildState();
-  if (state.current) return;
-  options.log(`floor phase: building dist/ first (${state.reason})`);
-  const built = spawnSync('npm', ['run', 'build:server', '--silent'], { cwd: REPO_ROOT, stdio: 'inherit' });
-  if (built.status !== 0 || !buildState().current) throw new Error('npm run build:server failed: dist/ is not current');
 }
 
 /** Resolves at the first `POST /v1/threads` answered 200; fails if the process exits or 60 s pass. */

@@ -88,7 +88,8 @@ export function areaOfUrl(url: string): string | null {
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (pkg) return `package ${pkg[1]}`;
   if (url.startsWith('node:')) return 'Node (http, net, streams, timers, crypto)';
-  const src = /\/src\/(.+)$/.exec(url);
+  // Baton's own code, from the sources (tsx) or compiled (dist/, as the bench runs it).
+  const src = /\/(?:src|dist)\/(.+)$/.exec(url);
   if (src) {
     const path = src[1]!;
     if (/idempot/i.test(path)) return 'Baton: idempotency';

@@ -20,6 +20,7 @@ import { floorReport, measureFloor, type FloorResult } from './floor.ts';
 import { measureWebhooks, webhooksReport, type WebhooksResult } from './webhooks.ts';
 import { measureRetention, retentionReport, type RetentionResult } from './retention.ts';
 import type { SqlStat } from './sql-stats.ts';
+import { ensureCompiled } from './compiled-baton.ts';
 
 /**
  * `npm run bench`: throughput and latency of Baton's pause/resume round trip against a bare
@@ -384,6 +385,7 @@ async function main(): Promise<void> {
     ? `${git.commit}${git.modifiedSrcFiles ? ` + ${git.modifiedSrcFiles} modified file(s) under src/` : ''}`
     : 'unknown';
   log(`code ${code}; load average ${loadAtStart.map((v) => v.toFixed(2)).join(' ')}`);
+  await ensureCompiled(log);
   const echo = await measureEcho();
   const baton = await measureBaton();
   const profiles = config.profile ? await profileBaton() : [];
@@ -751,6 +753,7 @@ async function mainPhaseOnly<T extends object>(
   const git = gitState();
   const loadAtStart = loadavg();
   log(`config ${JSON.stringify(config)}; ${name} phase only`);
+  await ensureCompiled(log);
   const result = await measure();
   const loadAtEnd = loadavg();
   console.log(

@@ -3,10 +3,10 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { createBaton } from '../../src/server/start-baton.ts';
 import { testConfig } from '../../test/helpers/test-baton.ts';
 import { createThread, engineRoundTrip } from '../engine-driver.ts';
 import { ThreadCloner } from '../sqlite-clone.ts';
+import { compiledCreateBaton } from '../compiled-baton.ts';
 import { countStatements } from '../statement-counter.ts';
 import { BENCH_LIMITS, serveBenchChild } from './bench-child.ts';
 
@@ -40,6 +40,7 @@ if (process.env.BENCH_COUNT_STATEMENTS === '1') countStatements();
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-bench-background-'));
 const filename = join(dir, 'baton.db');
+const createBaton = await compiledCreateBaton();
 const baton = await createBaton(testConfig({ port: 0, limits: BENCH_LIMITS, egressAllow: ['127.0.0.1/32'] }), {
   store: { kind: 'sqlite', filename },
   sweeper: false,

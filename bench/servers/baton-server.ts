@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createBaton } from '../../src/server/start-baton.ts';
 import { testConfig } from '../../test/helpers/test-baton.ts';
 import { NOISY_PROGRAM, NOISY_PROGRAM_NAME } from '../noisy-neighbour-program.ts';
 import { SERVER_TOOLS_PROGRAM, SERVER_TOOLS_PROGRAM_NAME } from '../server-tools-program.ts';
 import { createThread, engineRoundTrip } from '../engine-driver.ts';
 import { ThreadCloner } from '../sqlite-clone.ts';
+import { compiledCreateBaton } from '../compiled-baton.ts';
 import { countStatements } from '../statement-counter.ts';
 import { BENCH_LIMITS, serveBenchChild } from './bench-child.ts';
 
@@ -57,6 +57,7 @@ const telemetry = {
     ? { url: process.env.BENCH_OTLP_TRACES_URL, protocol: 'http/protobuf' as const }
     : null,
 };
+const createBaton = await compiledCreateBaton();
 const baton = await createBaton(testConfig({ port: 0, limits: BENCH_LIMITS, telemetry, ...serverTools, ...noisy }), {
   // Counting WAL pages needs a WAL that no checkpoint restarts between two looks (`wal-frames`).
   store: databaseUrl
