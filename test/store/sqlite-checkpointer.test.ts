@@ -36,15 +36,21 @@ function writeCommits(database: Database.Database, count: number, pages: number)
   for (let i = 0; i < count; i++) insert.run(Buffer.alloc(pages * PAGE - 200, i % 251));
 }
 
+/** A WAL database's writer with a checkpointer looking every `intervalMs`, both closed after the test. */
+function writerWithCheckpointer(intervalMs: number): { filename: string; writer: Database.Database } {
+  const filename = tempFile();
+  const writer = openWal(filename);
+  const checkpointer = new SqliteCheckpointer(writer, intervalMs);
+  cleanups.push(
+    () => void writer.close(),
+    () => checkpointer.stop(),
+  );
+  return { filename, writer };
+}
+
 describe('SqliteCheckpointer', () => {
   it('copies commits into the database file without the writer, which checkpoints only past its own mark', async () => {
-    const filename = tempFile();
-    const writer = openWal(filename);
-    const checkpointer = new SqliteCheckpointer(writer, 10);
-    cleanups.push(
-      () => void writer.close(),
-      () => checkpointer.stop(),
-    );
+    const { filename, writer } = writerWithCheckpointer(10);
     expect(writer.pragma('wal_autocheckpoint', { simple: true })).toBe(WRITER_CHECKPOINT_PAGES);
 
     const before = statSync(filename).size;
@@ -54,13 +60,7 @@ describe('SqliteCheckpointer', () => {
   });
 
   it('keeps the WAL bounded while the writer commits without pause', async () => {
-    const filename = tempFile();
-    const writer = openWal(filename);
-    const checkpointer = new SqliteCheckpointer(writer, 5);
-    cleanups.push(
-      () => void writer.close(),
-      () => checkpointer.stop(),
-    );
+    const { filename, writer } = writerWithCheckpointer(5);
 
     // Four times the writer's mark in all, committed in small slices so the thread runs between them.
     const slices = 40;
