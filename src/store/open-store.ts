@@ -48,7 +48,7 @@ export type StoreOptions =
  * (metrics on), every statement and every wait for a connection is timed and reported to it.
  */
 export async function openStore(options: StoreOptions, observer?: DatabaseObserver): Promise<Store> {
-  const { dialect, flavor } = await createDialect(options);
+  const { dialect, flavor, checkpointer } = await createDialect(options);
   // better-sqlite3 runs a statement to its end inside the call: it is timed around the call.
   const synchronous = options.kind === 'sqlite';
   const db = new Kysely<Schema>({ dialect: observer ? observedDialect(dialect, observer, { synchronous }) : dialect });
@@ -66,7 +66,16 @@ export async function openStore(options: StoreOptions, observer?: DatabaseObserv
     await db.destroy();
     throw error;
   }
-  return createKyselyStore(db, signals, flavor);
+  const store = createKyselyStore(db, signals, flavor);
+  if (!checkpointer) return store;
+  return {
+    ...store,
+    async close() {
+      await store.close();
+      // Its thread gone too: a process may exit once the store is closed.
+      await checkpointer.stop();
+    },
+  };
 }
 
 async function createSignals(options: StoreOptions): Promise<Signals> {
@@ -76,7 +85,9 @@ async function createSignals(options: StoreOptions): Promise<Signals> {
   return signals;
 }
 
-async function createDialect(options: StoreOptions): Promise<{ dialect: Dialect; flavor: MigrationDialect }> {
+async function createDialect(
+  options: StoreOptions,
+): Promise<{ dialect: Dialect; flavor: MigrationDialect; checkpointer?: SqliteCheckpointer | null }> {
   switch (options.kind) {
     case 'sqlite': {
       const database = openSqlite(options.filename);
@@ -88,6 +99,7 @@ async function createDialect(options: StoreOptions): Promise<{ dialect: Dialect;
           database: withStatementCache(database, () => void checkpointer?.stop()),
         }),
         flavor: 'sqlite',
+        checkpointer,
       };
     }
     case 'pglite': {
@@ -124,6 +136,27 @@ function isInMemory(filename: string): boolean {
   return filename === ':memory:' || filename === '' || filename.startsWith('file::memory:');
 }
 
+const BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * Runs `work` again while SQLite answers SQLITE_BUSY, up to the busy timeout. Another process
+ * closing its last connection checkpoints the WAL and removes it under an exclusive lock, and
+ * `journal_mode` then fails at once instead of waiting on the busy handler.
+ */
+function whenUnlocked<T>(work: () => T): T {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      return work();
+    } catch (error) {
+      const busy = error instanceof Database.SqliteError && error.code.startsWith('SQLITE_BUSY');
+      if (!busy || Date.now() >= deadline) throw error;
+      // Opening is synchronous: wait a few ms in place.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+  }
+}
+
 function openSqlite(filename: string): Database.Database {
   if (!isInMemory(filename)) mkdirSync(dirname(resolve(filename)), { recursive: true });
   const database = new Database(filename);
@@ -131,8 +164,8 @@ function openSqlite(filename: string): Database.Database {
     // busy_timeout first: writers from several processes wait for the lock instead of failing at
     // once, and switching a fresh file to WAL takes that lock too (several starters at once).
     // WAL then lets readers in other processes proceed while one writes.
-    database.pragma('busy_timeout = 5000');
-    database.pragma('journal_mode = WAL');
+    database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    whenUnlocked(() => database.pragma('journal_mode = WAL'));
     database.pragma('foreign_keys = ON');
     // Safe with WAL (a crash loses at most the last commits, never consistency) and much faster than FULL.
     database.pragma('synchronous = NORMAL');

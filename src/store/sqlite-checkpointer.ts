@@ -4,6 +4,8 @@ import type Database from 'better-sqlite3';
 
 /** How often the checkpointer looks for new commits. */
 const DEFAULT_INTERVAL_MS = 50;
+/** How long after the database opens the checkpointer's thread starts. */
+const DEFAULT_START_AFTER_MS = 1_000;
 /**
  * WAL pages after which the writer checkpoints itself, as SQLite does by default at 1,000. It is
  * what restarts the WAL: a checkpoint that runs while the writer commits never catches up with
@@ -49,22 +51,18 @@ parentPort.on('message', () => {
  * the WAL and bounds it should this thread fall behind or fail.
  */
 export class SqliteCheckpointer {
-  private readonly worker: Worker;
+  private worker: Worker | null = null;
+  private readonly starting: NodeJS.Timeout;
+  private stopped: Promise<void> | null = null;
 
-  constructor(database: Database.Database, intervalMs = DEFAULT_INTERVAL_MS) {
+  /**
+   * The thread starts after `startAfterMs`: a process that opens the database and soon closes it
+   * (a CLI command, `baton migrate`) never starts one.
+   */
+  constructor(database: Database.Database, intervalMs = DEFAULT_INTERVAL_MS, startAfterMs = DEFAULT_START_AFTER_MS) {
     database.pragma(`wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
-    this.worker = new Worker(CHECKPOINT_THREAD, {
-      eval: true,
-      execArgv: [],
-      workerData: {
-        driver: createRequire(import.meta.url).resolve('better-sqlite3'),
-        filename: database.name,
-        intervalMs,
-      },
-    });
-    // The writer checkpoints without it: a thread that fails, or a process on its way out, loses nothing.
-    this.worker.on('error', () => {});
-    this.worker.unref();
+    this.starting = setTimeout(() => this.start(database.name, intervalMs), startAfterMs);
+    this.starting.unref();
   }
 
   /**
@@ -72,8 +70,25 @@ export class SqliteCheckpointer {
    * connections closes last checkpoints what is left and removes the WAL, as SQLite always does.
    */
   stop(): Promise<void> {
-    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
-    this.worker.postMessage('stop');
-    return exited;
+    clearTimeout(this.starting);
+    if (!this.stopped) {
+      const worker = this.worker;
+      this.stopped = worker ? new Promise<void>((resolve) => worker.once('exit', () => resolve())) : Promise.resolve();
+      worker?.postMessage('stop');
+    }
+    return this.stopped;
+  }
+
+  private start(filename: string, intervalMs: number): void {
+    if (this.stopped) return;
+    const worker = new Worker(CHECKPOINT_THREAD, {
+      eval: true,
+      execArgv: [],
+      workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), filename, intervalMs },
+    });
+    // The writer checkpoints without it: a thread that fails, or a process on its way out, loses nothing.
+    worker.on('error', () => {});
+    worker.unref();
+    this.worker = worker;
   }
 }

@@ -40,7 +40,7 @@ function writeCommits(database: Database.Database, count: number, pages: number)
 function writerWithCheckpointer(intervalMs: number): { filename: string; writer: Database.Database } {
   const filename = tempFile();
   const writer = openWal(filename);
-  const checkpointer = new SqliteCheckpointer(writer, intervalMs);
+  const checkpointer = new SqliteCheckpointer(writer, intervalMs, 0);
   cleanups.push(
     () => void writer.close(),
     () => checkpointer.stop(),
@@ -78,7 +78,7 @@ describe('SqliteCheckpointer', () => {
   it('stops its thread, and the last connection to close removes the WAL', async () => {
     const filename = tempFile();
     const writer = openWal(filename);
-    const checkpointer = new SqliteCheckpointer(writer, 10);
+    const checkpointer = new SqliteCheckpointer(writer, 10, 0);
     writeCommits(writer, 4, 4);
     writer.close();
     await checkpointer.stop();
@@ -96,5 +96,18 @@ describe('SqliteCheckpointer', () => {
     // Apps with long names: about 2 MB of rows in 64 commits, none of them past the writer's mark.
     for (let i = 0; i < 64; i++) await store.apps.insert({ ...appRecord(), name: `app ${i} ${'x'.repeat(30_000)}` });
     await expect.poll(() => statSync(filename).size, { timeout: 5_000 }).toBeGreaterThan(before + 1_500_000);
+  });
+
+  it('starts no thread for a database closed soon after it opened', async () => {
+    const filename = tempFile();
+    const writer = openWal(filename);
+    const checkpointer = new SqliteCheckpointer(writer, 10, 200);
+    await checkpointer.stop();
+    const before = statSync(filename).size;
+    writeCommits(writer, 16, 16);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Nothing copied the commits back: they are all in the WAL still.
+    expect(statSync(filename).size).toBe(before);
+    writer.close();
   });
 });

@@ -51,7 +51,8 @@ export function createRepositories(
     apiKeys: createApiKeyRepo(db),
     agents: createAgentRepo(db),
     conversations: createConversationRepo(db),
-    turns: { ...outbox.turns, getWithCalls: (id) => readTurnWithCalls(db, id) },
+    // Assigned, not spread with a new key: see createLedgerRepo.
+    turns: Object.assign({ getWithCalls: (id: string) => readTurnWithCalls(db, id) }, outbox.turns),
     items: createItemRepo(db),
     ledger: announcingChanges(outbox.ledger, ledgerChanged),
     serverClaims: createServerCallClaimRepo(db),

@@ -4,7 +4,7 @@ import type { MigrationDialect } from '../migrations/migration-dialect.ts';
 import type { Database } from './database-schema.ts';
 import { ledgerEntryFromRow } from './ledger-entry-row.ts';
 
-type LeaseStatements = Pick<
+export type LeaseStatements = Pick<
   LedgerRepo,
   'claim' | 'renewLease' | 'releaseLease' | 'listLapsedLeases' | 'clearLapsedLease' | 'hasWorkerCalls'
 >;
