@@ -74,6 +74,8 @@ export class SqliteCheckpointer {
     if (!this.stopped) {
       const worker = this.worker;
       this.stopped = worker ? new Promise<void>((resolve) => worker.once('exit', () => resolve())) : Promise.resolve();
+      // Held while it closes: awaiting an unreferenced thread would let the process end first.
+      worker?.ref();
       worker?.postMessage('stop');
     }
     return this.stopped;

@@ -1,6 +1,10 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open-store.ts';
@@ -9,6 +13,7 @@ import { appRecord } from './store-fixtures.ts';
 
 /** The WAL is copied back into the database file on a thread of its own, not by the writer. */
 
+const run = promisify(execFile);
 const PAGE = 4096;
 const cleanups: (() => Promise<void> | void)[] = [];
 
@@ -109,5 +114,30 @@ describe('SqliteCheckpointer', () => {
     // Nothing copied the commits back: they are all in the WAL still.
     expect(statSync(filename).size).toBe(before);
     writer.close();
+  });
+
+  it("keeps the process alive until its thread has closed, so work after the store's close still runs", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'baton-checkpoint-exit-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const script = join(dir, 'stop.mts');
+    const module = new URL('../../src/store/sqlite-checkpointer.ts', import.meta.url).href;
+    const driver = pathToFileURL(createRequire(import.meta.url).resolve('better-sqlite3')).href;
+    writeFileSync(
+      script,
+      `import Database from '${driver}';
+import { SqliteCheckpointer } from '${module}';
+const writer = new Database(${JSON.stringify(join(dir, 'baton.db'))});
+writer.pragma('journal_mode = WAL');
+const checkpointer = new SqliteCheckpointer(writer, 10, 0);
+await new Promise((resolve) => setTimeout(resolve, 200));
+writer.close();
+await checkpointer.stop();
+console.log('after stop');
+`,
+    );
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', script], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    });
+    expect(stdout).toContain('after stop');
   });
 });
