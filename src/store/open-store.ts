@@ -96,6 +96,8 @@ async function createDialect(
       const checkpointer = onThread ? new SqliteCheckpointer(database) : null;
       return {
         dialect: new ImmediateSqliteDialect({
+          // The thread stops with the connection, whatever closes it (a failed migration too);
+          // the store's `close()` then waits for it.
           database: withStatementCache(database, () => void checkpointer?.stop()),
         }),
         flavor: 'sqlite',

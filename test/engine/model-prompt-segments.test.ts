@@ -57,36 +57,21 @@ function conversation(seed: number, turns: number, { usual = false } = {}): Wind
         });
       }
       for (const callId of made) {
-        const output = [{ type: 'text' as const, text: `result ${callId}` }];
-        if (!usual && next() < 0.1) {
-          // Its only result comes in a later turn.
-          lateResults.push({
-            type: 'function_call_output',
-            callId,
-            name: 'lookup',
-            output,
-            isError: false,
-            synthetic: false,
-          });
-          continue;
-        }
-        add(`r${turn}_${step}`, {
+        const result = (isError: boolean): ItemPayload => ({
           type: 'function_call_output',
           callId,
           name: 'lookup',
-          output,
-          isError: next() < 0.2,
+          output: [{ type: 'text', text: `result ${callId}` }],
+          isError,
           synthetic: false,
         });
-        if (!usual && next() < 0.15)
-          lateResults.push({
-            type: 'function_call_output',
-            callId,
-            name: 'lookup',
-            output,
-            isError: false,
-            synthetic: false,
-          });
+        if (!usual && next() < 0.1) {
+          // Its only result comes in a later turn.
+          lateResults.push(result(false));
+          continue;
+        }
+        add(`r${turn}_${step}`, result(next() < 0.2));
+        if (!usual && next() < 0.15) lateResults.push(result(false));
       }
     }
     if (next() < 0.8)
