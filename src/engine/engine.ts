@@ -1,4 +1,5 @@
 import { sendToConversation } from './message-intake.ts';
+import type { ConversationWithActiveTurn } from '../store/store.ts';
 import { submitResultsMessage } from './results-message.ts';
 import type {
   AgentRecord,
@@ -14,7 +15,7 @@ import type { ConversationFilter, LedgerFilter } from '../domain/queries.ts';
 import type { Page, PageRequest } from '../domain/page.ts';
 import { AgentVersions } from './agent-versions.ts';
 import { toolForCall } from './call-tool.ts';
-import { readConversationState } from './conversation-state.ts';
+import { conversationState, readConversationState } from './conversation-state.ts';
 import { systemClock } from '../domain/clock.ts';
 import { forkConversation } from './conversation-fork.ts';
 import { BatonError } from '../domain/errors/baton-error.ts';
@@ -245,9 +246,20 @@ export class Engine {
     return conversation;
   }
 
+  /** The conversation with its active turn and that turn's calls, in one read. */
+  private async getConversationWithActiveTurn(
+    appId: string,
+    conversationId: string,
+  ): Promise<ConversationWithActiveTurn> {
+    await writeUnwrittenOpening(this.context.openings, conversationId);
+    const found = await this.context.store.conversations.getWithActiveTurn(appId, conversationId);
+    if (!found) throw conversationNotFound(conversationId);
+    return found;
+  }
+
   /** The conversation with its derived status: `pending` comes from the ledger, never a stored flag. */
   async getConversationState(appId: string, conversationId: string): Promise<ConversationState> {
-    return readConversationState(this.context, await this.getConversation(appId, conversationId));
+    return conversationState(await this.getConversationWithActiveTurn(appId, conversationId));
   }
 
   /** An app's conversations, newest first, each with its derived status. */
@@ -311,9 +323,9 @@ export class Engine {
     let options = userOptions;
     let earlierCalls = new Set<string>();
     if (userInput.asyncResults && userInput.asyncResults.length > 0) {
-      const conversation = await this.getConversation(appId, conversationId);
-      const intake = await readResults(this.context, conversation, userInput.asyncResults);
-      refuseStrays(conversation, intake);
+      const read = await this.getConversationWithActiveTurn(appId, conversationId);
+      const intake = await readResults(this.context, read, userInput.asyncResults);
+      refuseStrays(read.conversation, intake);
       const delivery = deliverAsyncResults(this.context, intake.asynchronous, userOptions);
       input = { items: [...delivery.items, ...userInput.items], options: userInput.options };
       options = delivery.options;
@@ -348,11 +360,10 @@ export class Engine {
     followUp: readonly InputItem[] = [],
     optionsPatch: Partial<TurnOptions> = {},
   ): Promise<TurnOutcome> {
-    const conversation = await this.getConversation(appId, conversationId);
     const outcome = await submitResultsMessage(
       this.context,
       this.dispatch,
-      conversation,
+      await this.getConversationWithActiveTurn(appId, conversationId),
       results,
       options,
       followUp,
@@ -374,8 +385,8 @@ export class Engine {
     results: ToolResultInput[],
     options: RunOptions,
   ): Promise<TurnOutcome | HeldResultsOutcome> {
-    const conversation = await this.getConversation(appId, conversationId);
-    return submitResultsMessage(this.context, this.dispatch, conversation, results, options, [], {}, true);
+    const read = await this.getConversationWithActiveTurn(appId, conversationId);
+    return submitResultsMessage(this.context, this.dispatch, read, results, options, [], {}, true);
   }
 
   /**

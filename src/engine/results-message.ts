@@ -1,4 +1,5 @@
-import type { ConversationRecord, LedgerEntryRecord, TurnOptions, TurnRecord } from '../domain/records.ts';
+import type { LedgerEntryRecord, TurnOptions, TurnRecord } from '../domain/records.ts';
+import type { ConversationWithActiveTurn } from '../store/store.ts';
 import { recordResultsBeforeApprovals } from './approvals.ts';
 import { deliverAsyncResults } from './async-results.ts';
 import { checkToolChoice, type HeldResultsOutcome, type RunOptions } from './engine-types.ts';
@@ -22,7 +23,7 @@ import type { TurnOutcome } from './turn-runner.ts';
 export async function submitResultsMessage(
   context: EngineContext,
   dispatch: TurnDispatch,
-  conversation: ConversationRecord,
+  read: ConversationWithActiveTurn,
   results: ToolResultInput[],
   options: RunOptions,
   followUp: readonly InputItem[],
@@ -31,7 +32,8 @@ export async function submitResultsMessage(
 ): Promise<TurnOutcome | HeldResultsOutcome> {
   // Each result is read once with its ledger row. Results of earlier asynchronous calls may
   // ride along; they enter as input after the others.
-  const intake = await readResults(context, conversation, results);
+  const { conversation } = read;
+  const intake = await readResults(context, read, results);
   const delivery = deliverAsyncResults(context, intake.asynchronous, options);
   followUp = [...delivery.items, ...followUp];
   options = delivery.options;

@@ -201,9 +201,26 @@ export interface ConversationPatch {
   updatedAt: string;
 }
 
+/** A turn with all its ledger rows, in call order (as `LedgerRepo.listByTurn`). */
+export interface TurnWithCalls {
+  turn: TurnRecord;
+  calls: LedgerEntryRecord[];
+}
+
+/** A conversation with its active turn, if it has one, read at one moment. */
+export interface ConversationWithActiveTurn {
+  conversation: ConversationRecord;
+  active: TurnWithCalls | undefined;
+}
+
 export interface ConversationRepo {
   insert(conversation: ConversationRecord): Promise<void>;
   get(appId: string, id: string): Promise<ConversationRecord | undefined>;
+  /**
+   * The conversation with its active turn and that turn's ledger rows, in one read: a request
+   * that answers a paused turn needs all three, and reads nothing else before it writes.
+   */
+  getWithActiveTurn(appId: string, id: string): Promise<ConversationWithActiveTurn | undefined>;
   /**
    * Applies the patch and increments `version` only if the stored version is `expectedVersion`.
    * Returns the updated record, or undefined when another writer got there first.
@@ -242,7 +259,7 @@ export interface TurnRepo {
   insert(turn: TurnRecord): Promise<void>;
   get(id: string): Promise<TurnRecord | undefined>;
   /** The turn with all its ledger rows, in call order (as `LedgerRepo.listByTurn`), in one read. */
-  getWithCalls(id: string): Promise<{ turn: TurnRecord; calls: LedgerEntryRecord[] } | undefined>;
+  getWithCalls(id: string): Promise<TurnWithCalls | undefined>;
   /**
    * Updates the turn only if its status is one of `fromStatuses` and, when `leaseToken` is given,
    * the run holding it is that one. Returns the updated record or undefined.

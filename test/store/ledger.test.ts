@@ -79,6 +79,39 @@ describe.each(backends)('ledger ($name)', (backend) => {
     expect(await store().turns.getWithCalls(uid('turn'))).toBeUndefined();
   });
 
+  it('reads a conversation with its active turn and that turn’s entries in one go, scoped by app', async () => {
+    const { app, agent, conversation, turn } = await seedTurn(store());
+    expect(await store().conversations.getWithActiveTurn(app.id, conversation.id)).toEqual({
+      conversation: await store().conversations.get(app.id, conversation.id),
+      active: undefined,
+    });
+
+    const later = ledgerEntry(turn, agent.name, { callIndex: 1, createdAt: at(10), state: 'completed', isError: true });
+    const first = ledgerEntry(turn, agent.name, { callIndex: 0, createdAt: at(10), deadlineAt: at(99) });
+    await store().ledger.insert([later, first]);
+    const other = await addTurn(store(), conversation);
+    await store().ledger.insert([ledgerEntry(other, agent.name)]);
+    const moved = await store().conversations.compareAndSet(conversation.id, conversation.version, {
+      activeTurnId: turn.id,
+      updatedAt: at(20),
+    });
+    const read = await store().conversations.getWithActiveTurn(app.id, conversation.id);
+    expect(read).toEqual({ conversation: moved, active: await store().turns.getWithCalls(turn.id) });
+    expect(read?.active?.calls.map((call) => call.id)).toEqual([first.id, later.id]);
+
+    const quiet = await store().conversations.compareAndSet(conversation.id, moved!.version, {
+      activeTurnId: (await addTurn(store(), conversation, { status: 'requires_action' })).id,
+      updatedAt: at(30),
+    });
+    const quietRead = await store().conversations.getWithActiveTurn(app.id, conversation.id);
+    expect(quietRead?.conversation).toEqual(quiet);
+    expect(quietRead?.active?.turn.status).toBe('requires_action');
+    expect(quietRead?.active?.calls).toEqual([]);
+
+    expect(await store().conversations.getWithActiveTurn(uid('other-app'), conversation.id)).toBeUndefined();
+    expect(await store().conversations.getWithActiveTurn(app.id, uid('conv'))).toBeUndefined();
+  });
+
   it('resolves a pending entry once; the second resolution returns undefined', async () => {
     const { app, agent, turn } = await seedTurn(store());
     const entry = ledgerEntry(turn, agent.name);

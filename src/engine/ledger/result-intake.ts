@@ -1,4 +1,5 @@
 import { BatonError } from '../../domain/errors/baton-error.ts';
+import type { ConversationWithActiveTurn } from '../../store/store.ts';
 import type { ContentPart, ConversationRecord, LedgerEntryRecord, TurnRecord } from '../../domain/records.ts';
 import type { EngineContext } from '../engine-context.ts';
 import { blocksTurn } from '../pending-calls.ts';
@@ -45,11 +46,10 @@ export interface ResultIntake {
  */
 export async function readResults(
   context: EngineContext,
-  conversation: ConversationRecord,
+  { conversation, active }: ConversationWithActiveTurn,
   results: readonly ToolResultInput[],
 ): Promise<ResultIntake> {
   const store = context.store;
-  const active = conversation.activeTurnId ? await store.turns.getWithCalls(conversation.activeTurnId) : undefined;
   const turn = active?.turn.status === 'requires_action' ? active.turn : undefined;
   const turnEntries = turn && active ? active.calls : [];
   const known = new Map(turnEntries.map((entry) => [entry.id, entry]));

@@ -8,7 +8,7 @@ import { fromJsonText, toJsonText } from './json-text.ts';
 import { decodeOptionalCursor, fetchSize, isObject, toPage } from './pagination.ts';
 import { QueryTemplate, QueryTemplates } from './query-template.ts';
 
-function toRecord(row: Selectable<ConversationsTable>): ConversationRecord {
+export function conversationFromRow(row: Selectable<ConversationsTable>): ConversationRecord {
   return {
     id: row.id,
     appId: row.app_id,
@@ -82,7 +82,7 @@ async function moveOn(
   return template.first(db, { id, guard: value, changes });
 }
 
-export function createConversationRepo(db: Kysely<Database>): ConversationRepo {
+export function createConversationRepo(db: Kysely<Database>): Omit<ConversationRepo, 'getWithActiveTurn'> {
   return {
     async insert(conversation) {
       await insertOrDuplicate('conversations', () =>
@@ -121,7 +121,7 @@ export function createConversationRepo(db: Kysely<Database>): ConversationRepo {
         .orderBy('id', 'desc')
         .limit(fetchSize(page.limit))
         .execute();
-      return toPage(rows.map(toRecord), page.limit, (conversation) => ({
+      return toPage(rows.map(conversationFromRow), page.limit, (conversation) => ({
         createdAt: conversation.createdAt,
         id: conversation.id,
       }));
@@ -129,19 +129,19 @@ export function createConversationRepo(db: Kysely<Database>): ConversationRepo {
 
     async get(appId, id) {
       const row = await selectConversation.first(db, { appId, id });
-      return row && toRecord(row);
+      return row && conversationFromRow(row);
     },
 
     async compareAndSet(id, expectedVersion, patch) {
       // A single conditional UPDATE is the whole CAS: concurrent writers (even in other
       // processes) serialise on the row, and only the first still sees `expectedVersion`.
       const row = await moveOn(db, 'version', toChanges(patch), id, expectedVersion);
-      return row && toRecord(row);
+      return row && conversationFromRow(row);
     },
 
     async bump(appId, id, patch) {
       const row = await moveOn(db, 'app_id', toChanges(patch), id, appId);
-      return row && toRecord(row);
+      return row && conversationFromRow(row);
     },
 
     async delete(appId, id) {

@@ -8,6 +8,7 @@ import { createAgentRepo } from './agent-repo.ts';
 import { createApiKeyRepo } from './api-key-repo.ts';
 import { createAppRepo } from './app-repo.ts';
 import { createConversationRepo } from './conversation-repo.ts';
+import { readConversationWithActiveTurn } from './conversation-with-active-turn.ts';
 import type { Database } from './database-schema.ts';
 import { createIdempotencyRepo } from './idempotency-repo.ts';
 import { createItemRepo } from './item-repo.ts';
@@ -50,7 +51,10 @@ export function createRepositories(
     apps: createAppRepo(db),
     apiKeys: createApiKeyRepo(db),
     agents: createAgentRepo(db),
-    conversations: createConversationRepo(db),
+    conversations: Object.assign(
+      { getWithActiveTurn: (appId: string, id: string) => readConversationWithActiveTurn(db, appId, id) },
+      createConversationRepo(db),
+    ),
     // Assigned, not spread with a new key: see createLedgerRepo.
     turns: Object.assign({ getWithCalls: (id: string) => readTurnWithCalls(db, id) }, outbox.turns),
     items: createItemRepo(db),

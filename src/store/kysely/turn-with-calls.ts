@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { LedgerEntryRecord, TurnRecord } from '../../domain/records.ts';
+import type { LedgerEntryRecord } from '../../domain/records.ts';
+import type { TurnWithCalls } from '../store.ts';
 import type { Database, LedgerEntriesTable } from './database-schema.ts';
 import { ledgerEntryFromRow } from './ledger-entry-row.ts';
 import { QueryTemplate, type Arg } from './query-template.ts';
@@ -47,12 +48,29 @@ void everyLedgerColumn;
 /** Each column with its name in the joined row, made once rather than for every row read. */
 const PREFIXED_COLUMNS = LEDGER_COLUMNS.map((column) => [column, `l_${column}` as const] as const);
 
+/** The ledger's columns of a read that joins `ledger_entries as l`, each named `l_<column>`. */
+export const JOINED_LEDGER_COLUMNS = LEDGER_COLUMNS.map((column) => sql.ref(`l.${column}`).as(`l_${column}`));
+
+/**
+ * The ledger rows of a read that joined `ledger_entries as l` with `JOINED_LEDGER_COLUMNS`, in its
+ * order: a left join's row of nulls on the ledger's side stands for a turn without calls.
+ */
+export function callsOfJoinedRows(rows: readonly Record<string, unknown>[]): LedgerEntryRecord[] {
+  return rows
+    .filter((row) => row.l_id !== null)
+    .map((row) => {
+      const entry: Record<string, unknown> = {};
+      for (const [column, prefixed] of PREFIXED_COLUMNS) entry[column] = row[prefixed];
+      return ledgerEntryFromRow(entry as Selectable<LedgerEntriesTable>);
+    });
+}
+
 const selectTurnWithCalls = new QueryTemplate((db, arg: Arg<{ id: string }>) =>
   db
     .selectFrom('turns')
     .leftJoin('ledger_entries as l', 'l.turn_id', 'turns.id')
     .selectAll('turns')
-    .select(LEDGER_COLUMNS.map((column) => sql.ref(`l.${column}`).as(`l_${column}`)))
+    .select(JOINED_LEDGER_COLUMNS)
     .where('turns.id', '=', arg('id'))
     .orderBy('l.created_at')
     .orderBy('l.call_index')
@@ -64,19 +82,9 @@ const selectTurnWithCalls = new QueryTemplate((db, arg: Arg<{ id: string }>) =>
  * is one row of nulls on the ledger's side). Reading a paused conversation takes both on every
  * request, so one database round trip instead of two.
  */
-export async function readTurnWithCalls(
-  db: Kysely<Database>,
-  id: string,
-): Promise<{ turn: TurnRecord; calls: LedgerEntryRecord[] } | undefined> {
+export async function readTurnWithCalls(db: Kysely<Database>, id: string): Promise<TurnWithCalls | undefined> {
   const { rows } = await selectTurnWithCalls.execute(db, { id });
   const first = rows[0];
   if (!first) return undefined;
-  const calls = rows
-    .filter((row) => row.l_id !== null)
-    .map((row) => {
-      const entry: Record<string, unknown> = {};
-      for (const [column, prefixed] of PREFIXED_COLUMNS) entry[column] = row[prefixed];
-      return ledgerEntryFromRow(entry as Selectable<LedgerEntriesTable>);
-    });
-  return { turn: turnFromRow(first), calls };
+  return { turn: turnFromRow(first), calls: callsOfJoinedRows(rows) };
 }
