@@ -64,8 +64,8 @@ interface WindowConversion {
   /** The position of `items[0]` in the conversation, counted from the first window converted. */
   readonly base: number;
   readonly segments: readonly SegmentRecord[];
-  /** How many calls of the window, made by `model`, show each provider id. */
-  readonly providerIdCounts: ReadonlyMap<string, number>;
+  /** How many calls of the window, made by `model`, show each provider id (the next conversion's to change). */
+  readonly providerIdCounts: Map<string, number>;
   readonly prompt: LanguageModelV3Prompt;
 }
 
@@ -85,7 +85,7 @@ function windowConversion(
   items: readonly WindowItem[],
   base: number,
   segments: readonly SegmentRecord[],
-  providerIdCounts: ReadonlyMap<string, number>,
+  providerIdCounts: Map<string, number>,
 ): WindowConversion {
   // System and developer messages from the input join the instructions at the top: several
   // providers refuse a system message after the conversation has started.
@@ -131,19 +131,24 @@ function continuedConversion(
   const kept = segments.slice(first, last);
   if (kept.some((segment) => !segment.closed)) return undefined;
 
-  const counts = new Map(previous.providerIdCounts);
+  const counts = previous.providerIdCounts;
   // Ids of the segments left behind, and of the last one, converted again with the new items.
+  const leaving = new Set<string>();
   for (const segment of [...segments.slice(0, first), segments[last]!])
     for (const providerId of segment.providerIds) {
-      const count = counts.get(providerId) ?? 0;
       // A repeated id becoming unique would change how a kept segment shows its call.
-      if (count > 1) return undefined;
-      counts.delete(providerId);
+      if ((counts.get(providerId) ?? 0) > 1) return undefined;
+      leaving.add(providerId);
     }
   const tailStart = segments[last]!.at - base;
   const tail = tailOf(items, tailStart, model);
   if (!tail) return undefined;
-  for (const providerId of new Set(tail.providerIds)) if (counts.has(providerId)) return undefined;
+  for (const providerId of tail.providerIds) if (counts.has(providerId) && !leaving.has(providerId)) return undefined;
+
+  // Past the last check: the previous conversion's counts become this one's (a window holds a
+  // thousand calls, whose copy at every step cost more than the rest of the continuation), and
+  // the previous conversion is forgotten below, so nothing reads them as they were.
+  for (const providerId of leaving) counts.delete(providerId);
   for (const providerId of tail.providerIds) counts.set(providerId, (counts.get(providerId) ?? 0) + 1);
 
   const fold = newFold(model, (callId) => {

@@ -178,6 +178,8 @@ export class HistoryWindows {
   }
 
   private evict(): void {
+    // Nothing to evict at almost every commit: no iteration started over the map's entries.
+    if (this.items <= this.budgetItems) return;
     for (const [id, oldest] of this.windows) {
       if (this.items <= this.budgetItems) break;
       this.drop(id, oldest);
