@@ -1,19 +1,9 @@
 import type { ConversationRecord } from '../domain/records.ts';
-import type { ConversationWithActiveTurn } from '../store/store.ts';
 import type { EngineContext } from './engine-context.ts';
 import type { ConversationState, ConversationStatus } from './engine-types.ts';
 import { blocksTurn } from './pending-calls.ts';
 
 /** The conversation with its derived status: `pending` comes from the ledger, never a stored flag. */
-export function conversationState({ conversation, active }: ConversationWithActiveTurn): ConversationState {
-  const activeTurn = active?.turn ?? null;
-  const pendingCalls = active ? active.calls.filter(blocksTurn) : [];
-  const status: ConversationStatus =
-    pendingCalls.length > 0 ? 'pending' : activeTurn?.status === 'in_progress' ? 'running' : 'idle';
-  return { conversation, status, activeTurn, pendingCalls };
-}
-
-/** `conversationState` of a conversation already read (a page of a list), reading its active turn. */
 export async function readConversationState(
   context: EngineContext,
   conversation: ConversationRecord,
@@ -21,5 +11,9 @@ export async function readConversationState(
   const active = conversation.activeTurnId
     ? await context.store.turns.getWithCalls(conversation.activeTurnId)
     : undefined;
-  return conversationState({ conversation, active });
+  const activeTurn = active?.turn ?? null;
+  const pendingCalls = active ? active.calls.filter(blocksTurn) : [];
+  const status: ConversationStatus =
+    pendingCalls.length > 0 ? 'pending' : activeTurn?.status === 'in_progress' ? 'running' : 'idle';
+  return { conversation, status, activeTurn, pendingCalls };
 }
