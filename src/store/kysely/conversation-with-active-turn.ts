@@ -1,13 +1,14 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { ConversationWithActiveTurn } from '../store.ts';
 import { conversationFromRow } from './conversation-repo.ts';
 import type { Database, TurnsTable } from './database-schema.ts';
+import { joinedColumns } from './joined-columns.ts';
 import { QueryTemplate, type Arg } from './query-template.ts';
 import { turnFromRow } from './turn-repo.ts';
-import { callsOfJoinedRows, JOINED_LEDGER_COLUMNS } from './turn-with-calls.ts';
+import { callsOfJoinedRows, JOINED_LEDGER } from './turn-with-calls.ts';
 
-/** Every column of `turns`, named once so the joined read below can prefix them. */
-const TURN_COLUMNS = [
+/** The columns of `turns`, every one, for the joined read below. */
+const JOINED_TURN = joinedColumns<TurnsTable>()('t', [
   'id',
   'app_id',
   'conversation_id',
@@ -25,14 +26,7 @@ const TURN_COLUMNS = [
   'lease_token',
   'takeovers',
   'request_key',
-] as const satisfies readonly (keyof TurnsTable)[];
-
-// A column added to the table and not to the list above fails to compile here.
-type MissingTurnColumn = Exclude<keyof TurnsTable, (typeof TURN_COLUMNS)[number]>;
-const everyTurnColumn: [MissingTurnColumn] extends [never] ? true : MissingTurnColumn = true;
-void everyTurnColumn;
-
-const PREFIXED_TURN_COLUMNS = TURN_COLUMNS.map((column) => [column, `t_${column}` as const] as const);
+]);
 
 const selectConversationWithActiveTurn = new QueryTemplate((db, arg: Arg<{ appId: string; id: string }>) =>
   db
@@ -40,8 +34,8 @@ const selectConversationWithActiveTurn = new QueryTemplate((db, arg: Arg<{ appId
     .leftJoin('turns as t', 't.id', 'conversations.active_turn_id')
     .leftJoin('ledger_entries as l', 'l.turn_id', 't.id')
     .selectAll('conversations')
-    .select(TURN_COLUMNS.map((column) => sql.ref(`t.${column}`).as(`t_${column}`)))
-    .select(JOINED_LEDGER_COLUMNS)
+    .select(JOINED_TURN.selection)
+    .select(JOINED_LEDGER.selection)
     .where('conversations.app_id', '=', arg('appId'))
     .where('conversations.id', '=', arg('id'))
     .orderBy('l.created_at')
@@ -64,11 +58,6 @@ export async function readConversationWithActiveTurn(
   const first = rows[0];
   if (!first) return undefined;
   const conversation = conversationFromRow(first);
-  if (first.t_id === null) return { conversation, active: undefined };
-  const turn: Record<string, unknown> = {};
-  for (const [column, prefixed] of PREFIXED_TURN_COLUMNS) turn[column] = first[prefixed];
-  return {
-    conversation,
-    active: { turn: turnFromRow(turn as Selectable<TurnsTable>), calls: callsOfJoinedRows(rows) },
-  };
+  if (JOINED_TURN.isAbsent(first)) return { conversation, active: undefined };
+  return { conversation, active: { turn: turnFromRow(JOINED_TURN.rowOf(first)), calls: callsOfJoinedRows(rows) } };
 }

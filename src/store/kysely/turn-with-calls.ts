@@ -1,13 +1,14 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { LedgerEntryRecord } from '../../domain/records.ts';
 import type { TurnWithCalls } from '../store.ts';
 import type { Database, LedgerEntriesTable } from './database-schema.ts';
+import { joinedColumns } from './joined-columns.ts';
 import { ledgerEntryFromRow } from './ledger-entry-row.ts';
 import { QueryTemplate, type Arg } from './query-template.ts';
 import { turnFromRow } from './turn-repo.ts';
 
-/** Every column of `ledger_entries`, named once so the joined read below can prefix them. */
-const LEDGER_COLUMNS = [
+/** The columns of `ledger_entries`, every one, in a read that joins it as `l`. */
+export const JOINED_LEDGER = joinedColumns<LedgerEntriesTable>()('l', [
   'id',
   'app_id',
   'conversation_id',
@@ -38,31 +39,11 @@ const LEDGER_COLUMNS = [
   'leased_at',
   'lease_expires_at',
   'tool_data_removed_at',
-] as const satisfies readonly (keyof LedgerEntriesTable)[];
+]);
 
-// A column added to the table and not to the list above fails to compile here.
-type MissingLedgerColumn = Exclude<keyof LedgerEntriesTable, (typeof LEDGER_COLUMNS)[number]>;
-const everyLedgerColumn: [MissingLedgerColumn] extends [never] ? true : MissingLedgerColumn = true;
-void everyLedgerColumn;
-
-/** Each column with its name in the joined row, made once rather than for every row read. */
-const PREFIXED_COLUMNS = LEDGER_COLUMNS.map((column) => [column, `l_${column}` as const] as const);
-
-/** The ledger's columns of a read that joins `ledger_entries as l`, each named `l_<column>`. */
-export const JOINED_LEDGER_COLUMNS = LEDGER_COLUMNS.map((column) => sql.ref(`l.${column}`).as(`l_${column}`));
-
-/**
- * The ledger rows of a read that joined `ledger_entries as l` with `JOINED_LEDGER_COLUMNS`, in its
- * order: a left join's row of nulls on the ledger's side stands for a turn without calls.
- */
+/** The ledger rows of a read that joined `JOINED_LEDGER`, in its order (a turn without calls has none). */
 export function callsOfJoinedRows(rows: readonly Record<string, unknown>[]): LedgerEntryRecord[] {
-  return rows
-    .filter((row) => row.l_id !== null)
-    .map((row) => {
-      const entry: Record<string, unknown> = {};
-      for (const [column, prefixed] of PREFIXED_COLUMNS) entry[column] = row[prefixed];
-      return ledgerEntryFromRow(entry as Selectable<LedgerEntriesTable>);
-    });
+  return rows.filter((row) => !JOINED_LEDGER.isAbsent(row)).map((row) => ledgerEntryFromRow(JOINED_LEDGER.rowOf(row)));
 }
 
 const selectTurnWithCalls = new QueryTemplate((db, arg: Arg<{ id: string }>) =>
@@ -70,7 +51,7 @@ const selectTurnWithCalls = new QueryTemplate((db, arg: Arg<{ id: string }>) =>
     .selectFrom('turns')
     .leftJoin('ledger_entries as l', 'l.turn_id', 'turns.id')
     .selectAll('turns')
-    .select(JOINED_LEDGER_COLUMNS)
+    .select(JOINED_LEDGER.selection)
     .where('turns.id', '=', arg('id'))
     .orderBy('l.created_at')
     .orderBy('l.call_index')
