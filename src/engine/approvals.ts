@@ -45,11 +45,23 @@ async function runClaimed(
   );
   renewal.unref();
   try {
+    // The row was read before the claim was taken: a decision that committed and let its claim go
+    // in between would otherwise see the tool run a second time (seen in the chaos test).
+    const current = await context.store.ledger.get(entry.appId, entry.id);
+    if (current?.state !== 'pending') throw alreadyDecided(current ?? entry);
     return await run();
   } finally {
     clearInterval(renewal);
     await context.store.serverClaims.release(entry.id);
   }
+}
+
+function alreadyDecided(entry: LedgerEntryRecord): BatonError {
+  return new BatonError(
+    'tool_call_already_resolved',
+    `Approval '${entry.id}' was already decided (${entry.state}${entry.submittedBy ? ` by ${entry.submittedBy}` : ''}); a decision cannot be changed.`,
+    { details: { tool_call_id: entry.id, state: entry.state } },
+  );
 }
 
 /**
@@ -71,15 +83,7 @@ export async function decideApproval(
       `Tool call '${entry.id}' is not waiting for an approval; send its result with POST /v1/tool-calls/${entry.id}/result.`,
     );
   }
-  if (entry.state !== 'pending') {
-    throw new BatonError(
-      'tool_call_already_resolved',
-      `Approval '${entry.id}' was already decided (${entry.state}${entry.submittedBy ? ` by ${entry.submittedBy}` : ''}); a decision cannot be changed.`,
-      {
-        details: { tool_call_id: entry.id, state: entry.state },
-      },
-    );
-  }
+  if (entry.state !== 'pending') throw alreadyDecided(entry);
   let resolved: LedgerEntryRecord | undefined;
   if (!decision.approve) {
     const reason = decision.reason?.trim() || 'no reason given';

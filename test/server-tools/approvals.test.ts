@@ -128,6 +128,36 @@ describe('approvals of a server tool', () => {
     expect(await baton.baton.store.serverClaims.listByTurn(entry!.turnId)).toEqual([]);
   });
 
+  it('a decision that read the approval before another committed does not run the tool once that one let its claim go', async () => {
+    const thread = (await baton.request('POST', '/v1/threads', { agent: 'careful' })).body.id;
+    const paused = await baton.request('POST', `/v1/threads/${thread}/messages`, { content: 'price' });
+    const [call] = paused.body.choices[0].message.tool_calls;
+    const ledger = baton.baton.store.ledger;
+    const pending = await ledger.get(baton.baton.defaultAppId, call.id);
+    const first = await baton.request('POST', `/v1/tool-calls/${call.id}/decision`, { approve: true });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const before = api.requests.length;
+
+    // The second decision's first read of the row is from before the first committed.
+    const get = ledger.get.bind(ledger);
+    let stale = true;
+    ledger.get = async (appId, id) => {
+      if (id !== call.id || !stale) return get(appId, id);
+      stale = false;
+      return pending;
+    };
+    try {
+      const second = await baton.request('POST', `/v1/tool-calls/${call.id}/decision`, { approve: true });
+      expect(stale).toBe(false);
+      expect(second.status).toBe(409);
+      expect(second.body.error.code).toBe('tool_call_already_resolved');
+    } finally {
+      ledger.get = get;
+    }
+    expect(api.requests.length - before).toBe(0);
+    expect(await baton.baton.store.serverClaims.listByTurn(pending!.turnId)).toEqual([]);
+  });
+
   it('a decision refused while another runs the tool does not bind its Idempotency-Key', async () => {
     const thread = (await baton.request('POST', '/v1/threads', { agent: 'careful' })).body.id;
     const paused = await baton.request('POST', `/v1/threads/${thread}/messages`, { content: 'price' });
