@@ -101,4 +101,18 @@ describe('history windows kept per conversation version', () => {
     windows.remember('e', 1, items(1, 1), 1);
     expect(windows.get('d', 1, 7)).toBeUndefined();
   });
+
+  it('keeps the windows in use among many, moving one to the front of the line only now and then', () => {
+    const windows = new HistoryWindows(100);
+    for (let index = 0; index < 100; index++) windows.remember(`c${index}`, 1, items(1, 1), 1);
+    // The oldest is read: it moves, far from eviction. The newest, read over and over, stays put.
+    expect(windows.get('c0', 1, 1)).toBeDefined();
+    for (let read = 0; read < 30; read++) expect(windows.get('c99', 1, 1)).toBeDefined();
+    // Forty new conversations evict forty: the least recently used, never the two in use.
+    for (let index = 100; index < 140; index++) windows.remember(`c${index}`, 1, items(1, 1), 1);
+    expect(windows.get('c0', 1, 1)).toBeDefined();
+    expect(windows.get('c99', 1, 1)).toBeDefined();
+    for (let index = 1; index <= 40; index++) expect(windows.get(`c${index}`, 1, 1)).toBeUndefined();
+    expect(windows.get('c41', 1, 1)).toBeDefined();
+  });
 });
