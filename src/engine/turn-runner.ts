@@ -420,9 +420,7 @@ async function readWindow(
   const atVersion = unwrittenAtRead ? opening.conversationVersion : undefined;
   const stored = prefetched ?? (await context.store.items.listWindow(conversationId, limit + 1, atVersion));
   const unwritten = opening && (prefetched || unwrittenAtRead) ? opening.items : [];
-  // Written alone while the read ran (its items commit together), the read may have them already.
-  const groups = new Set(unwritten.map((item) => item.groupId));
-  if (unwritten.length === 0 || (!prefetched && stored.some((item) => groups.has(item.groupId))))
+  if (unwritten.length === 0 || (!prefetched && holdsOpening(stored, unwritten)))
     return { window: stored, isWholeHistory: stored.length <= limit };
   // Not stored yet, so without a seq: the prompt orders by position, never by seq.
   const window = [...stored, ...unwritten.map((item) => ({ seq: 0, groupId: item.groupId, payload: item.payload }))];
@@ -430,4 +428,17 @@ async function readWindow(
     window: window.slice(-(limit + 1)),
     isWholeHistory: stored.length <= limit && window.length <= limit,
   };
+}
+
+/**
+ * Whether a window read while the opening was unwritten has its items: written alone while the
+ * read ran (its items commit together), they are the conversation's newest, since nothing else
+ * appends to it while its turn runs. So only the window's last items are looked at, as many as
+ * the opening has; scanning the whole window cost a thousand lookups per step on a long thread.
+ */
+function holdsOpening(stored: readonly WindowItem[], unwritten: readonly NewItem[]): boolean {
+  const groups = new Set(unwritten.map((item) => item.groupId));
+  for (let index = stored.length - 1; index >= Math.max(0, stored.length - unwritten.length); index--)
+    if (groups.has(stored[index]!.groupId)) return true;
+  return false;
 }

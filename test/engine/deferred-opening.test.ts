@@ -1,4 +1,4 @@
-import type { LanguageModelV3 } from '@ai-sdk/provider';
+import type { LanguageModelV3, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/domain/clock.ts';
 import { newId } from '../../src/domain/ids.ts';
@@ -132,6 +132,40 @@ describe('the opening of a run is written with its first step', () => {
     expect(settled(await outcome).turn.status).toBe('requires_action');
   });
 
+  it('a window read that the opening was written during holds the input once, not twice', async () => {
+    const prompts: string[][] = [];
+    const inner = fastModel();
+    const model: LanguageModelV3 = {
+      ...inner,
+      specificationVersion: 'v3',
+      provider: inner.provider,
+      modelId: inner.modelId,
+      supportedUrls: {},
+      doGenerate: (options) => inner.doGenerate(options),
+      doStream: (options) => {
+        prompts.push(options.prompt.filter((message) => message.role === 'user').map((message) => userText(message)));
+        return inner.doStream(options);
+      },
+    };
+    const setup = await start(model, 60_000);
+    const conversation = await setup.engine.createConversation(setup.appId, DEMO_AGENT.name, {});
+    // The first step's read of the history: a reader of the conversation (a GET) writes the
+    // unwritten opening before the read reaches the database, which then returns the input.
+    const listWindow = setup.store.items.listWindow.bind(setup.store.items);
+    let raced = false;
+    setup.store.items.listWindow = async (conversationId, limit, atVersion) => {
+      if (!raced && atVersion !== undefined) {
+        raced = true;
+        await setup.engine.getConversationState(setup.appId, conversation.id);
+        return listWindow(conversationId, limit);
+      }
+      return listWindow(conversationId, limit, atVersion);
+    };
+    expect(settled(await send(setup, conversation.id)).turn.status).toBe('requires_action');
+    expect(raced).toBe(true);
+    expect(prompts).toEqual([[SEED]]);
+  });
+
   it('a reader in this process sees the unwritten turn: a second message gets thread_busy at once', async () => {
     // A delay far beyond the test: only the reader makes the opening stored.
     const { setup, model, release, conversation, outcome } = await slowRun(60_000);
@@ -207,4 +241,9 @@ async function until(check: () => boolean | Promise<boolean>, withinMs = 5_000):
     if (Date.now() - started > withinMs) throw new Error(`not within ${withinMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+function userText(message: LanguageModelV3Prompt[number]): string {
+  if (message.role !== 'user') return '';
+  return message.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
 }
