@@ -15,6 +15,7 @@ import { createDataLifecycleMigration } from './0013-data-lifecycle.ts';
 import { createAppTombstonesMigration } from './0014-app-tombstones.ts';
 import { createIdempotencyLinksMigration } from './0015-idempotency-links.ts';
 import { createPartialLedgerIndexesMigration } from './0016-partial-ledger-indexes.ts';
+import { createItemsWithoutAutoincrementMigration } from './0017-items-without-autoincrement.ts';
 import type { MigrationDialect } from './migration-dialect.ts';
 
 /**
@@ -39,5 +40,6 @@ export function migrationsFor(dialect: MigrationDialect): Record<string, Migrati
     '0014-app-tombstones': createAppTombstonesMigration(),
     '0015-idempotency-links': createIdempotencyLinksMigration(),
     '0016-partial-ledger-indexes': createPartialLedgerIndexesMigration(),
+    '0017-items-without-autoincrement': createItemsWithoutAutoincrementMigration(dialect),
   };
 }
