@@ -13,6 +13,7 @@ import { DEMO_AGENT } from '../../src/server/config.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { slowModel } from '../helpers/slow-model.ts';
+import { withStreamHook } from '../helpers/stream-hook-model.ts';
 
 /**
  * A request that waits for its answer and watches no events has its input (or its results)
@@ -134,19 +135,9 @@ describe('the opening of a run is written with its first step', () => {
 
   it('a window read that the opening was written during holds the input once, not twice', async () => {
     const prompts: string[][] = [];
-    const inner = fastModel();
-    const model: LanguageModelV3 = {
-      ...inner,
-      specificationVersion: 'v3',
-      provider: inner.provider,
-      modelId: inner.modelId,
-      supportedUrls: {},
-      doGenerate: (options) => inner.doGenerate(options),
-      doStream: (options) => {
-        prompts.push(options.prompt.filter((message) => message.role === 'user').map((message) => userText(message)));
-        return inner.doStream(options);
-      },
-    };
+    const model = withStreamHook(fastModel(), (options) => {
+      prompts.push(options.prompt.filter((message) => message.role === 'user').map((message) => userText(message)));
+    });
     const setup = await start(model, 60_000);
     const conversation = await setup.engine.createConversation(setup.appId, DEMO_AGENT.name, {});
     // The first step's read of the history: a reader of the conversation (a GET) writes the

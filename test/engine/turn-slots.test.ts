@@ -12,6 +12,7 @@ import { ScriptedLanguageModel } from '../../src/models/scripted/scripted-model.
 import { ensureDefaultApp, newAppRecord } from '../../src/resources/apps/app-records.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
+import { withStreamHook } from '../helpers/stream-hook-model.ts';
 
 /** The scripted model, whose streams wait for `gate` when the model id is `scripted:gated`. */
 function models(gate: () => Promise<void>): { resolve(modelId: string): LanguageModelV3 } {
@@ -30,18 +31,7 @@ function models(gate: () => Promise<void>): { resolve(modelId: string): Language
         };
       }
       if (modelId !== 'scripted:gated') return inner;
-      return {
-        ...inner,
-        specificationVersion: 'v3',
-        provider: inner.provider,
-        modelId: inner.modelId,
-        supportedUrls: {},
-        doGenerate: (options) => inner.doGenerate(options),
-        doStream: async (options) => {
-          await gate();
-          return inner.doStream(options);
-        },
-      };
+      return withStreamHook(inner, gate);
     },
   };
 }
