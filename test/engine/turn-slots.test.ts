@@ -19,17 +19,8 @@ function models(gate: () => Promise<void>): { resolve(modelId: string): Language
   return {
     resolve: (modelId) => {
       const inner = new ScriptedLanguageModel('auto', autoProgram);
-      if (modelId === 'scripted:broken') {
-        return {
-          ...inner,
-          specificationVersion: 'v3',
-          provider: inner.provider,
-          modelId: inner.modelId,
-          supportedUrls: {},
-          doGenerate: () => Promise.reject(new Error('provider down')),
-          doStream: () => Promise.reject(new Error('provider down')),
-        };
-      }
+      // The engine streams every step: a provider whose streams fail is down.
+      if (modelId === 'scripted:broken') return withStreamHook(inner, () => Promise.reject(new Error('provider down')));
       if (modelId !== 'scripted:gated') return inner;
       return withStreamHook(inner, gate);
     },
