@@ -90,6 +90,34 @@ describe.each(dialects)(`migration ${NAME}, $name`, ({ make }) => {
   });
 });
 
+describe(`migration ${NAME} over items whose turn is gone`, () => {
+  it('refuses, saying how many rows, what they refer to and what to do, and changes nothing', async () => {
+    const memory = new Database(':memory:');
+    const db = new Kysely<unknown>({ dialect: new ImmediateSqliteDialect({ database: memory }) });
+    try {
+      expect((await migrator(db).migrateTo(BEFORE)).error).toBeUndefined();
+      const store = createKyselyStore(db as unknown as Kysely<Schema>, new LocalSignals());
+      const { conversation, turn } = await seedTurn(store);
+      await store.items.append([userMessage(turn, 'kept')]);
+      // Written with foreign keys off, as a hand-made copy of a database could be.
+      memory.pragma('foreign_keys = OFF');
+      await store.items.append([userMessage(turnRecord(conversation), 'orphan')]);
+      memory.pragma('foreign_keys = ON');
+      const table = () => memory.prepare(`select sql from sqlite_master where name = 'items'`).pluck().get();
+      const before = table();
+
+      const { error } = await migrator(db).migrateToLatest();
+      expect(String(error)).toMatch(
+        /1 rows of items refer to turns rows that do not exist.*PRAGMA foreign_key_check\(items\).*start Baton again/,
+      );
+      expect(table()).toBe(before);
+      expect(memory.prepare('select count(*) from items').pluck().get()).toBe(2);
+    } finally {
+      await db.destroy();
+    }
+  });
+});
+
 describe(`the commit that pauses a turn (migration ${NAME})`, () => {
   const directory = mkdtempSync(join(tmpdir(), 'baton-items-seq-'));
   afterAll(() => rmSync(directory, { recursive: true, force: true }));

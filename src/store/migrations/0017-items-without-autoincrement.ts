@@ -22,8 +22,9 @@ export function createItemsWithoutAutoincrementMigration(dialect: MigrationDiale
     async up(db: Kysely<unknown>): Promise<void> {
       if (dialect !== 'sqlite') return;
       const create = await tableStatement(db, 'items');
-      if (create && /\bautoincrement\b/i.test(create))
-        await rebuildTable(db, 'items', create.replace(/\s+autoincrement\b/i, ''));
+      if (!create || !/\bautoincrement\b/i.test(create)) return;
+      await refuseOrphans(db, 'items');
+      await rebuildTable(db, 'items', create.replace(/\s+autoincrement\b/i, ''));
     },
     async down(db: Kysely<unknown>): Promise<void> {
       if (dialect !== 'sqlite') return;
@@ -32,6 +33,21 @@ export function createItemsWithoutAutoincrementMigration(dialect: MigrationDiale
         await rebuildTable(db, 'items', create.replace(/("seq" integer primary key)/i, '$1 autoincrement'));
     },
   };
+}
+
+/**
+ * The rows go back through their references, which fail the migration's commit if one is broken;
+ * a database written with foreign keys off may have such rows. Said first, with what to do.
+ */
+async function refuseOrphans(db: Kysely<unknown>, table: string): Promise<void> {
+  const { rows } = await sql<{ parent: string }>`select parent from pragma_foreign_key_check(${table})`.execute(db);
+  if (rows.length === 0) return;
+  const parents = [...new Set(rows.map((row) => row.parent))].join(' and ');
+  throw new Error(
+    `${rows.length} rows of ${table} refer to ${parents} rows that do not exist, so ${table} cannot be rebuilt. ` +
+      `List them with \`PRAGMA foreign_key_check(${table})\` in sqlite3, delete them (or restore their ` +
+      `parents), and start Baton again.`,
+  );
 }
 
 /** Makes `table` again by `create`, with its rows and its indexes. */
