@@ -41,8 +41,9 @@ export interface ResultIntake {
 
 /**
  * Reads the ledger rows a request's results answer: the paused turn's rows come read with the
- * conversation (`conversations.getWithActiveTurn`), any other id is read by itself. Results of asynchronous calls are checked here (pending, given once); the
- * rest are left to `checkResultsMessage` or refused as strays, depending on the request.
+ * conversation (`conversations.getWithActiveTurn`), any other id is read by itself. Results of
+ * asynchronous calls are checked here (pending, given once); the rest are left to
+ * `checkResultsMessage` or refused as strays, depending on the request.
  */
 export async function readResults(
   context: EngineContext,
