@@ -66,6 +66,11 @@ interface WindowConversion {
   readonly segments: readonly SegmentRecord[];
   /** How many calls of the window, made by `model`, show each provider id (the next conversion's to change). */
   readonly providerIdCounts: Map<string, number>;
+  /** The segments' messages in order, the prompt without its system message: the next prompt takes a slice. */
+  readonly messages: readonly LanguageModelV3Message[];
+  /** How many segments have system texts, and how many are not closed: counted, so a continuation need not read each segment. */
+  readonly systemSegments: number;
+  readonly openSegments: number;
   readonly prompt: LanguageModelV3Prompt;
 }
 
@@ -87,14 +92,42 @@ function windowConversion(
   segments: readonly SegmentRecord[],
   providerIdCounts: Map<string, number>,
 ): WindowConversion {
-  // System and developer messages from the input join the instructions at the top: several
-  // providers refuse a system message after the conversation has started.
+  const messages: LanguageModelV3Message[] = [];
+  let systemSegments = 0;
+  let openSegments = 0;
+  for (const segment of segments) {
+    for (const message of segment.messages) messages.push(message);
+    if (segment.systemTexts.length > 0) systemSegments++;
+    if (!segment.closed) openSegments++;
+  }
+  const counted = { messages, systemSegments, openSegments };
+  return {
+    model,
+    instructions,
+    items,
+    base,
+    segments,
+    providerIdCounts,
+    ...counted,
+    prompt: promptOf(instructions, segments, counted),
+  };
+}
+
+/**
+ * The prompt: the system message, then the segments' messages. System and developer messages from
+ * the input join the instructions at the top: several providers refuse a system message after the
+ * conversation has started. A window without them (the usual one) is not read segment by segment.
+ */
+function promptOf(
+  instructions: string,
+  segments: readonly SegmentRecord[],
+  { messages, systemSegments }: Pick<WindowConversion, 'messages' | 'systemSegments'>,
+): LanguageModelV3Prompt {
   const systemTexts = [instructions];
-  for (const segment of segments) if (segment.systemTexts.length > 0) systemTexts.push(...segment.systemTexts);
+  if (systemSegments > 0)
+    for (const segment of segments) if (segment.systemTexts.length > 0) systemTexts.push(...segment.systemTexts);
   const system = systemTexts.filter((text) => text !== '').join('\n\n');
-  const prompt: LanguageModelV3Message[] = system ? [{ role: 'system', content: system }] : [];
-  for (const segment of segments) for (const message of segment.messages) prompt.push(message);
-  return { model, instructions, items, base, segments, providerIdCounts, prompt };
+  return system ? [{ role: 'system', content: system }, ...messages] : [...messages];
 }
 
 /**
@@ -128,13 +161,15 @@ function continuedConversion(
   const first = segments.findIndex((segment) => segment.at >= base);
   const last = segments.length - 1;
   if (first === -1 || segments[first]!.at !== base) return undefined;
-  const kept = segments.slice(first, last);
-  if (kept.some((segment) => !segment.closed)) return undefined;
+  // The segments left behind and the last one, converted again: the kept ones are counted, not read.
+  const changed = [...segments.slice(0, first), segments[last]!];
+  const changedOpen = changed.filter((segment) => !segment.closed).length;
+  if (previous.openSegments > changedOpen) return undefined;
 
   const counts = previous.providerIdCounts;
   // Ids of the segments left behind, and of the last one, converted again with the new items.
   const leaving = new Set<string>();
-  for (const segment of [...segments.slice(0, first), segments[last]!])
+  for (const segment of changed)
     for (const providerId of segment.providerIds) {
       // A repeated id becoming unique would change how a kept segment shows its call.
       if ((counts.get(providerId) ?? 0) > 1) return undefined;
@@ -160,7 +195,49 @@ function continuedConversion(
   );
   // One conversion kept per conversation: the next step continues from this one.
   conversions.delete(items[lastShared]!.payload);
-  return windowConversion(instructions, model, items, base, [...kept, ...added], counts);
+  return continuedWindow(previous, first, changed, added, { items, base, counts });
+}
+
+/**
+ * The continued window's conversion: the kept segments' messages are a slice of the previous
+ * conversion's, and what it counted is changed by the segments that left and came, so the cost
+ * follows the new items, not the window (copying the messages is the one step that does not).
+ */
+function continuedWindow(
+  previous: WindowConversion,
+  first: number,
+  changed: readonly SegmentRecord[],
+  added: readonly SegmentRecord[],
+  { items, base, counts }: { items: readonly WindowItem[]; base: number; counts: Map<string, number> },
+): WindowConversion {
+  const last = previous.segments.length - 1;
+  const segments = [...previous.segments.slice(first, last), ...added];
+  const messageCount = (list: readonly SegmentRecord[]) =>
+    list.reduce((sum, segment) => sum + segment.messages.length, 0);
+  const droppedMessages = messageCount(previous.segments.slice(0, first));
+  const messages = previous.messages.slice(
+    droppedMessages,
+    previous.messages.length - previous.segments[last]!.messages.length,
+  );
+  for (const segment of added) for (const message of segment.messages) messages.push(message);
+  const withSystem = (list: readonly SegmentRecord[]) =>
+    list.filter((segment) => segment.systemTexts.length > 0).length;
+  const counted = {
+    messages,
+    systemSegments: previous.systemSegments - withSystem(changed) + withSystem(added),
+    openSegments: added.filter((segment) => !segment.closed).length,
+  };
+  const { instructions, model } = previous;
+  return {
+    model,
+    instructions,
+    items,
+    base,
+    segments,
+    providerIdCounts: counts,
+    ...counted,
+    prompt: promptOf(instructions, segments, counted),
+  };
 }
 
 /**

@@ -172,6 +172,22 @@ describe("prompts continued from the previous step's", () => {
     expect(readItems).toBeLessThan(windowItems / 4);
   });
 
+  it('are not changed by what a model did to the prompt it was given before', () => {
+    const items = conversation(9, 40, { usual: true });
+    const given = toModelPrompt('Be brief.', items.slice(0, 60), 'scripted:auto');
+    // A careless model reorders and cuts the array it was handed (never the messages).
+    given.reverse();
+    given.splice(3, 5);
+    // The next step's window starts at the second user message: it continues the one before.
+    const second = items.findIndex(
+      (item, index) => index > 0 && item.payload.type === 'message' && item.payload.role === 'user',
+    );
+    const next = items.slice(second, 66);
+    expect(toModelPrompt('Be brief.', next, 'scripted:auto')).toEqual(
+      toModelPrompt('Be brief.', structuredClone(next), 'scripted:auto'),
+    );
+  });
+
   it('are not continued from a window that holds the same last items after other ones', () => {
     const items = conversation(5, 20, { usual: true });
     toModelPrompt('', items, 'scripted:auto');
