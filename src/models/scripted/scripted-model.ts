@@ -5,15 +5,14 @@ import type {
   LanguageModelV3Content,
   LanguageModelV3FinishReason,
   LanguageModelV3GenerateResult,
-  LanguageModelV3Prompt,
   LanguageModelV3StreamPart,
   LanguageModelV3StreamResult,
-  LanguageModelV3ToolResultOutput,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
 import type { ScriptedProgram, ScriptedProgramState } from './scripted-program-contract.ts';
 import { readScriptedTurn } from './scripted-turn.ts';
 import { answerInFormat } from './structured-answer.ts';
+import { promptTokens } from './prompt-tokens.ts';
 import { countTokens } from './text-analysis.ts';
 
 /**
@@ -180,62 +179,6 @@ function usage(input: number, output: number): LanguageModelV3Usage {
     inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
     outputTokens: { total: output, text: output, reasoning: 0 },
   };
-}
-
-/**
- * Words of all the text a real model would have read, for the input-token estimate. Counted piece
- * by piece (pieces never share a word), without building the whole prompt as one string.
- */
-function promptTokens(prompt: LanguageModelV3Prompt): number {
-  let count = 0;
-  for (const message of prompt) count += messageTokens(message);
-  return count;
-}
-
-/**
- * Words per message. The engine hands the same message objects to every step of a conversation
- * (it converts each segment of the history once), so a message is counted once, not at each step.
- */
-const messageWords = new WeakMap<LanguageModelV3Prompt[number], number>();
-
-function messageTokens(message: LanguageModelV3Prompt[number]): number {
-  // The system message is made anew at every step from the instructions.
-  if (message.role === 'system') return countTokens(message.content);
-  const known = messageWords.get(message);
-  if (known !== undefined) return known;
-  let count = 0;
-  for (const part of message.content) count += partTokens(part);
-  messageWords.set(message, count);
-  return count;
-}
-
-type PromptPart = Exclude<LanguageModelV3Prompt[number], { role: 'system' }>['content'][number];
-
-/**
- * Words per prompt part. The engine hands the same part objects to every step of a conversation
- * (it converts each stored item once), so a part is counted once, not at each step.
- */
-const partWords = new WeakMap<PromptPart, number>();
-
-function partTokens(part: PromptPart): number {
-  const known = partWords.get(part);
-  if (known !== undefined) return known;
-  const count =
-    part.type === 'text' || part.type === 'reasoning'
-      ? countTokens(part.text)
-      : part.type === 'tool-call'
-        ? countTokens(part.toolName) + countTokens(JSON.stringify(part.input) ?? '')
-        : part.type === 'tool-result'
-          ? toolResultTokens(part.output)
-          : 0;
-  partWords.set(part, count);
-  return count;
-}
-
-/** A result's words: a text result (the usual one) is counted as it is, without serialising it first. */
-function toolResultTokens(output: LanguageModelV3ToolResultOutput): number {
-  if (output.type === 'text' || output.type === 'error-text') return countTokens(output.value);
-  return countTokens(JSON.stringify(output) ?? '');
 }
 
 /** "The refund was approved." → ["The", " refund", " was", " approved."]: one delta per word. */
