@@ -103,7 +103,7 @@ export function createKyselyStore(db: Kysely<Database>, signals: Signals, flavor
           history.track(createRepositories(trx, (appId) => changed.add(appId), flavor, { apps: webhookApps, buffer })),
         );
         // The transaction's webhook events, in the same commit as its changes.
-        written = await writeOutbox(trx, { apps: webhookApps, flavor }, buffer.events);
+        written = await writeOutbox(trx, { apps: webhookApps, flavor }, buffer);
         return done;
       });
       history.apply(windows, signals);

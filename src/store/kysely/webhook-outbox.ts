@@ -28,9 +28,24 @@ const TURN_EVENTS: Partial<Record<TurnRecord['status'], WebhookEventType>> = {
   requires_action: 'turn.requires_action',
 };
 
-/** The events of one transaction, written when its work is done. */
+/**
+ * The events of one transaction, written when its work is done. Each change's are made then, and
+ * only when some app has endpoints: a change of an app without any costs no event objects and ids.
+ */
 export class OutboxBuffer {
-  readonly events: NewWebhookEvent[] = [];
+  private readonly changes: (() => NewWebhookEvent[])[] = [];
+
+  add(events: () => NewWebhookEvent[]): void {
+    this.changes.push(events);
+  }
+
+  get empty(): boolean {
+    return this.changes.length === 0;
+  }
+
+  events(): NewWebhookEvent[] {
+    return this.changes.flatMap((events) => events());
+  }
 }
 
 export interface OutboxOptions {
@@ -102,16 +117,17 @@ function turnEvent(turn: TurnRecord, type: WebhookEventType): NewWebhookEvent {
   };
 }
 
-/** Writes `events` of the apps that have endpoints, calls first, then turns; with `db` (a transaction's). */
+/** Writes the buffer's events of the apps that have endpoints, calls first, then turns; with `db` (a transaction's). */
 export async function writeOutbox(
   db: Kysely<Database>,
   options: Pick<OutboxOptions, 'apps' | 'flavor'>,
-  events: readonly NewWebhookEvent[],
+  buffer: OutboxBuffer,
 ): Promise<string[]> {
-  if (events.length === 0) return [];
+  if (buffer.empty) return [];
   const repo = createWebhookRepo(db, options.flavor);
   const apps = await options.apps.current(() => repo.appsWithEndpoints());
-  const kept = events.filter((event) => apps.has(event.appId));
+  if (apps.size === 0) return [];
+  const kept = buffer.events().filter((event) => apps.has(event.appId));
   if (kept.length === 0) return [];
   const isTurn = (event: NewWebhookEvent) => event.type.startsWith('turn.');
   const ordered = [...kept.filter((event) => !isTurn(event)), ...kept.filter(isTurn)];
@@ -213,7 +229,7 @@ export function withWebhookOutbox(
   ): Promise<T> {
     if (buffer) {
       const result = await direct();
-      buffer.events.push(...eventsOf(result));
+      buffer.add(() => eventsOf(result));
       return result;
     }
     // Outside a transaction: no app with endpoints, no transaction and no extra statement.
@@ -222,7 +238,9 @@ export function withWebhookOutbox(
     let written: string[] = [];
     const result = await atomically(db, async (trx) => {
       const changed = await bound(options.ledgerOn(trx), options.turnsOn(trx));
-      written = await writeOutbox(trx, options, eventsOf(changed));
+      const own = new OutboxBuffer();
+      own.add(() => eventsOf(changed));
+      written = await writeOutbox(trx, options, own);
       return changed;
     });
     // Told once committed, so the delivery worker that looks finds the events.
