@@ -70,8 +70,14 @@ export interface EngineContext {
   openings: Map<string, RunOpening>;
 }
 
+/** The last instant written as text: a request asks for the time a dozen times within one millisecond. */
+let lastIso = { ms: Number.NaN, text: '' };
+
 export function nowIso(context: EngineContext): string {
-  return context.clock.now().toISOString();
+  const now = context.clock.now();
+  const ms = now.getTime();
+  if (ms !== lastIso.ms) lastIso = { ms, text: now.toISOString() };
+  return lastIso.text;
 }
 
 /** Starts work nobody awaits, keeping a handle so shutdown can wait for it and failures are logged. */
