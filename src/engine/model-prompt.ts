@@ -84,6 +84,9 @@ function keepConversion(conversion: WindowConversion): void {
   if (last) conversions.set(last.payload, conversion);
 }
 
+/** What a conversion counted of its segments, so that the next one need not read them again. */
+type SegmentCounts = Pick<WindowConversion, 'messages' | 'systemSegments' | 'openSegments'>;
+
 function windowConversion(
   instructions: string,
   model: string,
@@ -91,7 +94,13 @@ function windowConversion(
   base: number,
   segments: readonly SegmentRecord[],
   providerIdCounts: Map<string, number>,
+  counted: SegmentCounts = countsOf(segments),
 ): WindowConversion {
+  const prompt = promptOf(instructions, segments, counted);
+  return { model, instructions, items, base, segments, providerIdCounts, ...counted, prompt };
+}
+
+function countsOf(segments: readonly SegmentRecord[]): SegmentCounts {
   const messages: LanguageModelV3Message[] = [];
   let systemSegments = 0;
   let openSegments = 0;
@@ -100,17 +109,7 @@ function windowConversion(
     if (segment.systemTexts.length > 0) systemSegments++;
     if (!segment.closed) openSegments++;
   }
-  const counted = { messages, systemSegments, openSegments };
-  return {
-    model,
-    instructions,
-    items,
-    base,
-    segments,
-    providerIdCounts,
-    ...counted,
-    prompt: promptOf(instructions, segments, counted),
-  };
+  return { messages, systemSegments, openSegments };
 }
 
 /**
@@ -121,7 +120,7 @@ function windowConversion(
 function promptOf(
   instructions: string,
   segments: readonly SegmentRecord[],
-  { messages, systemSegments }: Pick<WindowConversion, 'messages' | 'systemSegments'>,
+  { messages, systemSegments }: SegmentCounts,
 ): LanguageModelV3Prompt {
   const systemTexts = [instructions];
   if (systemSegments > 0)
@@ -227,17 +226,7 @@ function continuedWindow(
     systemSegments: previous.systemSegments - withSystem(changed) + withSystem(added),
     openSegments: added.filter((segment) => !segment.closed).length,
   };
-  const { instructions, model } = previous;
-  return {
-    model,
-    instructions,
-    items,
-    base,
-    segments,
-    providerIdCounts: counts,
-    ...counted,
-    prompt: promptOf(instructions, segments, counted),
-  };
+  return windowConversion(previous.instructions, previous.model, items, base, segments, counts, counted);
 }
 
 /**
