@@ -1,6 +1,7 @@
 import { APICallError, RetryError, generateText, jsonSchema, streamText, tool } from 'ai';
 import type { ModelMessage, ToolResultPart } from 'ai';
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { ScriptedLanguageModel } from '../../src/models/scripted/scripted-model.ts';
 import { parseScriptedProgram } from '../../src/models/scripted/scripted-program.ts';
@@ -127,6 +128,40 @@ describe('scripted model with a YAML program, through the AI SDK', () => {
       finishReason: { unified: 'stop', raw: 'stop' },
       usage: { inputTokens: { total: 2 }, outputTokens: { total: 5 } },
     });
+  });
+
+  it("doStream: an abort while the stream is read ends it at the next read, with the signal's reason", async () => {
+    const model = demoModel();
+    const controller = new AbortController();
+    const { stream } = await model.doStream({
+      prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi there' }] }],
+      abortSignal: controller.signal,
+    });
+    const reader = stream.getReader();
+    expect((await reader.read()).value).toEqual({ type: 'stream-start', warnings: [] });
+    const reason = new Error('the turn was cancelled');
+    controller.abort(reason);
+    await expect(reader.read()).rejects.toBe(reason);
+  });
+
+  it('doStream: a stream read to its end leaves no listener on the signal, however many steps share it', async () => {
+    const model = demoModel();
+    const controller = new AbortController();
+    for (let step = 0; step < 20; step++) {
+      const { stream } = await model.doStream({
+        prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi there' }] }],
+        abortSignal: controller.signal,
+      });
+      expect((await collect(stream)).at(-1)?.type).toBe('finish');
+    }
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    // A stream the consumer stops reading (cancels) lets go of the signal too.
+    const { stream } = await model.doStream({
+      prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi there' }] }],
+      abortSignal: controller.signal,
+    });
+    await stream.cancel();
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
   it('doStream for a tool call: tool-input-start, 2+ deltas, tool-input-end, tool-call, finish', async () => {

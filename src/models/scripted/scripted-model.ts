@@ -91,17 +91,29 @@ export class ScriptedLanguageModel implements LanguageModelV3 {
     parts.push({ type: 'finish', usage: step.usage, finishReason: step.finishReason });
 
     const signal = options.abortSignal;
-    let next = 0;
-    // Pull-based so that a consumer sees parts one at a time and an abort mid-stream is honoured.
+    let abort = () => {};
+    // Every part is queued at once, as a network provider's arrive once its answer is in: a part
+    // pulled at a time made each read a pull, a few promises, and the stream's own functions, a
+    // few percent of a round trip. The consumer still reads them one at a time; an abort while it
+    // reads ends the stream with the signal's reason at the next read, the queued parts discarded.
     const stream = new ReadableStream<LanguageModelV3StreamPart>({
-      pull(controller) {
+      start(controller) {
         if (signal?.aborted) {
           controller.error(signal.reason);
           return;
         }
-        const part = parts[next++];
-        if (part === undefined) controller.close();
-        else controller.enqueue(part);
+        for (const part of parts) controller.enqueue(part);
+        abort = () => controller.error(signal?.reason);
+        signal?.addEventListener('abort', abort, { once: true });
+      },
+      // Asked for more once every part was read: the stream ends and stops listening to the signal
+      // (which outlives it: one signal serves every step of a turn).
+      pull(controller) {
+        signal?.removeEventListener('abort', abort);
+        controller.close();
+      },
+      cancel() {
+        signal?.removeEventListener('abort', abort);
       },
     });
     return { stream };
