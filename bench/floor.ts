@@ -41,6 +41,10 @@ import type { SqlStat } from './sql-stats.ts';
  *    servers (bench/statement-counter.ts, BEGIN and COMMIT included) over sequential round trips
  *    on children of their own, so the counting wrappers stay out of the load's CPU; per kind of
  *    statement, with the time inside SQLite (bench/sql-stats.ts); and the pages appended to the WAL.
+ * 2b. **SQLite bound**: the time inside SQLite per round trip of each server, and of Baton with
+ *    the indexes that serve only listings dropped, on fresh children with checkpoints as in the
+ *    load; set against the floor's whole CPU per round trip, it bounds the throughput ratio that
+ *    any amount of work outside SQLite could reach.
  * 3. **CPU profiles** of both at 10 clients, each round trip, by function and by area
  *    (bench/profile-areas.ts), unless BENCH_PROFILE=0.
  * 4. **Start-up and memory**: Baton as `npm start` runs it (the real CLI, SQLite) and the floor's
@@ -129,6 +133,26 @@ export interface FloorCounts {
   walPages: { create: number; perRoundTrip: number };
 }
 
+/**
+ * SQLite's own time per round trip (bench/sql-stats.ts), over sequential round trips on a thread
+ * of a fresh child, checkpoints where the load has them (Baton: its thread; the floor: SQLite's
+ * automatic ones in its commits). Unlike the counted work's, which counts WAL pages with the
+ * checkpoints in the writer's commits.
+ */
+export interface SqliteBound {
+  roundTrips: number;
+  floorMs: number;
+  batonMs: number;
+  /** Baton with the indexes that serve only listings, feeds and sweeps dropped (baton-server.ts). */
+  batonWithoutListingIndexesMs: number;
+  /**
+   * The floor's CPU per round trip at 10 clients over Baton's SQLite time: Baton's rt/s over the
+   * floor's, at most, were SQLite all the CPU Baton used (both servers CPU-bound on one core).
+   */
+  throughputBound: number;
+  throughputBoundWithoutListingIndexes: number;
+}
+
 export interface FloorProfile {
   server: FloorServer;
   roundTripKind: FloorRoundTrip;
@@ -175,6 +199,7 @@ export interface FloorResult {
   sliceMs: number;
   loads: FloorLoad[];
   counts: Record<FloorServer, FloorCounts>;
+  sqliteBound: SqliteBound;
   profiles: FloorProfile[];
   startup: FloorStartup[];
   targets: typeof FLOOR_TARGETS;
@@ -273,6 +298,12 @@ export async function measureFloor(options: FloorOptions): Promise<FloorResult> 
     counts[server] = await countWork(server, options.countedRoundTrips);
   }
 
+  log(`floor phase: SQLite's time per round trip of each server (${options.countedRoundTrips} round trips)`);
+  const floorCpu = loads.find(
+    (load) => load.server === 'floor' && load.roundTripKind === 'threadPerClient' && load.clients === 10,
+  )?.serverCpuMsPerRoundTrip;
+  const sqliteBound = await measureSqliteBound(options.countedRoundTrips, floorCpu ?? NaN);
+
   const startup: FloorStartup[] = [];
   for (const server of FLOOR_SERVERS) {
     log(
@@ -305,6 +336,7 @@ export async function measureFloor(options: FloorOptions): Promise<FloorResult> 
     sliceMs,
     loads,
     counts,
+    sqliteBound,
     profiles,
     startup,
     targets: FLOOR_TARGETS,
@@ -468,6 +500,38 @@ async function countWork(server: FloorServer, roundTrips: number): Promise<Floor
 }
 
 const zero = (): Work => ({ statements: 0, commits: 0 });
+
+/** Round trips on the measured thread before the clock: its history reaches Baton's window (200 items). */
+const BOUND_WARM_ROUND_TRIPS = 60;
+
+async function measureSqliteBound(roundTrips: number, floorCpuMsPerRoundTrip: number): Promise<SqliteBound> {
+  const sqliteMs = async (script: string, env: Record<string, string> = {}): Promise<number> => {
+    const child = await startServer(script, env);
+    const http = new HttpClient(child.url, { authorization: `Bearer ${ADMIN_KEY}` });
+    try {
+      const [thread] = await createThreadsOverHttp(http, 1);
+      for (let i = 0; i < BOUND_WARM_ROUND_TRIPS; i++) await batonRoundTrip(http, thread!);
+      await child.call('sql-stats-start');
+      for (let i = 0; i < roundTrips; i++) await batonRoundTrip(http, thread!);
+      const stats = await child.call<SqlStat[]>('sql-stats-stop');
+      return stats.reduce((sum, stat) => sum + stat.totalMs, 0) / roundTrips;
+    } finally {
+      http.close();
+      await child.stop();
+    }
+  };
+  const floorMs = await sqliteMs('floor-server.ts');
+  const batonMs = await sqliteMs('baton-server.ts');
+  const batonWithoutListingIndexesMs = await sqliteMs('baton-server.ts', { BENCH_WITHOUT_LISTING_INDEXES: '1' });
+  return {
+    roundTrips,
+    floorMs,
+    batonMs,
+    batonWithoutListingIndexesMs,
+    throughputBound: floorCpuMsPerRoundTrip / batonMs,
+    throughputBoundWithoutListingIndexes: floorCpuMsPerRoundTrip / batonWithoutListingIndexesMs,
+  };
+}
 const WAL_SAMPLE = 10;
 
 /** `select conversations`, `insert items`, `begin`, `commit`...: the verb and the first table. */
@@ -784,6 +848,14 @@ export function floorReport(result: FloorResult): string[] {
           fmt(stat.msPerRoundTrip, 3),
         ]),
     ),
+    '',
+    `SQLite bound (time inside SQLite per round trip, ${result.sqliteBound.roundTrips} sequential round trips on a ` +
+      `thread of a fresh child after ${BOUND_WARM_ROUND_TRIPS}, checkpoints as in the load):`,
+    `  floor ${fmt(result.sqliteBound.floorMs, 3)} ms; Baton ${fmt(result.sqliteBound.batonMs, 3)} ms; Baton without ` +
+      `the indexes that serve only listings ${fmt(result.sqliteBound.batonWithoutListingIndexesMs, 3)} ms`,
+    `  Were SQLite all of Baton's CPU, its rt/s at 10 clients would be at most ${fmt(result.sqliteBound.throughputBound, 2)} ` +
+      `of the floor's (${fmt(result.sqliteBound.throughputBoundWithoutListingIndexes, 2)} without those indexes): ` +
+      `the floor's whole round trip costs ${fmt(result.ratios.threadPerClient.batonCpuMsPerRoundTrip / result.ratios.threadPerClient.cpuToFloor, 3)} ms of CPU`,
     '',
     'Start-up (spawn → first answered POST /v1/threads; the first start makes the database) and RSS:',
     table(

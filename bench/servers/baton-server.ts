@@ -25,7 +25,8 @@ import { BENCH_LIMITS, serveBenchChild } from './bench-child.ts';
  * BENCH_DATABASE_URL (the replicas phase) it runs on that PostgreSQL database instead of SQLite
  * (`history-threads` and `sql-stats-*` are SQLite-only). With BENCH_METRICS_TOKEN and
  * BENCH_OTLP_TRACES_URL (the telemetry phase) it serves /metrics to that token and exports traces to
- * that URL. Nothing else differs.
+ * that URL. With BENCH_WITHOUT_LISTING_INDEXES=1 (the floor phase's SQLite bound) the indexes that
+ * serve only listings, feeds and sweeps are dropped once the store is open. Nothing else differs.
  *
  * IPC requests ({ id, cmd, ... }) → replies ({ id, result } | { id, error }):
  *   create-threads { count }            fresh idle threads, made through the engine
@@ -68,6 +69,34 @@ const baton = await createBaton(testConfig({ port: 0, limits: BENCH_LIMITS, tele
 });
 const url = await baton.listen();
 
+/**
+ * The secondary indexes a thread's round trip writes but never reads: every list, feed and sweep
+ * of conversations, turns, items and ledger rows. Kept: the items' `(conversation_id, seq)` (the
+ * history window) and the ledger's `turn_id` (the paused turn's calls), and the ids' own.
+ */
+const LISTING_INDEXES = [
+  'conversations_app_created_idx',
+  'conversations_app_updated_idx',
+  'turns_status_updated_idx',
+  'turns_conversation_idx',
+  'items_turn_seq_idx',
+  'items_group_idx',
+  'ledger_entries_app_state_created_idx',
+  'ledger_entries_app_created_idx',
+  'ledger_entries_app_updated_idx',
+  'ledger_entries_conversation_state_idx',
+];
+
+function dropListingIndexes(file: string): void {
+  const connection = new Database(file);
+  try {
+    // `drop index` without `if exists`: a renamed index fails here instead of being measured as kept.
+    for (const index of LISTING_INDEXES) connection.exec(`drop index "${index}"`);
+  } finally {
+    connection.close();
+  }
+}
+
 type Request =
   | { id: number; cmd: 'create-threads'; count: number }
   | { id: number; cmd: 'history-threads'; turns: number; copies: number }
@@ -108,6 +137,9 @@ async function handle(request: Request): Promise<unknown> {
   }
 }
 
+// BENCH_WITHOUT_LISTING_INDEXES=1 (the floor phase's SQLite bound): the indexes that only serve
+// listings, feeds and sweeps are dropped before the child reports ready, those the round trip's own reads use are kept.
+if (process.env.BENCH_WITHOUT_LISTING_INDEXES === '1' && !databaseUrl) dropListingIndexes(filename);
 serveBenchChild<Request>(url, handle, async () => {
   await baton.close();
   rmSync(dir, { recursive: true, force: true });
