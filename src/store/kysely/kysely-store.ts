@@ -26,6 +26,7 @@ import { createWebhookRepo } from './webhook-repo.ts';
 import { OutboxBuffer, withWebhookOutbox, writeOutbox } from './webhook-outbox.ts';
 import { createLifecycleRepo } from './lifecycle-repo.ts';
 import { HistoryWindows } from '../history-windows.ts';
+import { GroupCommit } from './group-commit.ts';
 import { HistoryWrites, withHistoryWindows } from '../history-window-tracking.ts';
 
 /** The repositories bound to `db`, which is either the pool-level Kysely or a transaction. */
@@ -82,6 +83,11 @@ export function createKyselyStore(db: Kysely<Database>, signals: Signals, flavor
   const announce = (appId: string) => signals.publish('ledger', appId);
   const webhookApps = new WebhookApps(signals);
   const windows = new HistoryWindows();
+  // SQLite's one writer commits the transactions that meet in an event-loop turn together; a
+  // PostgreSQL pool runs them side by side, each with its own commit.
+  const transactions = flavor === 'sqlite' ? new GroupCommit(db) : null;
+  const runTransaction = <T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> =>
+    transactions ? transactions.run(work) : db.transaction().execute(work);
   const repositories = withHistoryWindows(
     createRepositories(db, announce, flavor, { apps: webhookApps, buffer: null }),
     windows,
@@ -97,7 +103,7 @@ export function createKyselyStore(db: Kysely<Database>, signals: Signals, flavor
       const changed = new Set<string>();
       let written: string[] = [];
       const history = new HistoryWrites();
-      const result = await db.transaction().execute(async (trx) => {
+      const result = await runTransaction(async (trx) => {
         const buffer = new OutboxBuffer();
         const done = await work(
           history.track(createRepositories(trx, (appId) => changed.add(appId), flavor, { apps: webhookApps, buffer })),
