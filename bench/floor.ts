@@ -41,10 +41,10 @@ import type { SqlStat } from './sql-stats.ts';
  *    servers (bench/statement-counter.ts, BEGIN and COMMIT included) over sequential round trips
  *    on children of their own, so the counting wrappers stay out of the load's CPU; per kind of
  *    statement, with the time inside SQLite (bench/sql-stats.ts); and the pages appended to the WAL.
- * 2b. **SQLite bound**: the time inside SQLite per round trip of each server, and of Baton with
- *    the indexes that serve only listings dropped, on fresh children with checkpoints as in the
- *    load; set against the floor's whole CPU per round trip, it bounds the throughput ratio that
- *    any amount of work outside SQLite could reach.
+ * 2b. **SQLite bound**: the time inside SQLite per round trip of each server, one at a time (and
+ *    of Baton with the indexes that serve only listings dropped) and at 10 clients: what the
+ *    latency at 1 client and the throughput at 10 could be at best, were Baton's work outside
+ *    SQLite as cheap as the floor's, or free.
  * 3. **CPU profiles** of both at 10 clients, each round trip, by function and by area
  *    (bench/profile-areas.ts), unless BENCH_PROFILE=0.
  * 4. **Start-up and memory**: Baton as `npm start` runs it (the real CLI, SQLite) and the floor's
@@ -134,23 +134,35 @@ export interface FloorCounts {
 }
 
 /**
- * SQLite's own time per round trip (bench/sql-stats.ts), over sequential round trips on a thread
- * of a fresh child, checkpoints where the load has them (Baton: its thread; the floor: SQLite's
- * automatic ones in its commits). Unlike the counted work's, which counts WAL pages with the
- * checkpoints in the writer's commits.
+ * SQLite's own time per round trip (bench/sql-stats.ts), against what the targets leave.
+ * Sequential: round trips one at a time on a thread of a fresh child, checkpoints where the load
+ * has them (Baton: its thread; the floor: SQLite's automatic ones in its commits); unlike the
+ * counted work's, which counts WAL pages with the checkpoints in the writer's commits. Under load:
+ * 10 clients, thread per client, on the load's children, every statement timed.
  */
 export interface SqliteBound {
   roundTrips: number;
-  floorMs: number;
-  batonMs: number;
-  /** Baton with the indexes that serve only listings, feeds and sweeps dropped (baton-server.ts). */
-  batonWithoutListingIndexesMs: number;
+  sequential: { floorMs: number; batonMs: number; batonWithoutListingIndexesMs: number };
+  atTenClients: { floorMs: number; batonMs: number };
   /**
-   * The floor's CPU per round trip at 10 clients over Baton's SQLite time: Baton's rt/s over the
-   * floor's, at most, were SQLite all the CPU Baton used (both servers CPU-bound on one core).
+   * The least Baton's p50 at 1 client can be, over the floor's: its SQLite time one at a time
+   * plus what the floor spends outside SQLite (the same HTTP requests on the same Fastify), over
+   * the floor's p50 (target ≤ 1.5).
+   */
+  p50At1Bound: number;
+  p50At1BoundWithoutListingIndexes: number;
+  /**
+   * The most Baton's rt/s at 10 clients can be of the floor's, were SQLite all its CPU: the floor's
+   * CPU per round trip over Baton's SQLite time under the same load (target ≥ 0.5).
    */
   throughputBound: number;
-  throughputBoundWithoutListingIndexes: number;
+  /**
+   * CPU per round trip outside SQLite that Baton may spend at 10 clients to reach the throughput
+   * target (the floor's CPU over the target, less Baton's SQLite time), and what the floor spends
+   * there on the same HTTP requests.
+   */
+  outsideSqliteBudgetMs: number;
+  floorOutsideSqliteMs: number;
 }
 
 export interface FloorProfile {
@@ -218,6 +230,7 @@ export async function measureFloor(options: FloorOptions): Promise<FloorResult> 
   const profiles: FloorProfile[] = [];
   const children: Partial<Record<FloorServer, ServerChild>> = {};
   const https: Partial<Record<FloorServer, HttpClient>> = {};
+  const loadSqlite: Record<FloorServer, number> = { floor: NaN, baton: NaN };
   try {
     children.floor = await startServer('floor-server.ts');
     children.baton = await startServer('baton-server.ts');
@@ -256,6 +269,15 @@ export async function measureFloor(options: FloorOptions): Promise<FloorResult> 
         }
         for (const server of FLOOR_SERVERS) loads.push(summarise(server, kind, clients, windows[server], sliceMs));
       }
+    }
+
+    for (const server of FLOOR_SERVERS) {
+      log(`floor phase: SQLite's time per round trip of ${SERVER_LABELS[server]} at 10 clients`);
+      await run(server, 'threadPerClient', 10, options.warmupMs);
+      await child(server).call('sql-stats-start');
+      const window = await run(server, 'threadPerClient', 10, sliceMs);
+      const stats = await child(server).call<SqlStat[]>('sql-stats-stop');
+      loadSqlite[server] = stats.reduce((sum, stat) => sum + stat.totalMs, 0) / Math.max(1, window.latencies.length);
     }
 
     if (options.profileDir !== null) {
@@ -299,10 +321,7 @@ export async function measureFloor(options: FloorOptions): Promise<FloorResult> 
   }
 
   log(`floor phase: SQLite's time per round trip of each server (${options.countedRoundTrips} round trips)`);
-  const floorCpu = loads.find(
-    (load) => load.server === 'floor' && load.roundTripKind === 'threadPerClient' && load.clients === 10,
-  )?.serverCpuMsPerRoundTrip;
-  const sqliteBound = await measureSqliteBound(options.countedRoundTrips, floorCpu ?? NaN);
+  const sqliteBound = boundOf(loads, loadSqlite, await sequentialSqlite(options.countedRoundTrips));
 
   const startup: FloorStartup[] = [];
   for (const server of FLOOR_SERVERS) {
@@ -500,11 +519,13 @@ async function countWork(server: FloorServer, roundTrips: number): Promise<Floor
 }
 
 const zero = (): Work => ({ statements: 0, commits: 0 });
+const WAL_SAMPLE = 10;
 
 /** Round trips on the measured thread before the clock: its history reaches Baton's window (200 items). */
 const BOUND_WARM_ROUND_TRIPS = 60;
 
-async function measureSqliteBound(roundTrips: number, floorCpuMsPerRoundTrip: number): Promise<SqliteBound> {
+/** SQLite's time per round trip, one at a time: the floor, Baton, and Baton without the listing indexes. */
+async function sequentialSqlite(roundTrips: number): Promise<SqliteBound['sequential'] & { roundTrips: number }> {
   const sqliteMs = async (script: string, env: Record<string, string> = {}): Promise<number> => {
     const child = await startServer(script, env);
     const http = new HttpClient(child.url, { authorization: `Bearer ${ADMIN_KEY}` });
@@ -520,19 +541,39 @@ async function measureSqliteBound(roundTrips: number, floorCpuMsPerRoundTrip: nu
       await child.stop();
     }
   };
-  const floorMs = await sqliteMs('floor-server.ts');
-  const batonMs = await sqliteMs('baton-server.ts');
-  const batonWithoutListingIndexesMs = await sqliteMs('baton-server.ts', { BENCH_WITHOUT_LISTING_INDEXES: '1' });
   return {
     roundTrips,
-    floorMs,
-    batonMs,
-    batonWithoutListingIndexesMs,
-    throughputBound: floorCpuMsPerRoundTrip / batonMs,
-    throughputBoundWithoutListingIndexes: floorCpuMsPerRoundTrip / batonWithoutListingIndexesMs,
+    floorMs: await sqliteMs('floor-server.ts'),
+    batonMs: await sqliteMs('baton-server.ts'),
+    batonWithoutListingIndexesMs: await sqliteMs('baton-server.ts', { BENCH_WITHOUT_LISTING_INDEXES: '1' }),
   };
 }
-const WAL_SAMPLE = 10;
+
+function boundOf(
+  loads: readonly FloorLoad[],
+  atTenClients: Record<FloorServer, number>,
+  sequential: SqliteBound['sequential'] & { roundTrips: number },
+): SqliteBound {
+  const floorAt = (clients: number) =>
+    loads.find(
+      (load) => load.server === 'floor' && load.roundTripKind === 'threadPerClient' && load.clients === clients,
+    );
+  const floorP50 = floorAt(1)?.roundTrip.p50 ?? NaN;
+  // What the floor's round trip spends outside SQLite: Baton answers the same requests on the same stack.
+  const floorOutsideSqlite = Math.max(0, floorP50 - sequential.floorMs);
+  const { roundTrips, ...times } = sequential;
+  const floorCpuAt10 = floorAt(10)?.serverCpuMsPerRoundTrip ?? NaN;
+  return {
+    roundTrips,
+    sequential: times,
+    atTenClients: { floorMs: atTenClients.floor, batonMs: atTenClients.baton },
+    p50At1Bound: (sequential.batonMs + floorOutsideSqlite) / floorP50,
+    p50At1BoundWithoutListingIndexes: (sequential.batonWithoutListingIndexesMs + floorOutsideSqlite) / floorP50,
+    throughputBound: floorCpuAt10 / atTenClients.baton,
+    outsideSqliteBudgetMs: floorCpuAt10 / FLOOR_TARGETS.throughputAt10 - atTenClients.baton,
+    floorOutsideSqliteMs: floorCpuAt10 - atTenClients.floor,
+  };
+}
 
 /** `select conversations`, `insert items`, `begin`, `commit`...: the verb and the first table. */
 export function statementKind(sql: string): string {
@@ -774,6 +815,7 @@ export function floorReport(result: FloorResult): string[] {
   const fresh = result.ratios.newThread;
   const { floor, baton } = result.counts;
   const work = (w: Work) => `${fmt(w.statements, 1)} / ${fmt(w.commits, 2)}`;
+  const bound = result.sqliteBound;
   const lines = [
     '',
     `Floor phase: Baton beside the floor (bench/servers/floor-server.ts), same client, same requests; ` +
@@ -849,13 +891,19 @@ export function floorReport(result: FloorResult): string[] {
         ]),
     ),
     '',
-    `SQLite bound (time inside SQLite per round trip, ${result.sqliteBound.roundTrips} sequential round trips on a ` +
-      `thread of a fresh child after ${BOUND_WARM_ROUND_TRIPS}, checkpoints as in the load):`,
-    `  floor ${fmt(result.sqliteBound.floorMs, 3)} ms; Baton ${fmt(result.sqliteBound.batonMs, 3)} ms; Baton without ` +
-      `the indexes that serve only listings ${fmt(result.sqliteBound.batonWithoutListingIndexesMs, 3)} ms`,
-    `  Were SQLite all of Baton's CPU, its rt/s at 10 clients would be at most ${fmt(result.sqliteBound.throughputBound, 2)} ` +
-      `of the floor's (${fmt(result.sqliteBound.throughputBoundWithoutListingIndexes, 2)} without those indexes): ` +
-      `the floor's whole round trip costs ${fmt(result.ratios.threadPerClient.batonCpuMsPerRoundTrip / result.ratios.threadPerClient.cpuToFloor, 3)} ms of CPU`,
+    `SQLite bound (time inside SQLite per round trip; one at a time: ${result.sqliteBound.roundTrips} round trips on ` +
+      `a thread of a fresh child after ${BOUND_WARM_ROUND_TRIPS}, checkpoints as in the load; at 10 clients: the ` +
+      `load's children, thread per client):`,
+    `  one at a time: floor ${fmt(bound.sequential.floorMs, 3)} ms, Baton ${fmt(bound.sequential.batonMs, 3)} ms, ` +
+      `Baton without the indexes that serve only listings ${fmt(bound.sequential.batonWithoutListingIndexesMs, 3)} ms; ` +
+      `at 10 clients: floor ${fmt(bound.atTenClients.floorMs, 3)} ms, Baton ${fmt(bound.atTenClients.batonMs, 3)} ms`,
+    `  Baton's p50 at 1 client is at least ${fmt(bound.p50At1Bound, 2)}× the floor's ` +
+      `(${fmt(bound.p50At1BoundWithoutListingIndexes, 2)}× without those indexes): its SQLite time plus the floor's ` +
+      `time outside SQLite (target ≤ ${result.targets.p50At1})`,
+    `  Were SQLite all of Baton's CPU at 10 clients, its rt/s would be at most ${fmt(bound.throughputBound, 2)} of the ` +
+      `floor's (target ≥ ${result.targets.throughputAt10}); reaching the target leaves Baton ` +
+      `${fmt(bound.outsideSqliteBudgetMs, 3)} ms of CPU per round trip outside SQLite, where the floor spends ` +
+      `${fmt(bound.floorOutsideSqliteMs, 3)} ms on the same HTTP requests`,
     '',
     'Start-up (spawn → first answered POST /v1/threads; the first start makes the database) and RSS:',
     table(
