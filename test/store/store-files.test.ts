@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -57,7 +57,48 @@ describe('sqlite file store', () => {
     const updated = await second.agents.update(app.id, 'support', 1, { ...agent.definition, maxSteps: 2 }, at(9));
     expect(updated?.version).toBe(2);
   });
+
+  it('commits transactions that start together in one commit, and one alone in its own', async () => {
+    const filename = join(tempDir(), 'baton.db');
+    // The writer's checkpoints: no thread restarts the WAL between the two looks.
+    const store = await track(openStore({ kind: 'sqlite', filename, checkpoints: 'writer' }));
+    const commits = walCommitCounter(filename);
+    await Promise.all(
+      [appRecord(), appRecord(), appRecord()].map((app) => store.transaction((tx) => tx.apps.insert(app))),
+    );
+    expect(commits()).toBe(1);
+    await store.transaction((tx) => tx.apps.insert(appRecord()));
+    expect(commits()).toBe(1);
+  });
 });
+
+/**
+ * Counts the commits appended to `filename`'s WAL since its last call (frames of the current salt
+ * whose header gives the database's size: https://www.sqlite.org/fileformat.html, "The WAL File
+ * Format"). Starts from a WAL checkpointed and truncated by a second connection.
+ */
+function walCommitCounter(filename: string): () => number {
+  const connection = new Database(filename);
+  try {
+    connection.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    connection.close();
+  }
+  let seen = 0;
+  return () => {
+    const wal = readFileSync(`${filename}-wal`);
+    const pageSize = wal.readUInt32BE(8);
+    const salts = [wal.readUInt32BE(16), wal.readUInt32BE(20)];
+    let commits = 0;
+    for (let offset = 32; offset + 24 + pageSize <= wal.length; offset += 24 + pageSize) {
+      if (wal.readUInt32BE(offset + 8) !== salts[0] || wal.readUInt32BE(offset + 12) !== salts[1]) break;
+      if (wal.readUInt32BE(offset + 4) !== 0) commits++;
+    }
+    const added = commits - seen;
+    seen = commits;
+    return added;
+  };
+}
 
 describe('pglite data directory', () => {
   it('keeps data across close and reopen', async () => {

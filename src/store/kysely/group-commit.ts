@@ -65,7 +65,8 @@ class Group {
   private members = 0;
   private state: 'open' | 'closing' | 'ended' = 'open';
   private readonly committed: Promise<void>;
-  private settleCommit!: (error?: unknown) => void;
+  /** Settles `committed`: resolved without a failure, rejected with its error (whatever was thrown, `undefined` too). */
+  private settleCommit!: (failure?: { error: unknown }) => void;
 
   constructor(
     db: Kysely<Database>,
@@ -74,7 +75,7 @@ class Group {
     this.transaction = db.startTransaction().execute();
     this.tail = this.transaction.catch(() => {});
     this.committed = new Promise<void>((resolve, reject) => {
-      this.settleCommit = (error) => (error === undefined ? resolve() : reject(error));
+      this.settleCommit = (failure) => (failure ? reject(failure.error) : resolve());
     });
     // Awaited only by members that are done; a group rolled back may have none.
     this.committed.catch(() => {});
@@ -179,7 +180,7 @@ class Group {
       } catch {
         // The commit's error is the one to report; the connection is released either way.
       }
-      this.settleCommit(error);
+      this.settleCommit({ error });
     }
   }
 
@@ -190,7 +191,7 @@ class Group {
     } catch {
       // The member's own error is the one to report; the connection is released either way.
     }
-    this.settleCommit(error);
+    this.settleCommit({ error });
   }
 
   private end(): void {
