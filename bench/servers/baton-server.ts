@@ -138,7 +138,7 @@ async function handle(request: Request): Promise<unknown> {
 }
 
 // BENCH_WITHOUT_LISTING_INDEXES=1 (the floor phase's SQLite bound): the indexes that only serve
-// listings, feeds and sweeps are dropped before the child reports ready, those the round trip's own reads use are kept.
+// listings, feeds and sweeps go before the child reports ready.
 if (process.env.BENCH_WITHOUT_LISTING_INDEXES === '1' && !databaseUrl) dropListingIndexes(filename);
 serveBenchChild<Request>(url, handle, async () => {
   await baton.close();
