@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open-store.ts';
 import type { Store } from '../../src/store/store.ts';
+import { walCommits } from '../helpers/wal-commit-pages.ts';
 import { agentRecord, appRecord, at } from './store-fixtures.ts';
 
 /** Backend-specific behaviour of `openStore`: files on disk. */
@@ -73,9 +74,8 @@ describe('sqlite file store', () => {
 });
 
 /**
- * Counts the commits appended to `filename`'s WAL since its last call (frames of the current salt
- * whose header gives the database's size: https://www.sqlite.org/fileformat.html, "The WAL File
- * Format"). Starts from a WAL checkpointed and truncated by a second connection.
+ * Counts the commits appended to `filename`'s WAL since its last call, from a WAL checkpointed and
+ * truncated by a second connection first.
  */
 function walCommitCounter(filename: string): () => number {
   const connection = new Database(filename);
@@ -86,31 +86,9 @@ function walCommitCounter(filename: string): () => number {
   }
   let seen = 0;
   return () => {
-    const wal = readFileSync(`${filename}-wal`);
-    const pageSize = wal.readUInt32BE(8);
-    const salts = [wal.readUInt32BE(16), wal.readUInt32BE(20)];
-    let commits = 0;
-    for (let offset = 32; offset + 24 + pageSize <= wal.length; offset += 24 + pageSize) {
-      if (wal.readUInt32BE(offset + 8) !== salts[0] || wal.readUInt32BE(offset + 12) !== salts[1]) break;
-      if (wal.readUInt32BE(offset + 4) !== 0) commits++;
-    }
+    const commits = walCommits(filename).length;
     const added = commits - seen;
     seen = commits;
     return added;
   };
 }
-
-describe('pglite data directory', () => {
-  it('keeps data across close and reopen', async () => {
-    const dataDir = join(tempDir(), 'pgdata');
-    const app = appRecord();
-
-    const first = await track(openStore({ kind: 'pglite', dataDir }));
-    await first.apps.insert(app);
-    await first.close();
-    openStores.splice(openStores.indexOf(first), 1);
-
-    const second = await track(openStore({ kind: 'pglite', dataDir }));
-    expect(await second.apps.get(app.id)).toEqual(app);
-  }, 90_000); // two PGlite cold starts on disk
-});
