@@ -92,3 +92,18 @@ function walCommitCounter(filename: string): () => number {
     return added;
   };
 }
+
+describe('pglite data directory', () => {
+  it('keeps data across close and reopen', async () => {
+    const dataDir = join(tempDir(), 'pgdata');
+    const app = appRecord();
+
+    const first = await track(openStore({ kind: 'pglite', dataDir }));
+    await first.apps.insert(app);
+    await first.close();
+    openStores.splice(openStores.indexOf(first), 1);
+
+    const second = await track(openStore({ kind: 'pglite', dataDir }));
+    expect(await second.apps.get(app.id)).toEqual(app);
+  }, 90_000); // two PGlite cold starts on disk
+});
